@@ -1,0 +1,30 @@
+# cmake -DPTOAS=<ptoas> -DDIR=<dir> -P regress_run.cmake
+# Runs `ptoas --emit=ir FILE -o -` on every file in DIR (README* excepted);
+# fails if any run ends other than with exit status 0 or 1 within 10 s.
+if(NOT PTOAS OR NOT DIR)
+  message(FATAL_ERROR "usage: cmake -DPTOAS=<ptoas> -DDIR=<dir> -P regress_run.cmake")
+endif()
+file(GLOB _files LIST_DIRECTORIES false "${DIR}/*")
+list(SORT _files)
+set(_n 0)
+set(_bad 0)
+foreach(_f IN LISTS _files)
+  get_filename_component(_name "${_f}" NAME)
+  if(_name MATCHES "^README")
+    continue()
+  endif()
+  math(EXPR _n "${_n} + 1")
+  execute_process(COMMAND "${PTOAS}" --emit=ir "${_f}" -o -
+                  INPUT_FILE /dev/null
+                  OUTPUT_VARIABLE _out ERROR_VARIABLE _err
+                  RESULT_VARIABLE _rc TIMEOUT 10)
+  if(NOT _rc MATCHES "^[01]$")
+    math(EXPR _bad "${_bad} + 1")
+    string(SUBSTRING "${_err}" 0 2000 _err)
+    message("FAIL ${_name}: ${_rc}\n${_err}")
+  endif()
+endforeach()
+message("fuzz ${DIR}: ${_n} files, ${_bad} crashed or hung")
+if(_bad GREATER 0)
+  message(FATAL_ERROR "${_bad} of ${_n} files crashed or hung")
+endif()
