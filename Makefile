@@ -1,0 +1,73 @@
+# The user's interface to the build (CMake does the work).
+#   make samples   deps + build, then run every sample (samples/runop.sh)
+#   make test      deps + build, then ctest and the corpus check
+#   make bench     build, then bench/run            (BENCH_ARGS=--quick)
+#   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
+#   make check-full  test + 600 s of fuzzing + bench
+# Variables: JOBS (2), CMAKE_FLAGS (extra -D options, e.g. -DPTOAS_WERROR=ON),
+#            CORPUS_DIR (../shared/corpus/ptoas), FUZZ_SECONDS, BENCH_ARGS.
+SHELL := /bin/bash
+JOBS ?= 2
+CMAKE_FLAGS ?=
+BUILD_TYPE ?= RelWithDebInfo
+CORPUS_DIR ?= ../shared/corpus/ptoas
+FUZZ_SECONDS ?= 600
+BENCH_ARGS ?=
+FUZZ_CC ?= clang-14
+FUZZ_CXX ?= clang++-14
+
+.PHONY: all deps build test samples bench fuzz check-full clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+# Configures build/ on first use (or whenever CMAKE_FLAGS is given), then builds.
+build: deps
+	@if [ ! -f build/CMakeCache.txt ] || [ -n "$(CMAKE_FLAGS)" ]; then \
+	  cmake -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS); \
+	fi
+	cmake --build build -j$(JOBS)
+
+test: build
+	ctest --test-dir build --output-on-failure -j$(JOBS)
+	tests/corpus/run.sh "$(CORPUS_DIR)" --ptoas build/ptoas
+
+samples: build
+	@if [ -x samples/runop.sh ]; then \
+	  samples/runop.sh -target=interp all; \
+	else \
+	  echo "samples: no samples yet (samples/runop.sh arrives with issue 3); nothing run"; \
+	fi
+
+bench: build
+	bench/run $(BENCH_ARGS)
+
+# libFuzzer + ASan + UBSan build of the front end. The working corpus is
+# fuzz-out/corpus (seeded from tests/fuzz/seeds and, when present, the shared
+# conformance corpus, copied at run time); crashes land in fuzz-out/.
+fuzz: deps
+	@if [ ! -f build-fuzz/CMakeCache.txt ] || [ -n "$(CMAKE_FLAGS)" ]; then \
+	  CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DPTOAS_FUZZ=ON -DPTOAS_SANITIZE=ON $(CMAKE_FLAGS); \
+	fi
+	cmake --build build-fuzz -j$(JOBS) --target fuzz_frontend
+	@mkdir -p fuzz-out/corpus
+	@if [ -d "$(CORPUS_DIR)" ]; then \
+	  find "$(CORPUS_DIR)" -name '*.pto' -type f | while IFS= read -r f; do \
+	    rel="$${f#$(CORPUS_DIR)/}"; dst="fuzz-out/corpus/shared_$${rel//\//_}"; \
+	    [ -e "$$dst" ] || cp "$$f" "$$dst"; \
+	  done; \
+	fi
+	build-fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -timeout=1 -rss_limit_mb=2048 \
+	  -dict=tests/fuzz/pto.dict -artifact_prefix=fuzz-out/ -print_final_stats=1 \
+	  fuzz-out/corpus tests/fuzz/seeds
+
+check-full:
+	$(MAKE) test
+	$(MAKE) fuzz FUZZ_SECONDS=600
+	$(MAKE) bench
+
+clean:
+	rm -rf build build-fuzz build-asan fuzz-out
