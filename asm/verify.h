@@ -1,0 +1,89 @@
+// The verifier: semantic rules on a bound module (after asm/binder*.cpp).
+//
+//   verify_module.cpp  driver; entry/level/call-graph rules, structure
+//                      (scf, func.call/return), view operand types
+//   verify_tile.cpp    legality of every !pto.tile_buf definition
+//   verify_dps.cpp     per-op operand checks driven by the op table (ops.def)
+//   verify_npu.cpp     NPU-specific rules mirroring the official tool's
+//                      verifiers (the reject corpus)
+//
+// Every rule reports through Diag at the offending op (inst.loc) or value
+// definition; the verifier goes on after an error so one run reports several
+// problems (Diag caps the count). It never trusts the IR to be well formed:
+// every index into the module's arrays is checked first.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diag.h"
+#include "frontend.h"
+#include "ir.h"
+
+namespace ptoas {
+
+// Runs every rule on `m`. Returns false if it reported errors.
+bool verify_module(const Module& m, const FrontendOptions& opts, Diag& diag);
+
+// ---- internals shared by verify_*.cpp -------------------------------------------
+namespace verify_detail {
+
+struct Ctx {
+  const Module& m;
+  const FrontendOptions& opts;
+  Diag& diag;
+  Arch arch = Arch::A3;
+  bool ok = true;
+
+  Ctx(const Module& mod, const FrontendOptions& o, Diag& d);
+
+  void error(uint32_t off, std::string msg);
+  bool stop() const { return diag.too_many(); }
+
+  // Guarded accessors: kNone / nullptr when out of range.
+  const Inst* inst(InstId i) const { return i < m.insts.size() ? &m.insts[i] : nullptr; }
+  ValueId operand(const Inst& in, unsigned i) const;
+  unsigned n_operands(const Inst& in) const { return unsigned(in.n_ins) + in.n_outs; }
+  const Type* vtype(ValueId v) const;
+  TypeId vtype_id(ValueId v) const { return v < m.values.size() ? m.values[v].type : kNone; }
+  const Inst* def_of(ValueId v) const;  // defining instruction or nullptr
+  const Region* region(const Inst& in, unsigned i) const;
+  std::vector<InstId> region_insts(const Region& r) const;
+  std::vector<ValueId> region_args(const Region& r) const;
+  ValueId result(const Inst& in, unsigned i) const;
+  std::string type_text(ValueId v) const;
+  std::string_view arch_name() const { return arch == Arch::A5 ? "a5" : "a3"; }
+
+  // Attributes: the word of an Enum/String attribute, a symbol name without
+  // '@', and for Opaque ops the text of `key = value` inside __body.
+  std::string_view attr_text(const Inst& in, std::string_view key) const;
+  std::string symbol(const Inst& in, std::string_view key) const;
+  std::string_view body(const Inst& in) const;
+  // `key = value` looked up first among the attributes, then in __body.
+  // Returns the value's spelling without quotes; empty when absent.
+  std::string kv(const Inst& in, std::string_view key) const;
+};
+
+// Operand classes used by the op table's signatures.
+bool is_tile_like(const Type& t);
+bool is_gm_like(const Type& t);
+bool is_index_or_int(const Type& t);
+bool is_i1(const Type& t);
+
+// 'pto.tadd'
+std::string q(Op op);
+
+// Per-topic entry points.
+void verify_tiles(Ctx& c);                      // verify_tile.cpp
+void verify_dps_inst(Ctx& c, InstId id);        // verify_dps.cpp
+void verify_npu_inst(Ctx& c, InstId id);        // verify_npu.cpp
+void verify_npu_module(Ctx& c);                 // verify_npu.cpp (cross-function rules)
+
+// Every function definition of the module (func.func with a body), in order.
+std::vector<InstId> module_functions(const Ctx& c);
+// All instructions nested anywhere inside `fn` (pre-order).
+void collect_nested(const Ctx& c, InstId fn, std::vector<InstId>& out);
+
+}  // namespace verify_detail
+}  // namespace ptoas

@@ -1,0 +1,375 @@
+// Per-op operand checks for DPS tile ops, driven by the op table (ops.def):
+//   * operand counts and classes against the ins/outs signatures
+//     (t tile, g GM view, s scalar, i index/integer, p pointer; `?` optional,
+//     `|` alternatives, `*` anything from there on);
+//   * the element type of the op's checked tile against the arch's mask;
+//   * scalar operands of tile-scalar ops have the tile element type;
+//   * elementwise ops: sources have dst's element type and valid shape;
+//   * tload/tstore: view element count vs the tile's valid element count;
+//   * matmul: operand locs (left/right/acc/bias) and (C, A, B) dtype triples;
+//   * tcvt: src and dst valid shapes agree.
+#include <string>
+#include <vector>
+
+#include "verify.h"
+
+namespace ptoas {
+namespace verify_detail {
+namespace {
+
+struct Letter {
+  char kind;      // t g s i p
+  bool optional;  // trailing '?'
+};
+
+struct Alt {
+  std::vector<Letter> letters;
+  bool star = false;  // '*': any number of any operands after the letters
+  unsigned required() const {
+    unsigned n = 0;
+    for (const Letter& l : letters) n += !l.optional;
+    return n;
+  }
+  bool count_ok(unsigned n) const {
+    return n >= required() && (star || n <= letters.size());
+  }
+};
+
+std::vector<Alt> parse_sig(const char* sig) {
+  std::vector<Alt> alts(1);
+  for (const char* p = sig ? sig : ""; *p; ++p) {
+    char ch = *p;
+    if (ch == '|') {
+      alts.emplace_back();
+    } else if (ch == '*') {
+      alts.back().star = true;
+    } else if (ch == '?') {
+      if (!alts.back().letters.empty()) alts.back().letters.back().optional = true;
+    } else if (ch != ' ') {
+      alts.back().letters.push_back({ch, false});
+    }
+  }
+  return alts;
+}
+
+std::string counts_text(const std::vector<Alt>& alts) {
+  std::string s;
+  for (size_t i = 0; i < alts.size(); ++i) {
+    if (i) s += i + 1 == alts.size() ? " or " : ", ";
+    const Alt& a = alts[i];
+    unsigned lo = a.required(), hi = unsigned(a.letters.size());
+    if (a.star) s += "at least " + std::to_string(lo);
+    else if (lo == hi) s += std::to_string(lo);
+    else s += std::to_string(lo) + " to " + std::to_string(hi);
+  }
+  return s;
+}
+
+const char* kind_text(char k) {
+  switch (k) {
+    case 't': return "a tile (tile_buf or local memref)";
+    case 'g': return "a GM view (partition_tensor_view, tensor_view or gm memref)";
+    case 's': return "a scalar";
+    case 'i': return "an index or integer scalar";
+    case 'p': return "a pointer";
+    default: return "an operand";
+  }
+}
+
+bool text_has(const Ctx& c, TypeId t, std::string_view what) {
+  return t != kNone && c.m.types.text(t).find(what) != std::string_view::npos;
+}
+
+bool kind_ok(const Ctx& c, char k, ValueId v) {
+  const Type* t = c.vtype(v);
+  if (!t) return true;  // unknown: nothing to say
+  TypeId tid = c.vtype_id(v);
+  switch (k) {
+    case 't':
+      return is_tile_like(*t) || (t->kind == TypeKind::Other && text_has(c, tid, "tile"));
+    case 'g':
+      return is_gm_like(*t) || (t->kind == TypeKind::Other && text_has(c, tid, "tile_view"));
+    case 's':
+      return t->kind == TypeKind::Scalar;
+    case 'i':
+      return is_index_or_int(*t);
+    case 'p':
+      return t->kind == TypeKind::Ptr;
+    default:
+      return true;
+  }
+}
+
+// Matches operands [first, first+n) of `in` against `alts`. Returns the index
+// of the matching alternative, or -1 after reporting.
+int match(Ctx& c, const Inst& in, const std::vector<Alt>& alts, unsigned first, unsigned n,
+          const char* side) {
+  int count_match = -1;
+  for (size_t ai = 0; ai < alts.size(); ++ai) {
+    const Alt& a = alts[ai];
+    if (!a.count_ok(n)) continue;
+    if (count_match < 0) count_match = int(ai);
+    bool ok = true;
+    for (unsigned i = 0; i < n && i < a.letters.size(); ++i)
+      if (!kind_ok(c, a.letters[i].kind, c.operand(in, first + i))) ok = false;
+    if (ok) return int(ai);
+  }
+  if (count_match < 0) {
+    c.error(in.loc, q(in.op) + " expects " + counts_text(alts) + " " + side +
+                        " operand" + (alts.size() == 1 && alts[0].letters.size() == 1 &&
+                                              !alts[0].star
+                                          ? ""
+                                          : "s") +
+                        ", got " + std::to_string(n));
+    return -1;
+  }
+  const Alt& a = alts[size_t(count_match)];
+  for (unsigned i = 0; i < n && i < a.letters.size(); ++i) {
+    ValueId v = c.operand(in, first + i);
+    if (!kind_ok(c, a.letters[i].kind, v)) {
+      c.error(in.loc, q(in.op) + " " + side + " operand #" + std::to_string(i) + " must be " +
+                          kind_text(a.letters[i].kind) + ", got " + c.type_text(v));
+      break;
+    }
+  }
+  return -1;
+}
+
+// Static valid shape of a tile-like operand (tile_buf valid dims, or a rank-2
+// memref's dims). False when unknown or dynamic.
+bool valid_shape(const Ctx& c, ValueId v, int64_t& r, int64_t& col) {
+  const Type* t = c.vtype(v);
+  if (!t) return false;
+  if (t->kind == TypeKind::TileBuf) {
+    if (t->vrow == kDyn || t->vcol == kDyn) return false;
+    r = t->vrow;
+    col = t->vcol;
+    return true;
+  }
+  if (t->kind == TypeKind::Memref && t->rank == 2 && t->dims != kNone) {
+    TypeId id = c.vtype_id(v);
+    r = c.m.types.dim(id, 0);
+    col = c.m.types.dim(id, 1);
+    return r >= 0 && col >= 0;
+  }
+  return false;
+}
+
+// Static element count of a view/memref/tile operand; -1 when not static.
+int64_t static_count(const Ctx& c, ValueId v) {
+  const Type* t = c.vtype(v);
+  if (!t) return -1;
+  if (t->kind == TypeKind::TileBuf) {
+    if (t->vrow == kDyn || t->vcol == kDyn) return -1;
+    return int64_t(t->vrow) * t->vcol;
+  }
+  if ((t->kind == TypeKind::PartitionView || t->kind == TypeKind::Memref) && t->rank > 0 &&
+      t->dims != kNone) {
+    TypeId id = c.vtype_id(v);
+    int64_t n = 1;
+    for (unsigned i = 0; i < t->rank; ++i) {
+      int64_t d = c.m.types.dim(id, i);
+      if (d < 0) return -1;
+      if (d > (int64_t(1) << 40)) return -1;  // absurd: leave it to other checks
+      n *= d;
+      if (n > (int64_t(1) << 40)) return -1;
+    }
+    return n;
+  }
+  return -1;
+}
+
+DType elem_of(const Ctx& c, ValueId v) {
+  const Type* t = c.vtype(v);
+  if (!t || (t->kind != TypeKind::TileBuf && t->kind != TypeKind::Memref)) return DType::None;
+  return t->elem;
+}
+
+Loc loc_of(const Ctx& c, ValueId v) {
+  const Type* t = c.vtype(v);
+  if (!t || (t->kind != TypeKind::TileBuf && t->kind != TypeKind::Memref)) return Loc::None;
+  return t->loc;
+}
+
+std::string dn(DType d) { return std::string(dtype_name(d)); }
+std::string shape_text(int64_t r, int64_t col) {
+  return std::to_string(r) + "x" + std::to_string(col);
+}
+
+bool is_fp8(DType d) { return (kFp8 & dt_bit(d)) != 0; }
+
+void check_matmul(Ctx& c, const Inst& in) {
+  bool acc = in.op == Op::TMatmulAcc || in.op == Op::TGemvAcc;
+  bool bias = in.op == Op::TMatmulBias || in.op == Op::TGemvBias;
+  if (in.op == Op::TMatmulMx || in.op == Op::TMatmulMxAcc || in.op == Op::TMatmulMxBias ||
+      in.op == Op::TGemvMx || in.op == Op::TGemvMxAcc || in.op == Op::TGemvMxBias)
+    return;
+  unsigned ia = acc ? 1 : 0;
+  ValueId a = c.operand(in, ia), b = c.operand(in, ia + 1);
+  ValueId d = in.n_outs ? c.operand(in, in.n_ins) : kNone;
+  struct Role {
+    ValueId v;
+    Loc want;
+    const char* name;
+  };
+  std::vector<Role> roles = {{a, Loc::Left, "lhs"}, {b, Loc::Right, "rhs"}, {d, Loc::Acc, "dst"}};
+  if (acc) roles.push_back({c.operand(in, 0), Loc::Acc, "accumulator input"});
+  if (bias) roles.push_back({c.operand(in, 2), Loc::Bias, "bias"});
+  for (const Role& r : roles) {
+    Loc l = loc_of(c, r.v);
+    if (l == Loc::None || l == r.want) continue;
+    c.error(in.loc, q(in.op) + " expects the " + r.name + " tile in loc=" +
+                        std::string(loc_name(r.want)) + ", got loc=" + std::string(loc_name(l)));
+    return;
+  }
+  DType ta = elem_of(c, a), tb = elem_of(c, b), tc = elem_of(c, d);
+  if (ta == DType::None || tb == DType::None || tc == DType::None) return;
+  bool ok = (tc == DType::I32 && ta == DType::I8 && tb == DType::I8) ||
+            (tc == DType::F32 && ta == DType::F16 && tb == DType::F16) ||
+            (tc == DType::F32 && ta == DType::BF16 && tb == DType::BF16) ||
+            (tc == DType::F32 && ta == DType::F32 && tb == DType::F32) ||
+            (c.arch == Arch::A5 && tc == DType::F32 && is_fp8(ta) && is_fp8(tb));
+  if (!ok)
+    c.error(in.loc, q(in.op) + " does not support (dst, lhs, rhs) element types (" + dn(tc) +
+                        ", " + dn(ta) + ", " + dn(tb) + ") on " + std::string(c.arch_name()) +
+                        "; expected (i32, i8, i8), (f32, f16, f16), (f32, bf16, bf16) or "
+                        "(f32, f32, f32)" +
+                        (c.arch == Arch::A5 ? " or (f32, fp8, fp8)" : ""));
+}
+
+}  // namespace
+
+void verify_dps_inst(Ctx& c, InstId id) {
+  const Inst* ip = c.inst(id);
+  if (!ip) return;
+  const Inst& in = *ip;
+  const OpInfo& info = op_info(in.op);
+
+  std::vector<Alt> ins_alts = parse_sig(info.ins), outs_alts = parse_sig(info.outs);
+  int ai = match(c, in, ins_alts, 0, in.n_ins, "ins");
+  if (ai < 0) return;
+  int ao = match(c, in, outs_alts, in.n_ins, in.n_outs, "outs");
+  if (ao < 0) return;
+  const Alt& ia = ins_alts[size_t(ai)];
+  const Alt& oa = outs_alts[size_t(ao)];
+  auto in_letter = [&](unsigned i) -> Letter {
+    return i < ia.letters.size() ? ia.letters[i] : Letter{'*', true};
+  };
+  auto out_v = [&](unsigned i) { return c.operand(in, unsigned(in.n_ins) + i); };
+
+  // ---- the checked tile and the arch's dtype mask ----
+  ValueId checked = kNone;
+  if (info.sem == Sem::Compare) {
+    if (in.n_ins > 0 && in_letter(0).kind == 't') checked = c.operand(in, 0);
+  } else if (info.sem == Sem::Matmul) {
+    unsigned a = (in.op == Op::TMatmulAcc || in.op == Op::TGemvAcc) ? 1 : 0;
+    if (a < in.n_ins) checked = c.operand(in, a);
+  } else if (in.n_outs > 0 && !oa.letters.empty() && oa.letters[0].kind == 't') {
+    checked = out_v(0);
+  } else {
+    for (unsigned i = 0; i < in.n_ins; ++i)
+      if (in_letter(i).kind == 't') {
+        checked = c.operand(in, i);
+        break;
+      }
+  }
+  uint32_t mask = c.arch == Arch::A5 ? info.dtypes_a5 : info.dtypes_a3;
+  DType ce = elem_of(c, checked);
+  if (mask != kAny && ce != DType::None && !(mask & dt_bit(ce))) {
+    if (in.op == Op::TSel && c.arch == Arch::A3)
+      c.error(in.loc, "'pto.tsel' op expects A2/A3 tsel src0, src1, and dst element type to be "
+                      "i16/i32/f16/f32, got " + dn(ce));
+    else
+      c.error(in.loc, q(in.op) + " does not support element type " + dn(ce) + " on " +
+                          std::string(c.arch_name()) + " (supported: " + dtype_set_text(mask) +
+                          ")");
+    return;
+  }
+
+  // ---- scalar operands have the tile element type ----
+  if ((info.sem == Sem::EltScalar || info.sem == Sem::Compare || info.sem == Sem::Select) &&
+      in.op != Op::TAxpy && in.op != Op::TCi && ce != DType::None) {
+    for (unsigned i = 0; i < in.n_ins; ++i) {
+      if (in_letter(i).kind != 's') continue;
+      ValueId v = c.operand(in, i);
+      const Type* t = c.vtype(v);
+      if (!t || t->kind != TypeKind::Scalar || t->elem == ce) continue;
+      c.error(in.loc, q(in.op) + " expects scalar operand #" + std::to_string(i) +
+                          " to have the tile element type " + dn(ce) + ", got " + dn(t->elem));
+      return;
+    }
+  }
+
+  // ---- elementwise: sources agree with dst ----
+  bool eltwise = info.sem == Sem::EltBin || info.sem == Sem::EltUnary ||
+                 info.sem == Sem::EltScalar;
+  bool mixed_types = in.op == Op::TAddReluConv || in.op == Op::TAddDeqRelu ||
+                     in.op == Op::TAxpy || in.op == Op::TPartAdd || in.op == Op::TPartMul ||
+                     in.op == Op::TPartMax || in.op == Op::TPartMin;
+  bool part = in.op == Op::TPartAdd || in.op == Op::TPartMul || in.op == Op::TPartMax ||
+              in.op == Op::TPartMin;
+  if (eltwise && in.n_outs > 0) {
+    ValueId d = out_v(0);
+    DType de = elem_of(c, d);
+    int64_t dr = 0, dc = 0;
+    bool dshape = valid_shape(c, d, dr, dc);
+    for (unsigned i = 0; i < in.n_ins; ++i) {
+      Letter l = in_letter(i);
+      if (l.kind != 't' || l.optional) continue;
+      ValueId s = c.operand(in, i);
+      DType se = elem_of(c, s);
+      if (!mixed_types && de != DType::None && se != DType::None && se != de) {
+        c.error(in.loc, q(in.op) + " expects ins operand #" + std::to_string(i) +
+                            " to have dst's element type " + dn(de) + ", got " + dn(se));
+        return;
+      }
+      int64_t sr = 0, sc = 0;
+      if (!part && dshape && valid_shape(c, s, sr, sc) && (sr != dr || sc != dc)) {
+        c.error(in.loc, q(in.op) + " expects ins operand #" + std::to_string(i) +
+                            " to have dst's valid shape " + shape_text(dr, dc) + ", got " +
+                            shape_text(sr, sc));
+        return;
+      }
+    }
+  }
+
+  switch (in.op) {
+    case Op::TLoad:
+    case Op::TStore: {
+      bool load = in.op == Op::TLoad;
+      ValueId view = load ? c.operand(in, 0) : out_v(0);
+      ValueId tile = load ? out_v(0) : c.operand(in, 0);
+      const Type* vt = c.vtype(view);
+      if (!vt || vt->kind == TypeKind::TensorView) break;
+      int64_t nv = static_count(c, view);
+      int64_t nt = static_count(c, tile);
+      const Type* tt = c.vtype(tile);
+      if (!tt || tt->kind != TypeKind::TileBuf) break;
+      if (nv >= 0 && nt >= 0 && nv != nt) {
+        if (load)
+          c.error(in.loc, "'pto.tload' op expects src static element count (" +
+                              std::to_string(nv) + ") to match dst valid element count (" +
+                              std::to_string(nt) + ")");
+        else
+          c.error(in.loc, "'pto.tstore' op expects dst static element count (" +
+                              std::to_string(nv) + ") to match src valid element count (" +
+                              std::to_string(nt) + ")");
+      }
+      break;
+    }
+    case Op::TCvt: {
+      int64_t sr = 0, sc = 0, dr = 0, dc = 0;
+      if (in.n_ins > 0 && in.n_outs > 0 && valid_shape(c, c.operand(in, 0), sr, sc) &&
+          valid_shape(c, out_v(0), dr, dc) && (sr != dr || sc != dc))
+        c.error(in.loc, "'pto.tcvt' expects src and dst to have the same valid shape, got " +
+                            shape_text(sr, sc) + " and " + shape_text(dr, dc));
+      break;
+    }
+    default:
+      if (info.sem == Sem::Matmul) check_matmul(c, in);
+      break;
+  }
+}
+
+}  // namespace verify_detail
+}  // namespace ptoas
