@@ -1,0 +1,201 @@
+// ptoas: the assembler driver. Thin: options, reading input, writing output;
+// the work is in libptoas_asm (asm/frontend.h) and, later, the encoders.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "diag.h"
+#include "frontend.h"
+#include "ir.h"
+
+namespace {
+
+constexpr int kExitBadInput = 1;
+constexpr int kExitUsage = 2;
+
+// LLVM-style single-dash long options (`-target=avx2`) become `--target=avx2`
+// before CLI11 sees them; short options (-o, -O2) keep their meaning.
+const char* const kLongOptions[] = {
+    "target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only",
+    "version", "help", "disable-infer-layout", "emit-addptr-trace", "pto-insert-sync-debug",
+    "output", "stats", "no-verify"};
+
+std::vector<std::string> rewrite_args(int argc, char** argv) {
+  std::vector<std::string> out;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
+      std::string name = a.substr(1, a.find('=') == std::string::npos ? std::string::npos
+                                                                       : a.find('=') - 1);
+      for (const char* k : kLongOptions)
+        if (name == k) {
+          a = "-" + a;
+          break;
+        }
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+bool read_all(const std::string& path, std::string& text, std::string& err) {
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    err = std::strerror(errno);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) {
+    err = "read error";
+    return false;
+  }
+  text = ss.str();
+  return true;
+}
+
+// Writes through a temporary file renamed into place, so that a failed run
+// never leaves a partial output behind.
+bool write_output(const std::string& path, const std::string& data) {
+  if (path.empty() || path == "-") {
+    std::fwrite(data.data(), 1, data.size(), stdout);
+    return std::fflush(stdout) == 0;
+  }
+  std::string tmp = path + ".tmp-ptoas-" + std::to_string(::getpid());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) {
+    std::fprintf(stderr, "ptoas: error: cannot write '%s': %s\n", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::fprintf(stderr, "ptoas: error: cannot write '%s': %s\n", path.c_str(), std::strerror(errno));
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower((unsigned char)c));
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "ptoas: a standalone assembler for PTO tile assembly (.pto).\n"
+      "Reads all three PTO-AS spellings (DPS, SSA, assembly form), verifies the kernel and,\n"
+      "with --emit=ir, prints its canonical IR. Single-dash long options (-target=avx2,\n"
+      "-pto-arch=a5) are accepted as in the official tool.",
+      "ptoas"};
+  app.set_help_flag("-h,--help", "Print this help and exit");
+
+  std::string input, output, target = "cce", emit, arch, level = "level2";
+  bool insert_sync = false, syntax_only = false, show_version = false, stats = false;
+  bool no_verify = false;
+  int opt_level = 2;
+  std::string ignored_s;
+  bool ignored_b = false;
+
+  app.add_option("input", input, "Input .pto file, or - for standard input")->required();
+  app.add_option("-o,--output", output,
+                 "Output file, or - for standard output (text outputs default to stdout)");
+  app.add_option("--target", target,
+                 "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. Code generation "
+                 "is not implemented yet; every target answers --emit=ir")
+      ->check(CLI::IsMember({"cce", "avx2", "avx512", "sve", "ptx", "amdgpu", "host"}));
+  app.add_option("--emit", emit, "What to produce: ir (canonical IR after verification)")
+      ->check(CLI::IsMember({"ir", "obj", "asm", "header", "ptx", "cpp"}));
+  app.add_option("--pto-arch", arch,
+                 "a3 or a5 (case-insensitive); overrides the module's pto.target_arch; default a3");
+  app.add_option("--pto-level", level, "level1, level2 (default) or level3 (explicit tile addresses)")
+      ->check(CLI::IsMember({"level1", "level2", "level3"}));
+  app.add_flag("--enable-insert-sync", insert_sync,
+               "Accepted for compatibility (sync is an ordering no-op on CPU/GPU targets)");
+  app.add_flag("--syntax-only", syntax_only, "Stop after the statement-level parse");
+  app.add_flag("--no-verify", no_verify, "Skip the verifier (binding errors are still reported)");
+  app.add_flag("--stats", stats, "Print front-end statistics to stderr");
+  app.add_option("-O", opt_level, "Optimization level 0-2 (accepted; the optimizer arrives later)")
+      ->check(CLI::Range(0, 2));
+  app.add_flag("--version", show_version, "Print the version and exit");
+  auto* g = app.add_option_group("Compatibility (accepted and ignored)",
+                                 "Options of the official ptoas that mean nothing here");
+  g->add_flag("--disable-infer-layout", ignored_b, "Ignored");
+  g->add_flag("--emit-addptr-trace", ignored_b, "Ignored");
+  g->add_option("--pto-insert-sync-debug", ignored_s, "Ignored");
+
+  std::vector<std::string> args = rewrite_args(argc, argv);
+  for (const std::string& a : args)
+    if (a == "--version") {
+      std::printf("ptoas %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
+      return 0;
+    }
+  std::reverse(args.begin(), args.end());  // CLI11 2.1 takes the vector reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp& e) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "ptoas: error: %s\n", e.what());
+    std::fprintf(stderr, "Run 'ptoas --help' for usage.\n");
+    return kExitUsage;
+  }
+
+  ptoas::FrontendOptions opts;
+  if (!arch.empty()) {
+    std::string a = lower(arch);
+    if (a != "a3" && a != "a5") {
+      std::fprintf(stderr, "ptoas: error: invalid --pto-arch='%s'; expected 'a3' or 'a5'\n",
+                   arch.c_str());
+      return kExitUsage;
+    }
+    opts.arch_from_cli = true;
+    opts.arch = a == "a5" ? ptoas::Arch::A5 : ptoas::Arch::A3;
+  }
+  opts.level = level == "level1" ? ptoas::Level::Level1
+               : level == "level3" ? ptoas::Level::Level3 : ptoas::Level::Level2;
+  opts.enable_insert_sync = insert_sync;
+  opts.syntax_only = syntax_only;
+  opts.no_verify = no_verify;
+
+  if (!syntax_only && emit != "ir") {
+    std::fprintf(stderr, "ptoas: error: target %s is not implemented yet (use --emit=ir)\n",
+                 target.c_str());
+    return kExitBadInput;
+  }
+
+  std::string text, err;
+  if (!read_all(input, text, err)) {
+    std::fprintf(stderr, "ptoas: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
+    return kExitUsage;
+  }
+  ptoas::SourceFile src(input == "-" ? "<stdin>" : input, std::move(text));
+  ptoas::Diag diag(&src);
+  diag.set_echo(true);
+  ptoas::Module module;
+  ptoas::FrontendStats st;
+  bool ok = ptoas::run_frontend(src, opts, module, diag, &st);
+  if (stats)
+    std::fprintf(stderr, "ptoas: %zu tokens, %zu statements, %zu instructions, %zu IR bytes\n",
+                 st.tokens, st.statements, st.instructions, st.ir_bytes);
+  if (!ok) return kExitBadInput;
+  if (syntax_only) return 0;
+  return write_output(output, ptoas::print_module(module)) ? 0 : kExitBadInput;
+}
