@@ -170,9 +170,8 @@ int64_t static_count(const Ctx& c, ValueId v) {
     for (unsigned i = 0; i < t->rank; ++i) {
       int64_t d = c.m.types.dim(id, i);
       if (d < 0) return -1;
-      if (d > (int64_t(1) << 40)) return -1;  // absurd: leave it to other checks
+      if (d != 0 && n > (int64_t(1) << 40) / d) return -1;  // absurd: leave it alone
       n *= d;
-      if (n > (int64_t(1) << 40)) return -1;
     }
     return n;
   }

@@ -68,11 +68,13 @@ std::string tile_problem(const Type& t, Arch arch) {
              ") to be a multiple of 32 bytes, got " + std::to_string(t.rows) + " rows (" +
              std::to_string(uint64_t(t.rows) * es) + " bytes)";
   }
-  uint64_t bytes = uint64_t(t.rows) * uint64_t(t.cols) * es;
+  uint64_t elems = uint64_t(t.rows) * uint64_t(t.cols);  // < 2^62: no overflow
   uint64_t cap = capacity(t.loc, arch);
-  if (cap && bytes > cap)
+  if (cap && elems > cap / es)
     return std::to_string(t.rows) + "x" + std::to_string(t.cols) + "x" + ty + " needs " +
-           std::to_string(bytes) + " bytes, more than the " + std::to_string(cap / 1024) +
+           (elems > (uint64_t(1) << 56) ? std::string("too many")
+                                         : std::to_string(elems * es)) +
+           " bytes, more than the " + std::to_string(cap / 1024) +
            " KiB of " + std::string(loc_name(t.loc)) + " memory on " +
            (arch == Arch::A5 ? "a5" : "a3");
   return {};
