@@ -209,6 +209,12 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
     if (!uniform && types.size() != opnd_toks.size())
       fail(s.op, std::to_string(opnd_toks.size()) + " operands but " +
                      std::to_string(types.size()) + " types");
+    // Which operands are destinations (assembly form without results):
+    // the first ones for tile outputs, the last ones for GM outputs.
+    unsigned n_out_first = 0;
+    if (results_.empty() && sig_has_tile_out(info.outs))
+      for (const char* q = info.outs; *q && *q != '|'; ++q)
+        if (*q == 't') ++n_out_first;
     std::vector<ValueId> vals;
     for (size_t i = 0; i < opnd_toks.size(); ++i) {
       uint32_t t = opnd_toks[i];
@@ -216,8 +222,10 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
       if (kind(t) == Tok::ValueUse) {
         ValueId v = use_value(t);
         const Type& vt = m_.type_of(v);
-        // Under a uniform tile type a scalar operand keeps its own type.
-        if (!(uniform && vt.kind == TypeKind::Scalar)) check_use_type(*this, t, v, want);
+        // A single type names the source tiles: scalars and the destination
+        // keep their own declared types.
+        bool skip = uniform && (vt.kind == TypeKind::Scalar || i < n_out_first);
+        if (!skip) check_use_type(*this, t, v, want);
         vals.push_back(v);
       } else {
         TypeId st = want;
