@@ -1,0 +1,117 @@
+// f16 / bf16 conversions and rounding helpers.
+#include "elem.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ptoas::rt {
+
+uint16_t f32_to_f16_bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exp = (x >> 23) & 0xffu;
+  uint32_t man = x & 0x7fffffu;
+  if (exp == 0xff) return uint16_t(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+  int e = int(exp) - 127 + 15;
+  if (e >= 0x1f) return uint16_t(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return uint16_t(sign);
+    man |= 0x800000u;
+    unsigned shift = unsigned(14 - e);
+    uint32_t half = man >> shift;
+    uint32_t rem = man & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t h = (uint32_t(e) << 10) | (man >> 13);
+  uint32_t rem = man & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;  // may carry into the exponent: fine
+  return uint16_t(sign | h);
+}
+
+float f16_bits_to_f32(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t man = h & 0x3ffu;
+  uint32_t x;
+  if (exp == 0) {
+    if (man == 0) {
+      x = sign;
+    } else {
+      int e = -1;
+      do { ++e; man <<= 1; } while (!(man & 0x400u));
+      x = sign | (uint32_t(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+    }
+  } else if (exp == 0x1f) {
+    x = sign | 0x7f800000u | (man << 13);
+  } else {
+    x = sign | ((exp - 15 + 127) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+uint16_t f32_to_bf16_bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40u);  // quiet NaN
+  uint32_t lsb = (x >> 16) & 1u;
+  x += 0x7fffu + lsb;
+  return uint16_t(x >> 16);
+}
+
+float bf16_bits_to_f32(uint16_t b) {
+  uint32_t x = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+double round_to(DType d, double v) {
+  switch (d) {
+    case DType::F32: return double(float(v));
+    case DType::F16: {
+      // Round the double straight to f16 (not via f32, which would double-round).
+      if (std::isnan(v) || std::isinf(v) || v == 0) return double(f16_bits_to_f32(f32_to_f16_bits(float(v))));
+      double a = std::fabs(v);
+      int e;
+      std::frexp(a, &e);                 // a = m * 2^e, m in [0.5, 1)
+      int q = std::max(e - 11, -24);     // quantum exponent: 11 significant bits, subnormals 2^-24
+      double scaled = std::ldexp(a, -q);
+      double r = std::nearbyint(scaled);  // default rounding mode: ties to even
+      double res = std::ldexp(r, q);
+      if (res > 65504.0) res = INFINITY;
+      return std::copysign(res, v);
+    }
+    case DType::BF16: {
+      if (std::isnan(v) || std::isinf(v) || v == 0) return double(bf16_bits_to_f32(f32_to_bf16_bits(float(v))));
+      double a = std::fabs(v);
+      int e;
+      std::frexp(a, &e);
+      int q = std::max(e - 8, -133);     // 8 significant bits; bf16 subnormals 2^-133
+      double r = std::nearbyint(std::ldexp(a, -q));
+      double res = std::ldexp(r, q);
+      if (res > 3.3895313892515355e38) res = INFINITY;  // past the largest finite bf16
+      return std::copysign(res, v);
+    }
+    default: return v;
+  }
+}
+
+int64_t wrap_to(DType d, int64_t v) {
+  switch (d) {
+    case DType::I1: return v & 1;
+    case DType::I8: return int8_t(uint8_t(v));
+    case DType::U8: return uint8_t(v);
+    case DType::I16: return int16_t(uint16_t(v));
+    case DType::U16: return uint16_t(v);
+    case DType::I32: return int32_t(uint32_t(v));
+    case DType::U32: return uint32_t(v);
+    default: return v;
+  }
+}
+
+}  // namespace ptoas::rt

@@ -1,0 +1,765 @@
+// Interpreter core: control flow, scalar arithmetic, views, tile allocation
+// and dispatch to the op families (ops_*.cpp).
+#include "exec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "diag.h"
+
+namespace ptoas::rt {
+
+namespace {
+constexpr int kMaxCallDepth = 64;
+thread_local int g_call_depth = 0;
+
+// Interprets the text of an arith.constant for type `t` (docs/language.md D6:
+// a hex literal with a float type is a bit pattern).
+RtValue constant_value(const Module& m, const Inst& in, const Type& t) {
+  const Attr* a = m.find_attr(in, "value");
+  RtValue v;
+  if (!a) return v;
+  std::string text(m.str(a->text));
+  bool is_hex = text.find("0x") != std::string::npos;
+  if (t.kind == TypeKind::Scalar && dtype_is_float(t.elem)) {
+    if (a->kind == AttrKind::Int && is_hex) {
+      uint64_t bits = uint64_t(a->ival);
+      switch (t.elem) {
+        case DType::F16: v.f = f16_bits_to_f32(uint16_t(bits)); break;
+        case DType::BF16: v.f = bf16_bits_to_f32(uint16_t(bits)); break;
+        case DType::F64: std::memcpy(&v.f, &bits, 8); break;
+        default: { uint32_t b32 = uint32_t(bits); float f; std::memcpy(&f, &b32, 4); v.f = f; }
+      }
+    } else if (a->kind == AttrKind::Int) {
+      v.f = round_to(t.elem, double(a->ival));
+    } else {
+      v.f = round_to(t.elem, std::strtod(text.c_str(), nullptr));
+    }
+    return v;
+  }
+  if (a->kind == AttrKind::Bool) v.i = a->ival;
+  else if (a->kind == AttrKind::Int) v.i = t.kind == TypeKind::Scalar ? wrap_to(t.elem, a->ival) : a->ival;
+  else if (a->kind == AttrKind::Float) v.i = int64_t(a->fval);
+  return v;
+}
+
+int64_t div_floor(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+}  // namespace
+
+bool is_float(DType d) { return dtype_is_float(d); }
+
+// ---- layouts ---------------------------------------------------------------------
+
+namespace {
+void inner_box(const Type& t, int64_t& ir, int64_t& ic) {
+  int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
+  if (t.fractal == 1024) { ir = 16; ic = 16; return; }
+  if (t.fractal == 32) {
+    if (t.slayout == SLayout::RowMajor) { ir = 16; ic = 2; } else { ir = 2; ic = 16; }
+    return;
+  }
+  if (t.slayout == SLayout::RowMajor) { ir = 16; ic = std::max<int64_t>(1, 32 / es); }
+  else { ir = std::max<int64_t>(1, 32 / es); ic = 16; }
+}
+}  // namespace
+
+int64_t tile_elem_index(const Type& t, int64_t r, int64_t c) {
+  if (t.slayout == SLayout::NoneBox)
+    return t.blayout == BLayout::RowMajor ? r * t.cols + c : c * t.rows + r;
+  int64_t ir, ic;
+  inner_box(t, ir, ic);
+  int64_t nbr = (t.rows + ir - 1) / ir, nbc = (t.cols + ic - 1) / ic;
+  int64_t br = r / ir, bc = c / ic, rr = r % ir, cc = c % ic;
+  bool col_boxes = t.blayout == BLayout::ColMajor;
+  bool col_inner = t.slayout == SLayout::ColMajor;
+  if (col_boxes && !col_inner) return (nbr * bc + br) * ir * ic + rr * ic + cc;  // NZ
+  if (!col_boxes && col_inner) return (nbc * br + bc) * ir * ic + cc * ir + rr;  // ZN
+  if (!col_boxes && !col_inner) return (nbc * br + bc) * ir * ic + rr * ic + cc;  // ZZ
+  return (nbr * bc + br) * ir * ic + cc * ir + rr;                                // NN
+}
+
+size_t tile_storage_bytes(const Type& t) {
+  int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
+  if (t.slayout == SLayout::NoneBox) return size_t(int64_t(t.rows) * t.cols * es);
+  int64_t ir, ic;
+  inner_box(t, ir, ic);
+  int64_t nbr = (t.rows + ir - 1) / ir, nbc = (t.cols + ic - 1) / ic;
+  return size_t(nbr * ir * nbc * ic * es);
+}
+
+uint8_t* TileAcc::at(int64_t r, int64_t c) const {
+  return base + tile_elem_index(*t, r, c) * esize;
+}
+
+double pad_value_f(const Type& t) {
+  switch (t.pad) {
+    case 2: return INFINITY;
+    case 3: return -INFINITY;
+    default: return 0;
+  }
+}
+
+int64_t pad_value_i(const Type& t) {
+  bool u = dtype_is_unsigned(t.elem);
+  unsigned bits = dtype_bytes(t.elem) * 8;
+  if (t.pad == 2) return u ? (bits >= 64 ? -1 : int64_t((uint64_t(1) << bits) - 1))
+                           : (bits >= 64 ? INT64_MAX : int64_t((uint64_t(1) << (bits - 1)) - 1));
+  if (t.pad == 3) return u ? 0 : (bits >= 64 ? INT64_MIN : -int64_t(uint64_t(1) << (bits - 1)));
+  return 0;
+}
+
+ArenaSizes arena_sizes(Arch arch) {
+  ArenaSizes s{};
+  s.bytes[size_t(Loc::Vec)] = arch == Arch::A5 ? 256 * 1024 : 192 * 1024;
+  s.bytes[size_t(Loc::Mat)] = 512 * 1024;
+  s.bytes[size_t(Loc::Left)] = 64 * 1024;
+  s.bytes[size_t(Loc::Right)] = 64 * 1024;
+  s.bytes[size_t(Loc::Acc)] = arch == Arch::A5 ? 256 * 1024 : 128 * 1024;
+  s.bytes[size_t(Loc::Bias)] = 64 * 1024;
+  s.bytes[size_t(Loc::Scaling)] = 64 * 1024;
+  s.bytes[size_t(Loc::Gm)] = 0;
+  return s;
+}
+
+// ---- Exec ------------------------------------------------------------------------
+
+Exec::Exec(const Module& mod, const std::vector<Arg>& a, int64_t bi, int64_t bn, bool pr)
+    : m(mod), block_idx(bi), block_num(bn), args(a), probe(pr) {
+  vals.resize(m.values.size());
+  sizes = arena_sizes(m.arch);
+  alloc_offset.assign(m.insts.size(), kNone);
+  if (!probe)
+    for (int l = 0; l < 7; ++l) arena[l].assign(sizes.bytes[l], 0);
+}
+
+RtTile& Exec::tile_desc(const Inst& in, ValueId v) {
+  const RtValue& rv = vals[v];
+  if (rv.ref == kNone || rv.ref >= tiles.size() || m.type_of(v).kind != TypeKind::TileBuf)
+    fail(in, "operand %" + std::string(m.str(m.values[v].name)) + " is not a tile buffer");
+  return tiles[rv.ref];
+}
+
+TileAcc Exec::tile(const Inst& in, ValueId v) {
+  RtTile& d = tile_desc(in, v);
+  const Type& t = m.types.get(d.type);
+  TileAcc a{arena[size_t(d.loc)].data() + d.offset, &t, t.elem,
+            std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol};
+  return a;
+}
+
+double Exec::scalar_f(const Inst& in, ValueId v) {
+  const Type& t = m.type_of(v);
+  if (t.kind != TypeKind::Scalar) fail(in, "expected a scalar operand");
+  return dtype_is_float(t.elem) ? vals[v].f : double(vals[v].i);
+}
+
+int64_t Exec::scalar_i(const Inst& in, ValueId v) {
+  const Type& t = m.type_of(v);
+  if (t.kind != TypeKind::Scalar) fail(in, "expected a scalar operand");
+  return dtype_is_float(t.elem) ? int64_t(vals[v].f) : vals[v].i;
+}
+
+const RtView& Exec::view(const Inst& in, ValueId v) {
+  const RtValue& rv = vals[v];
+  if (rv.ref == kNone || rv.ref >= views.size())
+    fail(in, "operand %" + std::string(m.str(m.values[v].name)) + " is not a GM view");
+  return views[rv.ref];
+}
+
+void Exec::check_gm(const Inst& in, const RtView& v, const uint8_t* p, size_t n, const char* what) {
+  if (!v.lo || p < v.lo || p + n > v.hi || p + n < p) {
+    std::string arg = v.param >= 0 ? " (parameter #" + std::to_string(v.param) + ")" : "";
+    fail(in, std::string(what) + " outside the buffer passed for this view" + arg);
+  }
+}
+
+void Exec::bind_params(InstId fn, std::vector<RtValue>& out) {
+  const Inst& f = m.inst(fn);
+  const Region& r = m.region(f, 0);
+  out.assign(r.arg_count, RtValue{});
+  for (unsigned i = 0; i < r.arg_count; ++i) {
+    ValueId pv = m.region_arg(r, i);
+    const Type& t = m.type_of(pv);
+    const Arg* a = i < args.size() ? &args[i] : nullptr;
+    if (t.kind == TypeKind::Ptr) {
+      RtView v;
+      v.elem = t.elem;
+      v.param = int(i);
+      if (a && a->kind == Arg::Kind::Ptr) {
+        v.base = v.lo = a->data;
+        v.hi = a->data ? a->data + a->bytes : nullptr;
+      }
+      out[i].ref = uint32_t(views.size());
+      views.push_back(v);
+    } else if (t.kind == TypeKind::Scalar) {
+      if (a) {
+        if (dtype_is_float(t.elem)) out[i].f = a->kind == Arg::Kind::Float ? round_to(t.elem, a->f) : double(a->i);
+        else out[i].i = a->kind == Arg::Kind::Int ? wrap_to(t.elem, a->i) : int64_t(a->f);
+      }
+    } else {
+      throw RtError{"parameter %" + std::string(m.str(m.values[pv].name)) +
+                        " has a type the interpreter cannot pass: " + std::string(m.types.text(m.values[pv].type)),
+                    f.loc};
+    }
+  }
+}
+
+std::vector<RtValue> Exec::call(InstId fn, const std::vector<RtValue>& a) {
+  const Inst& f = m.inst(fn);
+  if (f.n_regions == 0) throw RtError{"function has no body", f.loc};
+  if (++g_call_depth > kMaxCallDepth) {
+    --g_call_depth;
+    throw RtError{"call depth exceeds " + std::to_string(kMaxCallDepth), f.loc};
+  }
+  bool returned = false;
+  std::vector<RtValue> res;
+  try {
+    res = run_region(m.region(f, 0), a, &returned);
+  } catch (...) {
+    --g_call_depth;
+    throw;
+  }
+  --g_call_depth;
+  return res;
+}
+
+std::vector<RtValue> Exec::run_region(const Region& r, const std::vector<RtValue>& a,
+                                      bool* returned) {
+  for (unsigned i = 0; i < r.arg_count && i < a.size(); ++i) vals[m.region_arg(r, i)] = a[i];
+  std::vector<RtValue> term;
+  bool stop = false;
+  for (unsigned i = 0; i < r.inst_count && !stop; ++i)
+    exec_inst(m.inst(m.region_inst(r, i)), term, stop, returned);
+  return term;
+}
+
+InstId Exec::find_callee(const Inst& in) {
+  std::string_view callee = m.attr_word(in, "callee");
+  const Region& body = m.regions[m.body];
+  for (unsigned i = 0; i < body.inst_count; ++i) {
+    InstId id = m.region_inst(body, i);
+    const Inst& f = m.inst(id);
+    if (f.op == Op::Func && m.attr_word(f, "sym_name") == callee) return id;
+  }
+  fail(in, "call to unknown function @" + std::string(callee));
+}
+
+void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, bool* returned) {
+  const OpInfo& info = op_info(in.op);
+  switch (info.syn) {
+    case Syn::Return:
+      term.clear();
+      for (unsigned i = 0; i < in.n_ins; ++i) term.push_back(opnd(in, i));
+      stop = true;
+      if (returned) *returned = true;
+      return;
+    case Syn::Yield:
+    case Syn::Condition:
+      term.clear();
+      for (unsigned i = 0; i < in.n_ins; ++i) term.push_back(opnd(in, i));
+      stop = true;
+      return;
+    case Syn::Call: {
+      InstId fn = find_callee(in);
+      std::vector<RtValue> a;
+      for (unsigned i = 0; i < in.n_ins; ++i) a.push_back(opnd(in, i));
+      std::vector<RtValue> r = call(fn, a);
+      for (unsigned i = 0; i < in.n_res && i < r.size(); ++i) vals[in.res + i] = r[i];
+      return;
+    }
+    case Syn::For: {
+      int64_t lb = opnd(in, 0).i, ub = opnd(in, 1).i, st = opnd(in, 2).i;
+      if (st <= 0) fail(in, "scf.for step must be positive, got " + std::to_string(st));
+      std::vector<RtValue> carried;
+      for (unsigned i = 3; i < in.n_ins; ++i) carried.push_back(opnd(in, i));
+      const Region& body = m.region(in, 0);
+      for (int64_t iv = lb; iv < ub; iv += st) {
+        std::vector<RtValue> a;
+        RtValue ivv;
+        ivv.i = iv;
+        a.push_back(ivv);
+        a.insert(a.end(), carried.begin(), carried.end());
+        bool ret = false;
+        std::vector<RtValue> y = run_region(body, a, &ret);
+        if (ret) { term = y; stop = true; if (returned) *returned = true; return; }
+        if (y.size() == carried.size()) carried = y;
+        if (iv > INT64_MAX - st) break;
+      }
+      for (unsigned i = 0; i < in.n_res && i < carried.size(); ++i) vals[in.res + i] = carried[i];
+      return;
+    }
+    case Syn::If: {
+      bool c = opnd(in, 0).i != 0;
+      if (!c && in.n_regions < 2) return;
+      bool ret = false;
+      std::vector<RtValue> y = run_region(m.region(in, c ? 0 : 1), {}, &ret);
+      if (ret) { term = y; stop = true; if (returned) *returned = true; return; }
+      for (unsigned i = 0; i < in.n_res && i < y.size(); ++i) vals[in.res + i] = y[i];
+      return;
+    }
+    case Syn::While: {
+      std::vector<RtValue> cur;
+      for (unsigned i = 0; i < in.n_ins; ++i) cur.push_back(opnd(in, i));
+      for (uint64_t guard = 0;; ++guard) {
+        if (guard > (uint64_t(1) << 40)) fail(in, "scf.while does not terminate");
+        std::vector<RtValue> c = run_region(m.region(in, 0), cur, nullptr);
+        if (c.empty()) fail(in, "scf.while's before region ended without scf.condition");
+        std::vector<RtValue> fwd(c.begin() + 1, c.end());
+        if (c[0].i == 0) {
+          for (unsigned i = 0; i < in.n_res && i < fwd.size(); ++i) vals[in.res + i] = fwd[i];
+          return;
+        }
+        cur = run_region(m.region(in, 1), fwd, nullptr);
+      }
+    }
+    case Syn::Const: case Syn::ArithBin: case Syn::ArithUn: case Syn::ArithCmp:
+    case Syn::ArithSelect: case Syn::ArithCast: case Syn::NoArgs:
+      exec_scalar(in);
+      return;
+    case Syn::MakeTensorView: case Syn::PartitionView: case Syn::GetDim: case Syn::AddPtr:
+    case Syn::Subset: case Syn::SetValidShape:
+      exec_view(in);
+      return;
+    case Syn::AllocTile:
+      exec_alloc(in);
+      return;
+    case Syn::Module: case Syn::Func:
+      return;
+    case Syn::Dps:
+    case Syn::Opaque:
+      if (info.sem == Sem::Sync) return;  // ordering only: a no-op here
+      if (probe) return;
+      if (Handler h = handlers()[size_t(in.op)]) {
+        h(*this, in);
+        return;
+      }
+      fail(in, "op " + std::string(info.name) + " is not supported by the interpreter");
+  }
+}
+
+void Exec::exec_scalar(const Inst& in) {
+  const Type& rt = m.type_of(in.res);
+  RtValue& out = vals[in.res];
+  DType d = rt.elem;
+  bool fl = rt.kind == TypeKind::Scalar && dtype_is_float(d);
+  switch (in.op) {
+    case Op::Constant:
+      if (rt.kind != TypeKind::Scalar) fail(in, "only scalar constants can be interpreted");
+      out = constant_value(m, in, rt);
+      return;
+    case Op::GetBlockIdx: out.i = block_idx; return;
+    case Op::GetBlockNum: out.i = block_num; return;
+    case Op::GetSubblockIdx: out.i = 0; return;
+    case Op::GetSubblockNum: out.i = 1; return;
+    default: break;
+  }
+  auto a = [&](unsigned i) -> RtValue& { return opnd(in, i); };
+  auto ufix = [&](int64_t v) -> uint64_t {  // the unsigned view of an operand of type d
+    unsigned bits = dtype_bytes(d) * 8;
+    if (d == DType::Index || bits >= 64) return uint64_t(v);
+    return uint64_t(v) & ((uint64_t(1) << bits) - 1);
+  };
+  switch (in.op) {
+    case Op::AddI: out.i = wrap_to(d, int64_t(uint64_t(a(0).i) + uint64_t(a(1).i))); return;
+    case Op::SubI: out.i = wrap_to(d, int64_t(uint64_t(a(0).i) - uint64_t(a(1).i))); return;
+    case Op::MulI: out.i = wrap_to(d, int64_t(uint64_t(a(0).i) * uint64_t(a(1).i))); return;
+    case Op::DivSI: case Op::RemSI: case Op::CeilDivSI: case Op::FloorDivSI: {
+      int64_t x = a(0).i, y = a(1).i;
+      if (y == 0) fail(in, "integer division by zero");
+      if (x == INT64_MIN && y == -1) fail(in, "integer division overflow");
+      if (in.op == Op::DivSI) out.i = wrap_to(d, x / y);
+      else if (in.op == Op::RemSI) out.i = wrap_to(d, x % y);
+      else if (in.op == Op::FloorDivSI) out.i = wrap_to(d, div_floor(x, y));
+      else out.i = wrap_to(d, -div_floor(-x, y));
+      return;
+    }
+    case Op::DivUI: case Op::RemUI: {
+      uint64_t x = ufix(a(0).i), y = ufix(a(1).i);
+      if (y == 0) fail(in, "integer division by zero");
+      out.i = wrap_to(d, int64_t(in.op == Op::DivUI ? x / y : x % y));
+      return;
+    }
+    case Op::MinSI: out.i = std::min(a(0).i, a(1).i); return;
+    case Op::MaxSI: out.i = std::max(a(0).i, a(1).i); return;
+    case Op::MinUI: out.i = ufix(a(0).i) < ufix(a(1).i) ? a(0).i : a(1).i; return;
+    case Op::MaxUI: out.i = ufix(a(0).i) > ufix(a(1).i) ? a(0).i : a(1).i; return;
+    case Op::AndI: out.i = a(0).i & a(1).i; return;
+    case Op::OrI: out.i = a(0).i | a(1).i; return;
+    case Op::XOrI: out.i = wrap_to(d, a(0).i ^ a(1).i); return;
+    case Op::ShLI: case Op::ShRSI: case Op::ShRUI: {
+      int64_t s = a(1).i;
+      unsigned bits = d == DType::Index ? 64 : dtype_bytes(d) * 8;
+      if (s < 0 || s >= int64_t(bits)) fail(in, "shift amount out of range");
+      if (in.op == Op::ShLI) out.i = wrap_to(d, int64_t(uint64_t(a(0).i) << s));
+      else if (in.op == Op::ShRSI) out.i = a(0).i >> s;
+      else out.i = wrap_to(d, int64_t(ufix(a(0).i) >> s));
+      return;
+    }
+    case Op::AddF: out.f = round_to(d, a(0).f + a(1).f); return;
+    case Op::SubF: out.f = round_to(d, a(0).f - a(1).f); return;
+    case Op::MulF: out.f = round_to(d, a(0).f * a(1).f); return;
+    case Op::DivF: out.f = round_to(d, a(0).f / a(1).f); return;
+    case Op::MaximumF: {
+      double x = a(0).f, y = a(1).f;
+      out.f = (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y);
+      return;
+    }
+    case Op::MinimumF: {
+      double x = a(0).f, y = a(1).f;
+      out.f = (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y);
+      return;
+    }
+    case Op::NegF: out.f = -a(0).f; return;
+    case Op::CmpI: {
+      std::string_view p = m.attr_word(in, "predicate");
+      const Type& ot = opnd_type(in, 0);
+      unsigned bits = ot.elem == DType::Index ? 64 : dtype_bytes(ot.elem) * 8;
+      auto u = [&](int64_t v) { return bits >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << bits) - 1); };
+      int64_t x = a(0).i, y = a(1).i;
+      bool r;
+      if (p == "eq") r = x == y;
+      else if (p == "ne") r = x != y;
+      else if (p == "slt") r = x < y;
+      else if (p == "sle") r = x <= y;
+      else if (p == "sgt") r = x > y;
+      else if (p == "sge") r = x >= y;
+      else if (p == "ult") r = u(x) < u(y);
+      else if (p == "ule") r = u(x) <= u(y);
+      else if (p == "ugt") r = u(x) > u(y);
+      else if (p == "uge") r = u(x) >= u(y);
+      else fail(in, "unknown arith.cmpi predicate '" + std::string(p) + "'");
+      out.i = r;
+      return;
+    }
+    case Op::CmpF: {
+      std::string_view p = m.attr_word(in, "predicate");
+      double x = a(0).f, y = a(1).f;
+      bool uno = std::isnan(x) || std::isnan(y);
+      bool r;
+      if (p == "false") r = false;
+      else if (p == "true") r = true;
+      else if (p == "oeq") r = !uno && x == y;
+      else if (p == "ogt") r = !uno && x > y;
+      else if (p == "oge") r = !uno && x >= y;
+      else if (p == "olt") r = !uno && x < y;
+      else if (p == "ole") r = !uno && x <= y;
+      else if (p == "one") r = !uno && x != y;
+      else if (p == "ord") r = !uno;
+      else if (p == "ueq") r = uno || x == y;
+      else if (p == "ugt") r = uno || x > y;
+      else if (p == "uge") r = uno || x >= y;
+      else if (p == "ult") r = uno || x < y;
+      else if (p == "ule") r = uno || x <= y;
+      else if (p == "une") r = uno || x != y;
+      else if (p == "uno") r = uno;
+      else fail(in, "unknown arith.cmpf predicate '" + std::string(p) + "'");
+      out.i = r;
+      return;
+    }
+    case Op::Select:
+      out = a(0).i ? a(1) : a(2);
+      return;
+    case Op::IndexCast: case Op::ExtSI: case Op::TruncI: case Op::IndexCastUI: case Op::ExtUI: {
+      const Type& st = opnd_type(in, 0);
+      int64_t v = a(0).i;
+      if (in.op == Op::ExtUI || in.op == Op::IndexCastUI) {
+        unsigned bits = st.elem == DType::Index ? 64 : dtype_bytes(st.elem) * 8;
+        if (st.elem == DType::I1) bits = 1;
+        if (bits < 64) v = int64_t(uint64_t(v) & ((uint64_t(1) << bits) - 1));
+      }
+      out.i = wrap_to(d, v);
+      return;
+    }
+    case Op::SIToFP: out.f = round_to(d, double(a(0).i)); return;
+    case Op::UIToFP: {
+      const Type& st = opnd_type(in, 0);
+      unsigned bits = dtype_bytes(st.elem) * 8;
+      uint64_t v = bits >= 64 ? uint64_t(a(0).i) : uint64_t(a(0).i) & ((uint64_t(1) << bits) - 1);
+      out.f = round_to(d, double(v));
+      return;
+    }
+    case Op::FPToSI: case Op::FPToUI: {
+      double v = std::trunc(a(0).f);
+      if (!(v > -9.3e18 && v < 9.3e18)) fail(in, "float to integer conversion out of range");
+      out.i = wrap_to(d, int64_t(v));
+      return;
+    }
+    case Op::ExtF: case Op::TruncF: out.f = round_to(d, a(0).f); return;
+    case Op::Bitcast: {
+      const Type& st = opnd_type(in, 0);
+      uint64_t bits = 0;
+      if (dtype_is_float(st.elem)) {
+        uint8_t buf[8] = {};
+        store_f(buf, st.elem, a(0).f);
+        std::memcpy(&bits, buf, 8);
+      } else {
+        bits = uint64_t(a(0).i);
+      }
+      uint8_t buf[8];
+      std::memcpy(buf, &bits, 8);
+      if (fl) out.f = load_f(buf, d);
+      else out.i = load_i(buf, d);
+      return;
+    }
+    default:
+      fail(in, "op " + std::string(op_name(in.op)) + " is not supported by the interpreter");
+  }
+}
+
+void Exec::exec_view(const Inst& in) {
+  switch (in.op) {
+    case Op::MakeTensorView:
+    case Op::PartitionView: {
+      const RtView& src = view(in, in_id(in, 0));
+      RtView v = src;
+      unsigned rank = (in.n_ins - 1u) / 2u;
+      if (rank > 8) fail(in, "views have at most 8 dimensions");
+      const Type& rt = m.type_of(in.res);
+      v.elem = rt.elem;
+      v.rank = int(rank);
+      if (in.op == Op::MakeTensorView) {
+        for (unsigned k = 0; k < rank; ++k) {
+          v.shape[k] = opnd(in, 1 + k).i;
+          v.stride[k] = opnd(in, 1 + rank + k).i;
+          if (v.shape[k] < 0 || v.stride[k] < 0) fail(in, "negative view shape or stride");
+        }
+      } else {
+        if (int(rank) != src.rank) fail(in, "partition rank differs from the view's rank");
+        int64_t off = 0;
+        for (unsigned k = 0; k < rank; ++k) {
+          int64_t o = opnd(in, 1 + k).i, s = opnd(in, 1 + rank + k).i;
+          if (o < 0 || s < 0 || o + s > src.shape[k])
+            fail(in, "partition [" + std::to_string(o) + ", " + std::to_string(o + s) +
+                         ") exceeds dimension " + std::to_string(k) + " of size " +
+                         std::to_string(src.shape[k]));
+          off += o * src.stride[k];
+          v.shape[k] = s;
+        }
+        v.base = src.base ? src.base + off * int64_t(dtype_bytes(v.elem)) : nullptr;
+      }
+      vals[in.res].ref = uint32_t(views.size());
+      views.push_back(v);
+      if (extents && v.param >= 0 && size_t(v.param) < extents->size() && v.rank > 0) {
+        int64_t reach = 1;
+        bool empty = false;
+        for (int k = 0; k < v.rank; ++k) {
+          if (v.shape[k] == 0) empty = true;
+          reach += (v.shape[k] - 1) * v.stride[k];
+        }
+        int64_t from = (src.base && src.lo) ? 0 : 0;
+        (void)from;
+        int64_t base_off = 0;
+        // Offsets from the parameter's pointer: tracked through addptr in
+        // the probe by base-pointer arithmetic on a null buffer.
+        base_off = int64_t(reinterpret_cast<uintptr_t>(v.base) - reinterpret_cast<uintptr_t>(src.lo)) /
+                   std::max(1u, dtype_bytes(v.elem));
+        ViewExtent& e = (*extents)[size_t(v.param)];
+        int64_t total = empty ? 0 : base_off + reach;
+        if (!e.seen || total > e.max_elems) {
+          e.max_elems = std::max(e.max_elems, total);
+          if (in.op == Op::MakeTensorView || !e.seen) {
+            e.shape.assign(v.shape, v.shape + v.rank);
+            e.elem = v.elem;
+          }
+        }
+        e.seen = true;
+      }
+      return;
+    }
+    case Op::AddPtr: {
+      RtView v = view(in, in_id(in, 0));
+      v.base += opnd(in, 1).i * int64_t(dtype_bytes(v.elem));
+      vals[in.res].ref = uint32_t(views.size());
+      views.push_back(v);
+      return;
+    }
+    case Op::GetTensorViewDim: {
+      const RtView& v = view(in, in_id(in, 0));
+      int64_t k = opnd(in, 1).i;
+      if (k < 0 || k >= v.rank) fail(in, "dimension index out of range");
+      vals[in.res].i = v.shape[k];
+      return;
+    }
+    case Op::SetValidShape: {
+      if (probe) return;
+      RtTile& t = tile_desc(in, in_id(in, 0));
+      const Type& ty = m.types.get(t.type);
+      int64_t r = opnd(in, 1).i, c = opnd(in, 2).i;
+      if (r < 0 || c < 0 || r > ty.rows || c > ty.cols)
+        fail(in, "valid shape " + std::to_string(r) + "x" + std::to_string(c) +
+                     " exceeds the tile's " + std::to_string(ty.rows) + "x" + std::to_string(ty.cols));
+      t.vrow = int32_t(r);
+      t.vcol = int32_t(c);
+      return;
+    }
+    case Op::Subset: {
+      if (probe) return;
+      RtTile t = tile_desc(in, in_id(in, 0));
+      const Type& src = m.types.get(t.type);
+      if (src.slayout != SLayout::NoneBox || src.blayout != BLayout::RowMajor)
+        fail(in, "pto.subset is supported on row-major tiles only");
+      int64_t r = opnd(in, 1).i, c = opnd(in, 2).i;
+      const Type& rt = m.type_of(in.res);
+      if (r < 0 || c < 0 || r + rt.rows > src.rows || c + rt.cols > src.cols)
+        fail(in, "subset window is outside the tile");
+      if (rt.cols != src.cols) fail(in, "pto.subset must keep whole rows to stay addressable");
+      t.offset += uint32_t((r * src.cols + c) * dtype_bytes(src.elem));
+      t.type = m.values[in.res].type;
+      t.vrow = rt.vrow;
+      t.vcol = rt.vcol;
+      vals[in.res].ref = uint32_t(tiles.size());
+      tiles.push_back(t);
+      return;
+    }
+    default:
+      fail(in, "internal: not a view op");
+  }
+}
+
+void Exec::exec_alloc(const Inst& in) {
+  const Type& t = m.type_of(in.res);
+  RtTile d;
+  d.loc = t.loc;
+  d.type = m.values[in.res].type;
+  d.vrow = t.vrow;
+  d.vcol = t.vcol;
+  unsigned k = 0;
+  int64_t addr = -1;
+  if (in.flags & kInstHasAddr) addr = opnd(in, k++).i;
+  if (in.flags & kInstHasValidRow) d.vrow = int32_t(std::clamp<int64_t>(opnd(in, k++).i, -1, 1 << 24));
+  if (in.flags & kInstHasValidCol) d.vcol = int32_t(std::clamp<int64_t>(opnd(in, k++).i, -1, 1 << 24));
+  if (d.vrow < 0) d.vrow = t.rows;
+  if (d.vcol < 0) d.vcol = t.cols;
+  if (d.vrow > t.rows || d.vcol > t.cols) fail(in, "valid shape exceeds the tile");
+  size_t loc = size_t(t.loc);
+  if (loc >= 7) fail(in, "tile location not supported by the interpreter");
+  size_t bytes = tile_storage_bytes(t);
+  if (addr >= 0) {
+    if (size_t(addr) + bytes > sizes.bytes[loc] || bytes > sizes.bytes[loc])
+      fail(in, "tile at addr " + std::to_string(addr) + " (" + std::to_string(bytes) +
+                   " bytes) does not fit the " + std::string(loc_name(t.loc)) + " memory of " +
+                   std::to_string(sizes.bytes[loc]) + " bytes");
+    d.offset = uint32_t(addr);
+  } else {
+    InstId id = InstId(&in - m.insts.data());
+    if (alloc_offset[id] == kNone) {
+      size_t off = (bump[loc] + 63) & ~size_t(63);
+      if (off + bytes > sizes.bytes[loc])
+        fail(in, "tile memory overflow: the " + std::string(loc_name(t.loc)) + " tiles need " +
+                     std::to_string(off + bytes) + " bytes, the " +
+                     (m.arch == Arch::A5 ? "a5" : "a3") + " " + std::string(loc_name(t.loc)) +
+                     " memory holds " + std::to_string(sizes.bytes[loc]));
+      alloc_offset[id] = uint32_t(off);
+      bump[loc] = off + bytes;
+    }
+    d.offset = alloc_offset[id];
+  }
+  vals[in.res].ref = uint32_t(tiles.size());
+  tiles.push_back(d);
+}
+
+const HandlerTable& handlers() {
+  static const HandlerTable table = [] {
+    HandlerTable t{};
+    register_memory_ops(t);
+    register_elementwise_ops(t);
+    register_reduce_ops(t);
+    register_expand_ops(t);
+    register_matmul_ops(t);
+    register_move_ops(t);
+    register_convert_ops(t);
+    register_misc_ops(t);
+    return t;
+  }();
+  return table;
+}
+
+// ---- Interpreter -------------------------------------------------------------------
+
+Interpreter::Interpreter(const Module& m) : m_(m) {}
+
+InstId Interpreter::find_function(std::string_view name, std::string& err) const {
+  const Region& body = m_.regions[m_.body];
+  InstId only = kNone, entry = kNone;
+  unsigned defs = 0;
+  for (unsigned i = 0; i < body.inst_count; ++i) {
+    InstId id = m_.region_inst(body, i);
+    const Inst& f = m_.inst(id);
+    if (f.op != Op::Func || f.n_regions == 0) continue;
+    if (!name.empty() && m_.attr_word(f, "sym_name") == name) return id;
+    ++defs;
+    only = id;
+    if (m_.find_attr(f, "pto.entry")) entry = id;
+  }
+  if (!name.empty()) {
+    err = "no function named '" + std::string(name) + "'";
+    return kNone;
+  }
+  if (entry != kNone) return entry;
+  if (defs == 1) return only;
+  err = defs == 0 ? "the module defines no function"
+                  : "the module defines several functions and none has pto.entry; pick one with "
+                    "--function";
+  return kNone;
+}
+
+namespace {
+std::string located(const Module& m, const RtError& e) {
+  if (!m.src) return "runtime error: " + e.msg;
+  LineCol lc = m.src->line_col(e.loc);
+  return m.src->name() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col) +
+         ": runtime error: " + e.msg;
+}
+}  // namespace
+
+bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t block_idx,
+                            int64_t block_num, std::string& err) const {
+  try {
+    Exec ex(m_, args, block_idx, block_num, false);
+    std::vector<RtValue> params;
+    ex.bind_params(fn, params);
+    ex.call(fn, params);
+    return true;
+  } catch (const RtError& e) {
+    err = located(m_, e);
+    return false;
+  } catch (const std::bad_alloc&) {
+    err = "runtime error: out of memory";
+    return false;
+  }
+}
+
+bool Interpreter::probe_views(InstId fn, const std::vector<Arg>& args, int64_t block_num,
+                              std::vector<ViewExtent>& out, std::string& err) const {
+  const Inst& f = m_.inst(fn);
+  out.assign(f.n_regions ? m_.region(f, 0).arg_count : 0, ViewExtent{});
+  // A fake, suitably aligned non-null base lets pointer arithmetic be tracked.
+  static uint8_t fake[64];
+  std::vector<Arg> a = args;
+  for (Arg& x : a)
+    if (x.kind == Arg::Kind::Ptr) {
+      x.data = fake;
+      x.bytes = SIZE_MAX / 4;
+    }
+  for (int64_t b = 0; b < std::max<int64_t>(1, block_num); ++b) {
+    try {
+      Exec ex(m_, a, b, block_num, true);
+      ex.extents = &out;
+      std::vector<RtValue> params;
+      ex.bind_params(fn, params);
+      ex.call(fn, params);
+    } catch (const RtError& e) {
+      err = located(m_, e);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ptoas::rt

@@ -1,0 +1,121 @@
+// GM <-> tile: TLOAD, TSTORE (plain and atomic add), TPREFETCH.
+//
+// A view of rank n addresses tile (r, c) as: c -> the last dimension, r ->
+// the other dimensions in row-major (mixed-radix) order. That is the ND
+// mapping of PTO-ISA notes §4.8; for the rank-2 views real kernels use it is
+// simply base + r*stride0 + c*stride1, whatever the strides (so a DN view is
+// one with strides [1, R]).
+#include <cmath>
+#include <mutex>
+
+#include "exec.h"
+
+namespace ptoas::rt {
+
+namespace {
+
+std::mutex g_atomic_mutex;
+
+// Element offset (in elements) of tile position (r, c) in view v.
+int64_t view_offset(const RtView& v, int64_t r, int64_t c) {
+  if (v.rank == 0) return c;
+  int64_t off = c * v.stride[v.rank - 1];
+  for (int k = v.rank - 2; k >= 0; --k) {
+    int64_t d = v.shape[k] > 0 ? v.shape[k] : 1;
+    off += (r % d) * v.stride[k];
+    r /= d;
+  }
+  return off;
+}
+
+int64_t view_rows(const RtView& v) {
+  int64_t rows = 1;
+  for (int k = 0; k + 1 < v.rank; ++k) rows *= v.shape[k];
+  return rows;
+}
+
+int64_t view_cols(const RtView& v) { return v.rank ? v.shape[v.rank - 1] : 0; }
+
+void check_shapes(Exec& ex, const Inst& in, const RtView& v, const TileAcc& t, const char* op) {
+  if (dtype_bytes(v.elem) != t.esize)
+    ex.fail(in, std::string(op) + ": GM element type " + std::string(dtype_name(v.elem)) +
+                    " and tile element type " + std::string(dtype_name(t.elem)) +
+                    " differ in size");
+  if (view_rows(v) != t.vrow || view_cols(v) != t.vcol)
+    ex.fail(in, std::string(op) + ": the view is " + std::to_string(view_rows(v)) + "x" +
+                    std::to_string(view_cols(v)) + " but the tile's valid region is " +
+                    std::to_string(t.vrow) + "x" + std::to_string(t.vcol));
+}
+
+void tload(Exec& ex, const Inst& in) {
+  const RtView& v = ex.view(in, ex.in_id(in, 0));
+  TileAcc t = ex.out_tile(in, 0);
+  check_shapes(ex, in, v, t, "tload");
+  // The whole physical tile first takes the pad value, then the valid
+  // region is copied (bit for bit: the DMA moves bytes, it does not convert).
+  const Type& ty = *t.t;
+  size_t total = tile_storage_bytes(ty);
+  if (is_float(t.elem)) {
+    double p = pad_value_f(ty);
+    for (size_t off = 0; off < total; off += t.esize) store_f(t.base + off, t.elem, p);
+  } else {
+    int64_t p = pad_value_i(ty);
+    for (size_t off = 0; off < total; off += t.esize) store_i(t.base + off, t.elem, p);
+  }
+  for (int64_t r = 0; r < t.vrow; ++r)
+    for (int64_t c = 0; c < t.vcol; ++c) {
+      const uint8_t* src = v.base + view_offset(v, r, c) * int64_t(t.esize);
+      ex.check_gm(in, v, src, t.esize, "tload reads");
+      copy_elem(t.at(r, c), src, t.elem);
+    }
+}
+
+// The value stored to GM for a tile element: Acc tiles may narrow (f32 ->
+// f16/bf16, RNE) and apply relu (reluPreMode = normal_relu: v > 0 ? v : 0).
+void tstore(Exec& ex, const Inst& in) {
+  TileAcc t = ex.in_tile(in, 0);
+  const RtView& v = ex.view(in, ex.out_id(in, 0));
+  if (view_rows(v) != t.vrow || view_cols(v) != t.vcol)
+    ex.fail(in, "tstore: the view is " + std::to_string(view_rows(v)) + "x" +
+                    std::to_string(view_cols(v)) + " but the tile's valid region is " +
+                    std::to_string(t.vrow) + "x" + std::to_string(t.vcol));
+  bool atomic_add = ex.m.attr_word(in, "atomicType") == "atomic_add";
+  bool relu = ex.m.attr_word(in, "reluPreMode") == "normal_relu";
+  bool convert = v.elem != t.elem;
+  if (convert && !(is_float(v.elem) && is_float(t.elem)) && dtype_bytes(v.elem) != t.esize)
+    ex.fail(in, "tstore: cannot store " + std::string(dtype_name(t.elem)) + " tiles to " +
+                    std::string(dtype_name(v.elem)) + " memory");
+  unsigned gsize = dtype_bytes(v.elem);
+  std::unique_lock<std::mutex> lock(g_atomic_mutex, std::defer_lock);
+  if (atomic_add) lock.lock();
+  for (int64_t r = 0; r < t.vrow; ++r)
+    for (int64_t c = 0; c < t.vcol; ++c) {
+      uint8_t* dst = v.base + view_offset(v, r, c) * int64_t(gsize);
+      ex.check_gm(in, v, dst, gsize, "tstore writes");
+      if (is_float(t.elem) && is_float(v.elem)) {
+        double x = t.getf(r, c);
+        if (relu) x = x > 0 ? x : 0;
+        if (atomic_add) x = x + load_f(dst, v.elem);
+        store_f(dst, v.elem, x);
+      } else if (!is_float(t.elem) && !is_float(v.elem)) {
+        int64_t x = t.geti(r, c);
+        if (relu) x = x > 0 ? x : 0;
+        if (atomic_add) x += load_i(dst, v.elem);
+        store_i(dst, v.elem, x);
+      } else {
+        copy_elem(dst, t.at(r, c), t.elem);  // same size, different class: bits
+      }
+    }
+}
+
+void tprefetch(Exec&, const Inst&) {}  // a cache hint
+
+}  // namespace
+
+void register_memory_ops(HandlerTable& t) {
+  t[size_t(Op::TLoad)] = tload;
+  t[size_t(Op::TStore)] = tstore;
+  t[size_t(Op::TPrefetch)] = tprefetch;
+}
+
+}  // namespace ptoas::rt

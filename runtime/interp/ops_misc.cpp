@@ -1,0 +1,8 @@
+// Interpreter: the misc op family (to be filled in).
+#include "exec.h"
+
+namespace ptoas::rt {
+
+void register_misc_ops(HandlerTable&) {}
+
+}  // namespace ptoas::rt
