@@ -327,11 +327,6 @@ void Binder::bind_scalar(Op op, Cursor& c, const SynStmt& s) {
       const Type& t = m_.types.get(ty);
       if (k == Tok::Float && t.kind == TypeKind::Scalar && !dtype_is_float(t.elem))
         fail(lit, "a float literal needs a float type, not " + type_text(ty));
-      if (ak == AttrKind::Int) {
-        std::string_view lt = text(lit);
-        bool neg = !lt.empty() && lt[0] == '-';
-        (void)neg;
-      }
       Attr a;
       a.kind = ak;
       a.ival = iv;

@@ -552,13 +552,11 @@ void Exec::exec_view(const Inst& in) {
           if (v.shape[k] == 0) empty = true;
           reach += (v.shape[k] - 1) * v.stride[k];
         }
-        int64_t from = (src.base && src.lo) ? 0 : 0;
-        (void)from;
-        int64_t base_off = 0;
-        // Offsets from the parameter's pointer: tracked through addptr in
-        // the probe by base-pointer arithmetic on a null buffer.
-        base_off = int64_t(reinterpret_cast<uintptr_t>(v.base) - reinterpret_cast<uintptr_t>(src.lo)) /
-                   std::max(1u, dtype_bytes(v.elem));
+        // Offset of the view's first element from the parameter's pointer
+        // (the probe passes a fake buffer, so pointer arithmetic is tracked).
+        int64_t base_off = int64_t(reinterpret_cast<uintptr_t>(v.base) -
+                                   reinterpret_cast<uintptr_t>(src.lo)) /
+                           std::max(1u, dtype_bytes(v.elem));
         ViewExtent& e = (*extents)[size_t(v.param)];
         int64_t total = empty ? 0 : base_off + reach;
         if (!e.seen || total > e.max_elems) {
