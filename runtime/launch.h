@@ -1,0 +1,71 @@
+// The block launcher: binds named arguments to a kernel's parameters, checks
+// every buffer against the views the kernel declares on it, allocates the
+// outputs it is asked to, and runs the blocks on a thread pool.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "interp.h"
+#include "ir.h"
+#include "npy.h"
+
+namespace ptoas::rt {
+
+// One kernel parameter as the launcher sees it.
+struct ParamInfo {
+  enum class Kind : uint8_t { Ptr, Scalar, Other } kind = Kind::Other;
+  std::string name;       // without '%'
+  DType elem = DType::None;  // Ptr: the element type; Scalar: the type
+  std::string type_text;  // the type's spelling (for messages)
+};
+std::vector<ParamInfo> kernel_params(const Module& m, InstId fn);
+
+// An argument, by parameter name.
+struct KernelArg {
+  enum class Kind : uint8_t {
+    Buffer,  // an existing array for a pointer parameter; the run updates it in place
+    Output,  // an array the launcher allocates (zero-filled), shaped like the
+             // kernel's view on the parameter; `array` receives it
+    Scalar,  // a scalar parameter, as text (parsed by the parameter's type)
+  } kind = Kind::Scalar;
+  std::string name;
+  NpyArray* array = nullptr;  // Buffer, Output
+  std::string text;           // Scalar
+
+  static KernelArg buffer(std::string name, NpyArray& a) { return {Kind::Buffer, std::move(name), &a, {}}; }
+  static KernelArg output(std::string name, NpyArray& a) { return {Kind::Output, std::move(name), &a, {}}; }
+  static KernelArg scalar(std::string name, std::string text) {
+    return {Kind::Scalar, std::move(name), nullptr, std::move(text)};
+  }
+};
+
+struct LaunchRequest {
+  const Module* module = nullptr;
+  InstId fn = kNone;      // Interpreter::find_function
+  std::vector<KernelArg> args;
+  int64_t blocks = 1;
+  unsigned threads = 0;   // worker threads; 0: hardware_concurrency (never more than blocks)
+};
+
+// Parses `text` as a value of scalar type `t` into `out` (Int for integers,
+// i1 and index; Float for floats). i1 takes true/false/1/0; integers take
+// decimal or 0x hex and must fit the type; floats take anything strtod does
+// (inf, nan, hex floats). Returns false with a message on a bad value.
+bool parse_scalar(DType t, const std::string& text, Arg& out, std::string& err);
+
+// Checks the request, sizes and allocates the outputs, runs every block
+// (block_idx 0..blocks-1, block_num = blocks) and returns true when all
+// succeeded. On failure `err` holds the messages, one per line, without a
+// program prefix: for a bad request each names its parameter (every
+// argument problem is reported, not only the first); for a failed run it is
+// the interpreter's located runtime error of the lowest failing block
+// (deterministic whatever the thread timing), followed by " (block B of N)".
+// Output arrays are allocated before the run; after a failure they hold
+// whatever the blocks wrote, and the caller should not write them out.
+// `run_error` (optional) is set when the failure is a located runtime error
+// (from a block, or from the scalar probe that sizes the views) rather than
+// a problem with the request.
+bool launch(const LaunchRequest& req, std::string& err, bool* run_error = nullptr);
+
+}  // namespace ptoas::rt
