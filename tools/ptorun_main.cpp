@@ -1,0 +1,275 @@
+// ptorun: runs a kernel on this machine. Thin: options, reading the kernel
+// and the .npy arguments, writing the outputs; the checks and the block
+// launch are in libptort (runtime/launch.h).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ptort.h"
+
+namespace {
+
+constexpr int kExitBadInput = 1;
+constexpr int kExitUsage = 2;
+
+// LLVM-style single-dash long options (`-target=interp`) become
+// `--target=interp` before CLI11 sees them.
+const char* const kLongOptions[] = {"target", "arg", "out", "inout", "blocks", "threads",
+                                    "pto-arch", "function", "version", "help"};
+
+std::vector<std::string> rewrite_args(int argc, char** argv) {
+  std::vector<std::string> out;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
+      std::string name = a.substr(1, a.find('=') == std::string::npos ? std::string::npos
+                                                                       : a.find('=') - 1);
+      for (const char* k : kLongOptions)
+        if (name == k) {
+          a = "-" + a;
+          break;
+        }
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+bool read_all(const std::string& path, std::string& text, std::string& err) {
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    err = std::strerror(errno);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) {
+    err = "read error";
+    return false;
+  }
+  text = ss.str();
+  return true;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower((unsigned char)c));
+  return s;
+}
+
+void error(const std::string& msg) {
+  // One "ptorun: error:" line per message line.
+  std::istringstream in(msg);
+  std::string line;
+  while (std::getline(in, line)) std::fprintf(stderr, "ptorun: error: %s\n", line.c_str());
+}
+
+struct Binding {
+  enum Kind { Arg, Out, InOut } kind;
+  std::string name, value;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "ptorun: runs a PTO kernel (.pto) on this machine.\n"
+      "Every kernel parameter gets an argument by name: a .npy file for a !pto.ptr parameter\n"
+      "(--arg to read it, --inout to read it and write it back, --out for an output that\n"
+      "ptorun allocates zero-filled, shaped like the tensor view the kernel builds on it), a\n"
+      "value for a scalar parameter (--arg n=1024, --arg alpha=1.5, --arg flag=true). bf16\n"
+      "arrays travel as <u2 bit patterns. The blocks run on a thread pool; each sees its\n"
+      "block_idx and block_num.",
+      "ptorun"};
+  app.set_help_flag("-h,--help", "Print this help and exit");
+
+  std::string input, target = "host", arch, function;
+  std::vector<std::string> arg_opts, out_opts, inout_opts;
+  int64_t blocks = 1;
+  unsigned threads = 0;
+  bool show_version = false;
+
+  app.add_option("input", input, "Kernel .pto file, or - for standard input")->required();
+  app.add_option("--target", target,
+                 "Where to run: interp (the reference interpreter) or host (default; no native "
+                 "backend yet, so it runs on the interpreter). avx2, avx512, sve, ptx, amdgpu and "
+                 "cce are not implemented yet")
+      ->check(CLI::IsMember({"host", "interp", "avx2", "avx512", "sve", "ptx", "amdgpu", "cce"}));
+  app.add_option("--arg", arg_opts, "NAME=VALUE or NAME=file.npy: an argument for parameter NAME")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--out", out_opts,
+                 "NAME=file.npy: an output ptorun allocates (zero-filled) and writes after a "
+                 "successful run")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--inout", inout_opts,
+                 "NAME=file.npy: an existing array the kernel updates; written back after a "
+                 "successful run")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--blocks", blocks, "Number of blocks to launch (default 1)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 31));
+  app.add_option("--threads", threads,
+                 "Worker threads (default: the number of hardware threads, at most --blocks)")
+      ->check(CLI::Range(0u, 4096u));
+  app.add_option("--pto-arch", arch,
+                 "a3 or a5 (case-insensitive): sets the tile memory sizes; overrides the "
+                 "module's pto.target_arch; default a3");
+  app.add_option("--function", function,
+                 "The function to run (default: the one with pto.entry, else the only one)");
+  app.add_flag("--version", show_version, "Print the version and exit");
+
+  std::vector<std::string> args = rewrite_args(argc, argv);
+  for (const std::string& a : args)
+    if (a == "--version") {
+      std::printf("ptorun %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
+      return 0;
+    }
+  std::reverse(args.begin(), args.end());  // CLI11 2.1 takes the vector reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp& e) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "ptorun: error: %s\n", e.what());
+    std::fprintf(stderr, "Run 'ptorun --help' for usage.\n");
+    return kExitUsage;
+  }
+
+  ptoas::FrontendOptions opts;
+  if (!arch.empty()) {
+    std::string a = lower(arch);
+    if (a != "a3" && a != "a5") {
+      std::fprintf(stderr, "ptorun: error: invalid --pto-arch='%s'; expected 'a3' or 'a5'\n",
+                   arch.c_str());
+      return kExitUsage;
+    }
+    opts.arch_from_cli = true;
+    opts.arch = a == "a5" ? ptoas::Arch::A5 : ptoas::Arch::A3;
+  }
+
+  // NAME=VALUE pairs.
+  std::vector<Binding> binds;
+  auto split = [&](const std::vector<std::string>& v, Binding::Kind k, const char* opt) {
+    for (const std::string& s : v) {
+      size_t eq = s.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "ptorun: error: %s expects NAME=%s, got '%s'\n", opt,
+                     k == Binding::Arg ? "VALUE" : "file.npy", s.c_str());
+        return false;
+      }
+      if (k != Binding::Arg && eq + 1 == s.size()) {
+        std::fprintf(stderr, "ptorun: error: %s %s: missing file name\n", opt, s.c_str());
+        return false;
+      }
+      binds.push_back({k, s.substr(0, eq), s.substr(eq + 1)});
+    }
+    return true;
+  };
+  if (!split(arg_opts, Binding::Arg, "--arg") || !split(out_opts, Binding::Out, "--out") ||
+      !split(inout_opts, Binding::InOut, "--inout"))
+    return kExitUsage;
+
+  if (target != "interp" && target != "host") {
+    std::fprintf(stderr, "ptorun: error: target %s is not implemented yet; use --target=interp\n",
+                 target.c_str());
+    return kExitBadInput;
+  }
+  if (target == "host")
+    std::fprintf(stderr, "ptorun: no native backend yet; running on the interpreter\n");
+
+  // The kernel.
+  std::string text, err;
+  if (!read_all(input, text, err)) {
+    std::fprintf(stderr, "ptorun: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
+    return kExitUsage;
+  }
+  ptoas::SourceFile src(input == "-" ? "<stdin>" : input, std::move(text));
+  ptoas::Diag diag(&src);
+  diag.set_echo(true);
+  ptoas::Module module;
+  if (!ptoas::run_frontend(src, opts, module, diag)) return kExitBadInput;
+  ptoas::rt::Interpreter interp(module);
+  ptoas::InstId fn = interp.find_function(function, err);
+  if (fn == ptoas::kNone) {
+    error(err);
+    return kExitBadInput;
+  }
+  std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(module, fn);
+  auto param = [&](const std::string& name) -> const ptoas::rt::ParamInfo* {
+    std::string n = !name.empty() && name[0] == '%' ? name.substr(1) : name;
+    for (const auto& p : params)
+      if (p.name == n) return &p;
+    return nullptr;
+  };
+
+  // The arguments: arrays are read here (a missing file is a usage error);
+  // the launcher checks names, kinds, dtypes and sizes.
+  std::deque<ptoas::rt::NpyArray> arrays;  // stable addresses
+  ptoas::rt::LaunchRequest req;
+  req.module = &module;
+  req.fn = fn;
+  req.blocks = blocks;
+  req.threads = threads;
+  bool missing_file = false, bad_file = false;
+  struct Writeback {
+    std::string path;
+    ptoas::rt::NpyArray* array;
+  };
+  std::vector<Writeback> writes;
+  for (const Binding& b : binds) {
+    const ptoas::rt::ParamInfo* p = param(b.name);
+    bool ptr = p && p->kind == ptoas::rt::ParamInfo::Kind::Ptr;
+    if (b.kind == Binding::Arg && !ptr) {
+      req.args.push_back(ptoas::rt::KernelArg::scalar(b.name, b.value));
+      continue;
+    }
+    ptoas::rt::NpyArray& a = arrays.emplace_back();
+    if (b.kind == Binding::Out) {
+      req.args.push_back(ptoas::rt::KernelArg::output(b.name, a));
+      writes.push_back({b.value, &a});
+      continue;
+    }
+    if (ptr) {
+      bool missing = false;
+      std::string e;
+      if (!ptoas::rt::npy_read(b.value, a, e, &missing)) {
+        error("parameter %" + p->name + " (" + p->type_text + "): " + e);
+        (missing ? missing_file : bad_file) = true;
+        continue;
+      }
+    }
+    req.args.push_back(ptoas::rt::KernelArg::buffer(b.name, a));
+    if (b.kind == Binding::InOut) writes.push_back({b.value, &a});
+  }
+  if (missing_file) return kExitUsage;
+  if (bad_file) return kExitBadInput;
+
+  bool run_error = false;
+  if (!ptoas::rt::launch(req, err, &run_error)) {
+    if (run_error) std::fprintf(stderr, "%s\n", err.c_str());
+    else error(err);
+    return kExitBadInput;
+  }
+  int rc = 0;
+  for (const Writeback& w : writes)
+    if (!ptoas::rt::npy_write(w.path, *w.array, err)) {
+      error(err);
+      rc = kExitBadInput;
+    }
+  return rc;
+}
