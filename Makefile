@@ -5,7 +5,8 @@
 #   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
 #   make check-full  test + 600 s of fuzzing + bench
 # Variables: JOBS (2), CMAKE_FLAGS (extra -D options, e.g. -DPTOAS_WERROR=ON),
-#            CORPUS_DIR (../shared/corpus/ptoas), FUZZ_SECONDS, BENCH_ARGS.
+#            CORPUS_DIR (../shared/corpus/ptoas), FUZZ_SECONDS, FUZZ_ARGS (extra
+#            libFuzzer flags, e.g. -seed=1), BENCH_ARGS.
 SHELL := /bin/bash
 JOBS ?= 2
 CMAKE_FLAGS ?=
@@ -13,6 +14,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CORPUS_DIR ?= ../shared/corpus/ptoas
 FUZZ_SECONDS ?= 600
 BENCH_ARGS ?=
+FUZZ_ARGS ?=
 FUZZ_CC ?= clang-14
 FUZZ_CXX ?= clang++-14
 
@@ -61,7 +63,7 @@ fuzz: deps
 	  done; \
 	fi
 	build-fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -timeout=1 -rss_limit_mb=2048 \
-	  -dict=tests/fuzz/pto.dict -artifact_prefix=fuzz-out/ -print_final_stats=1 \
+	  -dict=tests/fuzz/pto.dict -artifact_prefix=fuzz-out/ -print_final_stats=1 $(FUZZ_ARGS) \
 	  fuzz-out/corpus tests/fuzz/seeds
 
 check-full:
