@@ -28,14 +28,17 @@ bool run_frontend(const SourceFile& src, const FrontendOptions& opts, Module& ou
   if (!ok) return false;
   if (opts.syntax_only) return true;
   out.src = &src;
-  if (!bind_module(src, toks, tree, opts, out, diag)) return false;
+  bool bound = bind_module(src, toks, tree, opts, out, diag);
   if (stats) {
     stats->instructions = out.insts.size();
     stats->ir_bytes = out.bytes();
   }
+  // The verifier also runs after binding errors (the statements that failed
+  // are simply absent), so that one run reports as much as it can.
 #ifdef PTOAS_HAVE_VERIFIER
-  if (!opts.no_verify && !verify_module(out, opts, diag)) return false;
+  if (!opts.no_verify && !diag.too_many() && out.body != kNone) verify_module(out, opts, diag);
 #endif
+  if (!bound) return false;
   return diag.error_count() == 0;
 }
 

@@ -431,7 +431,7 @@ class Printer {
         if (in.form == Form::Generic) out_ += "\"" + std::string(info.name) + "\"";
         else out_ += info.name;
         const Attr* body = m_.find_attr(in, "__body");
-        std::string_view b = body ? m_.str(body->word) : std::string_view();
+        std::string_view b = body && body->word != kNone ? m_.str(body->word) : std::string_view();
         if (!b.empty() && b[0] != '(' && b[0] != '[' && b[0] != '<') out_ += " ";
         unsigned reg = 0;
         for (char ch : b) {
