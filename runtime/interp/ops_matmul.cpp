@@ -1,8 +1,94 @@
-// Interpreter: the matmul op family (to be filled in).
-#include "exec.h"
+// Interpreter: matrix multiply (docs/semantics.md §7).
+//   TMATMUL       ins(a, b)        C = A.B          m = A.vrow, k = A.vcol, n = B.vcol
+//   TMATMUL_ACC   ins(cin, a, b)   C = Cin + A.B    (the k-sum first, added once)
+//   TMATMUL_BIAS  ins(a, b, bias)  C = A.B + bias[0, j]
+//   TGEMV*        the same with m = 1, k = B.vrow, n = B.vcol
+// f32 accumulation: acc = fma(float(a), float(b), acc) in float, k ascending;
+// i8 x i8 -> i32: int32 wrap-around.
+#include <cmath>
+
+#include "ops_common.h"
 
 namespace ptoas::rt {
 
-void register_matmul_ops(HandlerTable&) {}
+using namespace ops;
+
+namespace {
+
+void matmul(Exec& ex, const Inst& in) {
+  Op op = in.op;
+  bool acc_in = op == Op::TMatmulAcc || op == Op::TGemvAcc;
+  bool bias = op == Op::TMatmulBias || op == Op::TGemvBias;
+  bool gemv = op == Op::TGemv || op == Op::TGemvAcc || op == Op::TGemvBias;
+  unsigned ia = acc_in ? 1 : 0;
+  TileAcc a = ex.in_tile(in, ia), b = ex.in_tile(in, ia + 1), c = ex.out_tile(in, 0);
+  int64_t m = gemv ? 1 : a.vrow;
+  int64_t k = gemv ? b.vrow : a.vcol;
+  int64_t n = b.vcol;
+  bool f32 = c.elem == DType::F32 &&
+             (a.elem == DType::F32 || a.elem == DType::F16 || a.elem == DType::BF16) &&
+             b.elem == a.elem;
+  bool i32 = c.elem == DType::I32 && a.elem == DType::I8 && b.elem == DType::I8;
+  if (!f32 && !i32)
+    ex.fail(in, std::string(op_name(op)) + ": (dst, lhs, rhs) element types (" + dn(c.elem) +
+                    ", " + dn(a.elem) + ", " + dn(b.elem) +
+                    ") are not supported by the interpreter; expected (i32, i8, i8), "
+                    "(f32, f16, f16), (f32, bf16, bf16) or (f32, f32, f32)");
+  if (m < 1 || k < 1 || n < 1 || m > 4095 || k > 4095 || n > 4095)
+    ex.fail(in, std::string(op_name(op)) + ": m, k, n must be in [1, 4095], got " +
+                    std::to_string(m) + ", " + std::to_string(k) + ", " + std::to_string(n));
+  need_phys(ex, in, a, m, k, "lhs");
+  need_phys(ex, in, b, k, n, "rhs");
+  need_phys(ex, in, c, m, n, "dst");
+  TileAcc cin = c, bt = c;
+  if (acc_in) {
+    cin = ex.in_tile(in, 0);
+    need_phys(ex, in, cin, m, n, "accumulator input");
+    if (cin.elem != c.elem)
+      ex.fail(in, std::string(op_name(op)) + ": the accumulator input must have dst's element type");
+  }
+  if (bias) {
+    bt = ex.in_tile(in, 2);
+    need_phys(ex, in, bt, 1, n, "bias");
+    if (bt.elem != c.elem)
+      ex.fail(in, std::string(op_name(op)) + ": the bias must have dst's element type");
+  }
+  // Compute the whole result first: C may alias an input (TMATMUL_ACC in place).
+  std::vector<double> fout;
+  std::vector<int64_t> iout;
+  if (f32) fout.resize(size_t(m * n));
+  else iout.resize(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      if (f32) {
+        float acc = 0.0f;
+        for (int64_t p = 0; p < k; ++p)
+          acc = std::fma(float(a.getf(i, p)), float(b.getf(p, j)), acc);
+        if (acc_in) acc = float(double(cin.getf(i, j)) + double(acc));
+        if (bias) acc = float(double(acc) + double(bt.getf(0, j)));
+        fout[size_t(i * n + j)] = acc;
+      } else {
+        uint32_t acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += uint32_t(int32_t(a.geti(i, p)) * int32_t(b.geti(p, j)));
+        if (acc_in) acc += uint32_t(cin.geti(i, j));
+        if (bias) acc += uint32_t(bt.geti(0, j));
+        iout[size_t(i * n + j)] = int32_t(acc);
+      }
+    }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      if (f32) c.setf(i, j, fout[size_t(i * n + j)]);
+      else c.seti(i, j, iout[size_t(i * n + j)]);
+    }
+}
+
+}  // namespace
+
+void register_matmul_ops(HandlerTable& t) {
+  for (Op op : {Op::TMatmul, Op::TMatmulAcc, Op::TMatmulBias, Op::TGemv, Op::TGemvAcc,
+                Op::TGemvBias})
+    t[size_t(op)] = matmul;
+}
 
 }  // namespace ptoas::rt
