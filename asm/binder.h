@@ -78,6 +78,7 @@ class Binder {
 
   // ---- types and attributes ----
   TypeId parse_type(Cursor& c, TypeKind hint = TypeKind::Other);
+  TypeId parse_type_uncached(Cursor& c, TypeKind hint);
   void parse_type_list(Cursor& c, std::vector<TypeId>& out);  // T | (T, T) | ()
   AttrId parse_attr_value(Cursor& c);
   void parse_attr_dict(Cursor& c, std::vector<NamedAttr>& out);  // at '{'
@@ -132,10 +133,13 @@ class Binder {
   Diag& diag_;
 
  private:
-  std::unordered_map<std::string, ValueId> names_;
+  StrMap<ValueId> names_;
+  // Types by their source spelling: kernels repeat the same long tile types
+  // on every line, so each distinct spelling is parsed once.
+  std::unordered_map<std::string_view, TypeId> type_cache_;
   std::vector<std::pair<std::string, ValueId>> undo_;  // (name, previous or kNone)
   std::vector<size_t> scope_marks_;
-  std::unordered_set<std::string> source_names_;
+  std::unordered_set<std::string_view> source_names_;
   uint32_t fresh_counter_ = 0;
   std::vector<std::vector<InstId>*> region_stack_;
   void collect_results(const SynStmt& s);

@@ -11,12 +11,7 @@ namespace bind {
 
 Binder::Binder(const SourceFile& src, const std::vector<Token>& toks, const SyntaxTree& tree,
                const FrontendOptions& opts, Module& m, Diag& diag)
-    : src_(src), toks_(toks), tree_(tree), opts_(opts), m_(m), diag_(diag) {
-  // Generated names must never collide with a name the source defines later.
-  for (const Token& t : toks_)
-    if (t.kind == Tok::ValueDef || t.kind == Tok::IvDef)
-      source_names_.emplace(src_.text().substr(t.off + 1, t.len - 1));
-}
+    : src_(src), toks_(toks), tree_(tree), opts_(opts), m_(m), diag_(diag) {}
 
 void Binder::fail_at(uint32_t off, uint32_t len, const std::string& msg) {
   diag_.error(off, len, msg);
@@ -64,8 +59,7 @@ Binder::Cursor Binder::Cursor::enter() {
 
 ValueId Binder::use_value(uint32_t tok) {
   std::string_view t = text(tok);
-  std::string name(t.substr(1));
-  auto it = names_.find(name);
+  auto it = names_.find(t.substr(1));
   if (it == names_.end()) fail(tok, "use of undefined value '" + std::string(t) + "'");
   return it->second;
 }
@@ -94,9 +88,15 @@ ValueId Binder::def_value(uint32_t tok, std::string_view name, TypeId type, Inst
 }
 
 std::string Binder::fresh_name(const char* stem) {
+  // Generated names must never collide with a name the source defines later
+  // (collected on first use: most kernels never need a generated name).
+  if (source_names_.empty())
+    for (const Token& t : toks_)
+      if (t.kind == Tok::ValueDef || t.kind == Tok::IvDef)
+        source_names_.emplace(src_.text().substr(t.off + 1, t.len - 1));
   for (;;) {
     std::string n = std::string(stem) + std::to_string(fresh_counter_++);
-    if (!source_names_.count(n) && !names_.count(n)) return n;
+    if (!source_names_.count(n) && names_.find(n) == names_.end()) return n;
   }
 }
 
@@ -123,7 +123,7 @@ std::string Binder::render(uint32_t b, uint32_t e, bool mark_regions) const {
   Tok prev = Tok::Eof;
   for (uint32_t i = b; i < e; ++i) {
     Tok k = kind(i);
-    if (mark_regions && k == Tok::LBrace && tree_.brace_region[i] != kNoIndex) {
+    if (mark_regions && k == Tok::LBrace && tree_.region_at(i) != kNoIndex) {
       if (!s.empty()) s += ' ';
       s += '\x01';
       i = partner(i);
@@ -385,6 +385,27 @@ static void parse_view_body(Binder& b, Binder::Cursor& c, Type& t, std::vector<i
 
 TypeId Binder::parse_type(Cursor& c, TypeKind hint) {
   uint32_t start = c.pos;
+  // The cache key is the exact source text of the type; the hint only
+  // matters for `<...>` bodies without a type name, which are not cached.
+  uint32_t last = kNoIndex;
+  if (c.peek() == Tok::TypeAlias && c.peek2() == Tok::LAngle) last = partner(c.pos + 1);
+  else if (c.peek() == Tok::Ident && c.peek2() != Tok::LAngle) last = c.pos;
+  std::string_view key;
+  if (last != kNoIndex && last < c.end) {
+    key = src_.text().substr(toks_[start].off, toks_[last].off + toks_[last].len - toks_[start].off);
+    auto it = type_cache_.find(key);
+    if (it != type_cache_.end()) {
+      c.pos = last + 1;
+      return it->second;
+    }
+  }
+  TypeId id = parse_type_uncached(c, hint);
+  if (!key.empty() && c.pos == last + 1) type_cache_.emplace(key, id);
+  return id;
+}
+
+TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
+  uint32_t start = c.pos;
   Type t;
   std::vector<int64_t> dims;
   Tok k = c.peek();
@@ -591,7 +612,7 @@ AttrId Binder::parse_attr_value(Cursor& c) {
 
 void Binder::parse_attr_dict(Cursor& c, std::vector<NamedAttr>& out) {
   if (c.peek() != Tok::LBrace) c.fail_here("expected '{'");
-  if (tree_.brace_region[c.pos] != kNoIndex && partner(c.pos) != c.pos + 1)
+  if (tree_.region_at(c.pos) != kNoIndex && partner(c.pos) != c.pos + 1)
     c.fail_here("expected an attribute dictionary, found a region");
   Cursor in = c.enter();
   while (!in.done()) {
@@ -684,7 +705,7 @@ RegionId Binder::reserve_regions(unsigned n) {
 
 RegionId Binder::bind_region(uint32_t brace_tok,
                              const std::vector<std::pair<uint32_t, TypeId>>& args, RegionId into) {
-  uint32_t rid = tree_.brace_region[brace_tok];
+  uint32_t rid = tree_.region_at(brace_tok);
   if (kind(brace_tok) != Tok::LBrace || rid == kNoIndex) fail(brace_tok, "expected a region");
   // The slot is taken before the contents are bound: an op's regions must be
   // consecutive, and nested regions are created while binding.

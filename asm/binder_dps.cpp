@@ -356,7 +356,7 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
   uint32_t body_b = c.pos, body_e = c.end;
   // Operands: every value named outside nested regions, in order.
   for (uint32_t i = body_b; i < body_e; ++i) {
-    if (kind(i) == Tok::LBrace && tree_.brace_region[i] != kNoIndex) {
+    if (kind(i) == Tok::LBrace && tree_.region_at(i) != kNoIndex) {
       i = partner(i);
       continue;
     }
@@ -392,7 +392,7 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
   std::vector<uint32_t> braces;
   for (uint32_t i = body_b; i < body_e; ++i) {
     Tok k = kind(i);
-    if (k == Tok::LBrace && tree_.brace_region[i] != kNoIndex) {
+    if (k == Tok::LBrace && tree_.region_at(i) != kNoIndex) {
       braces.push_back(i);
       i = partner(i);
     } else if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LAngle || k == Tok::LBrace) {

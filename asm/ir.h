@@ -17,6 +17,7 @@
 //   +--------+-------+---------+--------+--------+
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -172,6 +173,15 @@ struct Region {
 
 // ---- interning tables -----------------------------------------------------------
 
+// Hashing that lets maps keyed by std::string be searched with a string_view
+// (no temporary string per lookup).
+struct StrHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+template <class T>
+using StrMap = std::unordered_map<std::string, T, StrHash, std::equal_to<>>;
+
 class StringTable {
  public:
   StrId intern(std::string_view s);
@@ -179,8 +189,8 @@ class StringTable {
   size_t bytes() const;
 
  private:
-  std::vector<std::string> strs_;
-  std::unordered_map<std::string, StrId> map_;
+  std::deque<std::string> strs_;  // a deque: get()'s views stay valid as it grows
+  StrMap<StrId> map_;
 };
 
 class TypeTable {

@@ -37,7 +37,6 @@ class Parser {
  public:
   Parser(const std::vector<Token>& t, SyntaxTree& tree, Diag& d) : toks_(t), tree_(tree), diag_(d) {
     tree_.partner.assign(t.size(), kNoIndex);
-    tree_.brace_region.assign(t.size(), kNoIndex);
   }
 
   // file: stmts_opt EOF
@@ -161,7 +160,7 @@ class Parser {
       r.stmt_begin = uint32_t(tree_.region_stmts.size());
       r.stmt_count = uint32_t(ids.size());
       tree_.region_stmts.insert(tree_.region_stmts.end(), ids.begin(), ids.end());
-      tree_.brace_region[open] = uint32_t(tree_.regions.size());
+      tree_.partner[pos_] = uint32_t(tree_.regions.size());
       tree_.regions.push_back(r);
     } else {
       // attr_atoms: atom+

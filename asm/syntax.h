@@ -34,10 +34,14 @@ struct SyntaxTree {
   std::vector<SynRegion> regions;
   std::vector<uint32_t> region_stmts;  // statement ids, grouped per region
   std::vector<uint32_t> top;           // top-level statement ids in order
-  // For each '(' '[' '<' '{' token: the index of its closer; for each '{'
-  // that encloses statements (or is empty): region id in brace_region.
+  // For each '(' '[' '<' '{' token: the index of its closer. The entry of a
+  // '}' that closes a region (a brace enclosing statements, or an empty one)
+  // holds that region's id; other closers hold kNoIndex.
   std::vector<uint32_t> partner;
-  std::vector<uint32_t> brace_region;
+  uint32_t region_at(uint32_t open) const {
+    uint32_t close = partner[open];
+    return close == kNoIndex ? kNoIndex : partner[close];
+  }
 };
 
 // Parses the classified token stream. Stops at the first syntax error

@@ -1,15 +1,21 @@
 // Lexing plus op-name classification; see token_stream.h.
 #include "token_stream.h"
 
+#include <unordered_map>
+
 #include "ops.h"
 
 namespace ptoas {
 
 void classify_tokens(std::string_view text, std::vector<Token>& toks) {
   Op prev_op = Op::Count;
+  // Identifiers repeat (keywords, types, op names): look each spelling up once.
+  std::unordered_map<std::string_view, Op> seen;
   for (Token& t : toks) {
     if (t.kind == Tok::Ident) {
-      Op op = lookup_op(text.substr(t.off, t.len));
+      std::string_view w = text.substr(t.off, t.len);
+      auto it = seen.find(w);
+      Op op = it != seen.end() ? it->second : seen.emplace(w, lookup_op(w)).first->second;
       if (op != Op::Count) {
         t.kind = Tok::OpName;
         prev_op = op;

@@ -6,7 +6,7 @@
 namespace ptoas {
 
 StrId StringTable::intern(std::string_view s) {
-  auto it = map_.find(std::string(s));
+  auto it = map_.find(s);
   if (it != map_.end()) return it->second;
   StrId id = StrId(strs_.size());
   strs_.emplace_back(s);
@@ -15,7 +15,7 @@ StrId StringTable::intern(std::string_view s) {
 }
 
 size_t StringTable::bytes() const {
-  size_t n = strs_.capacity() * sizeof(std::string) + map_.size() * (sizeof(std::string) + 32);
+  size_t n = strs_.size() * sizeof(std::string) + map_.size() * (sizeof(std::string) + 32);
   for (const auto& s : strs_) n += 2 * (s.capacity() > 15 ? s.capacity() + 1 : 0);
   return n;
 }

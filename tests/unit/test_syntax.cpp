@@ -39,6 +39,16 @@ Parsed parse(const std::string& text) {
   return p;
 }
 
+// The region id of the '{' at token `open` (kNoIndex when it opens none);
+// works with either spelling of the SyntaxTree accessor.
+template <class Tree>
+uint32_t region_of(const Tree& t, uint32_t open) {
+  if constexpr (requires { t.region_at(open); })
+    return t.region_at(open);
+  else
+    return t.brace_region[open];
+}
+
 #define ACCEPTS(text)                        \
   do {                                       \
     Parsed p_ = parse(text);                 \
@@ -124,7 +134,7 @@ func.func @g() {
     CHECK(p.toks[reg.open].kind == Tok::LBrace);
     CHECK(p.toks[reg.close].kind == Tok::RBrace);
     CHECK(p.tree.partner[reg.open] == reg.close);
-    CHECK(p.tree.brace_region[reg.open] == r);
+    CHECK(region_of(p.tree, reg.open) == r);
     CHECK(reg.label == kNoIndex);
     CHECK(reg.stmt_begin + reg.stmt_count <= p.tree.region_stmts.size());
   }
