@@ -314,7 +314,7 @@ std::string diags_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("diag: line, column, source line and caret", "[ir][diag]") {
+TEST_CASE("diag: line and column and source line and caret", "[ir][diag]") {
   // Undefined value: caret under the use, '~' over the rest of the name.
   std::string t1 = "module {\n  func.func @k() {\n    %v = arith.addi %u, %u : index\n"
                    "    return\n  }\n}\n";

@@ -151,7 +151,7 @@ TEST_CASE("lexer: token names exist for every kind", "[lexer]") {
   }
 }
 
-TEST_CASE("lexer: ValueDef is decided by a trailing '='", "[lexer]") {
+TEST_CASE("lexer: ValueDef is decided by a trailing equals sign", "[lexer]") {
   CHECK(kinds(raw("%x = arith.constant")) ==
         std::vector<Tok>{Tok::ValueDef, Tok::Equal, Tok::Ident});
   CHECK(kinds(raw("%x=1")) == std::vector<Tok>{Tok::ValueDef, Tok::Equal, Tok::Int});
@@ -178,7 +178,7 @@ TEST_CASE("lexer: ValueDef is decided by a trailing '='", "[lexer]") {
   CHECK(kinds(raw("%r#1, %r#0")) == std::vector<Tok>{Tok::ValueUse, Tok::Comma, Tok::ValueUse});
 }
 
-TEST_CASE("lexer: '#' + space is a comment, '#name' an attribute", "[lexer]") {
+TEST_CASE("lexer: hash and space is a comment and hash-name an attribute", "[lexer]") {
   CHECK(raw("# a comment").empty());
   CHECK(raw("#\tcomment").empty());
   CHECK(raw("#").empty());
@@ -249,7 +249,7 @@ TEST_CASE("lexer: strings with escapes", "[lexer]") {
   CHECK(u[2] == KT{Tok::Ident, "x"});
 }
 
-TEST_CASE("lexer: GenericOp only before '('", "[lexer]") {
+TEST_CASE("lexer: GenericOp only before an open paren", "[lexer]") {
   CHECK(kinds(raw("\"pto.tmov\"(%a)")) ==
         std::vector<Tok>{Tok::GenericOp, Tok::LParen, Tok::ValueUse, Tok::RParen});
   CHECK(kinds(raw("\"pto.tmov\" (")) == std::vector<Tok>{Tok::GenericOp, Tok::LParen});
@@ -261,7 +261,7 @@ TEST_CASE("lexer: GenericOp only before '('", "[lexer]") {
   CHECK(kinds(raw("\"a b\"(")) == std::vector<Tok>{Tok::String, Tok::LParen});
 }
 
-TEST_CASE("lexer: symbols, type and attribute aliases, block labels", "[lexer]") {
+TEST_CASE("lexer: symbols and type/attribute aliases and block labels", "[lexer]") {
   auto t = raw("func.func @k(%arg0: !pto.ptr<f32>) ^bb0 @\"q r\"");
   std::vector<KT> want = {{Tok::Ident, "func.func"},  {Tok::Symbol, "@k"},
                           {Tok::LParen, "("},         {Tok::ValueUse, "%arg0"},

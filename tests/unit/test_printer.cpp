@@ -91,7 +91,7 @@ const std::string kAsm = wrap(
 
 }  // namespace
 
-TEST_CASE("printer: DPS, SSA and assembly spellings print the same IR", "[printer]") {
+TEST_CASE("printer: DPS and SSA and assembly spellings print the same IR", "[printer]") {
   std::string dps = canonical(kDps);
   std::string ssa = canonical(kSsa);
   std::string asmf = canonical(kAsm);

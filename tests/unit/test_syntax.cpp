@@ -100,7 +100,7 @@ TEST_CASE("syntax: statement boundaries without separators", "[syntax]") {
   CHECK(q.tree.stmts.size() == 2);
 }
 
-TEST_CASE("syntax: regions, nesting and top-level order", "[syntax]") {
+TEST_CASE("syntax: regions and nesting and top-level order", "[syntax]") {
   Parsed p = parse(R"(module {
   func.func @k(%n: index) {
     %c0 = arith.constant 0 : index
