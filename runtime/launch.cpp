@@ -248,7 +248,7 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   {
     std::string e;
     if (!interp.probe_views(req.fn, args, req.blocks, ext, e)) {
-      err = e;
+      err = e + " (in the view probe, before any block ran)";
       if (run_error) *run_error = true;
       return false;
     }
