@@ -209,7 +209,7 @@ TEST_CASE("launch: copy over several blocks with a ragged last block", "[launch]
   }
 }
 
-TEST_CASE("launch: an existing buffer is updated in place; fewer blocks leave the rest", "[launch]") {
+TEST_CASE("launch: an existing buffer is updated in place and fewer blocks leave the rest", "[launch]") {
   Kernel k = load(copy_kernel(", %n: index"));
   NpyArray a = f32_iota(200), c = f32_iota(200, -1000.0f);
   std::string err;
@@ -347,7 +347,7 @@ TEST_CASE("launch: bad requests name the parameter", "[launch]") {
   CHECK_FALSE(launch(none, err));
 }
 
-TEST_CASE("launch: bf16 pointers take <u2 arrays, u16 pointers too, f16 does not", "[launch]") {
+TEST_CASE("launch: bf16 and u16 pointers take u2 arrays but f16 does not", "[launch]") {
   auto text = [](const char* t) {
     return std::string("module {\n  func.func @k(%a: !pto.ptr<") + t + ">, %c: !pto.ptr<" + t +
            ">) {\n"
@@ -385,7 +385,7 @@ TEST_CASE("launch: bf16 pointers take <u2 arrays, u16 pointers too, f16 does not
   CHECK(has(err, "expected '<f2'"));
 }
 
-TEST_CASE("launch: parameters that cannot be passed, outputs that cannot be sized", "[launch]") {
+TEST_CASE("launch: parameters that cannot be passed and outputs that cannot be sized", "[launch]") {
   std::string err;
   Kernel tk = load(
       "module {\n  func.func @k(%t: !pto.tile_buf<vec, 16x16xf32>) {\n    return\n  }\n}\n");

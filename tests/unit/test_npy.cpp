@@ -118,7 +118,7 @@ TEST_CASE("npy: round trip of every dtype and shape class", "[npy]") {
     }
 }
 
-TEST_CASE("npy: bf16 writes as <u2 and reads back as u16", "[npy]") {
+TEST_CASE("npy: bf16 writes as u2 and reads back as u16", "[npy]") {
   NpyArray a = make(DType::BF16, {4});
   std::string img = image(a);
   CHECK(img.find("'descr': '<u2'") != std::string::npos);
@@ -225,7 +225,7 @@ TEST_CASE("npy: truncations and random corruption never crash", "[npy]") {
   }
 }
 
-TEST_CASE("npy: files: read, write through a temporary, missing files", "[npy]") {
+TEST_CASE("npy: files are read and written through a temporary and missing ones reported", "[npy]") {
   std::string p = tmp_path("a.npy");
   NpyArray a = make(DType::I16, {2, 3});
   std::string err;
