@@ -81,6 +81,7 @@ class Binder {
   TypeId parse_type_uncached(Cursor& c, TypeKind hint);
   void parse_type_list(Cursor& c, std::vector<TypeId>& out);  // T | (T, T) | ()
   AttrId parse_attr_value(Cursor& c);
+  Attr literal_attr(uint32_t lit_tok, TypeId type);
   void parse_attr_dict(Cursor& c, std::vector<NamedAttr>& out);  // at '{'
   AttrId make_attr(AttrKind k, std::string text, std::string_view word = {}, int64_t i = 0);
   std::string render(uint32_t b, uint32_t e, bool mark_regions = false) const;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 
 #include "binder.h"
@@ -510,6 +511,45 @@ void Binder::parse_type_list(Cursor& c, std::vector<TypeId>& out) {
     return;
   }
   out.push_back(parse_type(c));
+}
+
+// ---- literals --------------------------------------------------------------------
+
+// The attribute of a numeric literal token typed `ty` (arith.constant and the
+// assembly form's immediates): one set of rules for both, so that whatever
+// is accepted prints as a constant that reads back.
+Attr Binder::literal_attr(uint32_t lit, TypeId ty) {
+  const Type& t = m_.types.get(ty);
+  Tok k = kind(lit);
+  std::string_view lt = text(lit);
+  Attr a;
+  a.dtype = t.elem;
+  a.text = m_.strings.intern(lt);
+  bool is_float_type = t.kind == TypeKind::Scalar && dtype_is_float(t.elem);
+  if (t.kind != TypeKind::Scalar) fail(lit, "a numeric literal needs a scalar type, not " + type_text(ty));
+  if (k == Tok::Float) {
+    if (!is_float_type) fail(lit, "a float literal needs a float type, not " + type_text(ty));
+    a.kind = AttrKind::Float;
+    a.fval = std::strtod(std::string(lt).c_str(), nullptr);
+    double r = t.elem == DType::F64 ? a.fval : double(float(a.fval));
+    if (t.elem == DType::F16 && std::fabs(a.fval) >= 65520.0) r = INFINITY;
+    if (t.elem == DType::BF16 && std::fabs(a.fval) >= 3.3961775292304601e38) r = INFINITY;
+    if (std::isinf(r)) fail(lit, "float literal is out of range for " + type_text(ty));
+    return a;
+  }
+  a.kind = AttrKind::Int;
+  if (!parse_int(lt, a.ival)) fail(lit, "integer literal does not fit in 64 bits");
+  unsigned bits = t.elem == DType::Index ? 64 : t.elem == DType::I1 ? 1 : dtype_bytes(t.elem) * 8;
+  bool hex = lt.find("0x") != std::string_view::npos;
+  if (bits < 64) {
+    // Signless integers: the signed and the unsigned range are both fine.
+    int64_t lo = -(int64_t(1) << (bits - 1)), hi = int64_t((uint64_t(1) << bits) - 1);
+    if (hex && is_float_type && a.ival < 0) fail(lit, "a bit pattern cannot be negative");
+    if (a.ival < lo || a.ival > hi)
+      fail(lit, std::string(hex && is_float_type ? "bit pattern" : "integer literal") +
+                    " does not fit in " + type_text(ty));
+  }
+  return a;
 }
 
 // ---- attributes -----------------------------------------------------------------

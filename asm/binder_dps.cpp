@@ -123,10 +123,7 @@ void dps_group(Binder& b, Binder::Cursor& in, std::vector<ValueId>& vals,
 
 ValueId implicit_constant(Binder& b, uint32_t lit_tok, TypeId type, uint32_t loc) {
   Binder::Pending p{Op::Constant, loc};
-  Attr a;
-  a.kind = b.kind(lit_tok) == Tok::Float ? AttrKind::Float : AttrKind::Int;
-  a.dtype = b.m_.types.get(type).elem;
-  a.text = b.m_.strings.intern(b.text(lit_tok));
+  Attr a = b.literal_attr(lit_tok, type);
   p.attrs.push_back({b.m_.strings.intern("value"), b.m_.intern_attr(a)});
   p.result_types.push_back(type);
   InstId id = b.emit(p);
@@ -200,6 +197,19 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
     TypeId tile_t = kNone;
     for (TypeId t : types)
       if (m_.types.get(t).kind == TypeKind::TileBuf) { tile_t = t; break; }
+    // Which operands are destinations (assembly form without results):
+    // the first ones for tile outputs, the last ones for GM outputs.
+    unsigned n_out_first = 0;
+    if (results_.empty() && sig_has_tile_out(info.outs))
+      for (const char* q = info.outs; *q && *q != '|'; ++q)
+        if (*q == 't') ++n_out_first;
+    // `tadd %c, %a, %b : (T, T) -> T`: the function type's result types
+    // belong to the leading destinations.
+    if (results_.empty() && n_out_first && res_types.size() == n_out_first &&
+        types.size() + res_types.size() == opnd_toks.size()) {
+      types.insert(types.begin(), res_types.begin(), res_types.end());
+      res_types.clear();
+    }
     bool uniform = types.size() == 1;
     if (res_types.empty() && !results_.empty()) {
       if (tile_t == kNone) fail(s.op, "cannot tell the result type; write ': (...) -> T'");
@@ -209,12 +219,6 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
     if (!uniform && types.size() != opnd_toks.size())
       fail(s.op, std::to_string(opnd_toks.size()) + " operands but " +
                      std::to_string(types.size()) + " types");
-    // Which operands are destinations (assembly form without results):
-    // the first ones for tile outputs, the last ones for GM outputs.
-    unsigned n_out_first = 0;
-    if (results_.empty() && sig_has_tile_out(info.outs))
-      for (const char* q = info.outs; *q && *q != '|'; ++q)
-        if (*q == 't') ++n_out_first;
     std::vector<ValueId> vals;
     for (size_t i = 0; i < opnd_toks.size(); ++i) {
       uint32_t t = opnd_toks[i];

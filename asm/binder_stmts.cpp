@@ -325,31 +325,14 @@ void Binder::bind_scalar(Op op, Cursor& c, const SynStmt& s) {
       if (ty == kNone) c.fail_here("expected ':' and the constant's type");
       end_of_stmt(c);
       const Type& t = m_.types.get(ty);
-      if (k == Tok::Float && t.kind == TypeKind::Scalar && !dtype_is_float(t.elem))
-        fail(lit, "a float literal needs a float type, not " + type_text(ty));
       Attr a;
-      a.kind = ak;
-      a.ival = iv;
-      a.dtype = t.elem;
-      a.text = m_.strings.intern(lit_text);
-      if (ak == AttrKind::Int) {
-        std::string_view lt = text(lit);
-        bool neg = lt[0] == '-';
-        uint64_t acc = 0;
-        size_t i = neg ? 1 : 0;
-        bool hex = lt.size() > i + 1 && lt[i] == '0' && lt[i + 1] == 'x';
-        bool overflow = false;
-        for (i += hex ? 2 : 0; i < lt.size(); ++i) {
-          unsigned d = std::isdigit((unsigned char)lt[i]) ? unsigned(lt[i] - '0')
-                                                          : unsigned(std::tolower(lt[i]) - 'a' + 10);
-          uint64_t base = hex ? 16 : 10;
-          if (acc > (UINT64_MAX - d) / base) overflow = true;
-          acc = acc * base + d;
-        }
-        if (overflow) fail(lit, "integer literal does not fit in 64 bits");
-        a.ival = neg ? -int64_t(acc) : int64_t(acc);
-      } else if (ak == AttrKind::Float) {
-        a.fval = std::strtod(std::string(text(lit)).c_str(), nullptr);
+      if (ak == AttrKind::Int || ak == AttrKind::Float) {
+        a = literal_attr(lit, ty);
+      } else {
+        a.kind = ak;
+        a.ival = iv;
+        a.dtype = t.elem;
+        a.text = m_.strings.intern(lit_text);
       }
       p.attrs.push_back({m_.strings.intern("value"), m_.intern_attr(a)});
       p.result_types.push_back(ty);

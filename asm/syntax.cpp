@@ -53,6 +53,13 @@ class Parser {
  private:
   Tok peek() const { return toks_[pos_].kind; }
 
+  // An error at an opener that is never closed: no ", found ..." suffix.
+  bool fail_unclosed(uint32_t open, const char* what) {
+    const Token& t = toks_[open];
+    diag_.error(t.off, t.len, std::string(what) + " is never closed");
+    return false;
+  }
+
   bool fail(const std::string& what) {
     const Token& t = toks_[pos_];
     std::string msg = what;
@@ -120,8 +127,7 @@ class Parser {
       Tok t = peek();
       if (t == close) break;
       if (t == Tok::Eof) {
-        pos_ = open;
-        return fail(std::string("this bracket is never closed"));
+        return fail_unclosed(open, "this bracket");
       }
       if (!parse_atom(true)) return false;
     }
@@ -134,6 +140,7 @@ class Parser {
   bool parse_brace() {
     uint32_t open = uint32_t(pos_++);
     Tok t = peek();
+    if (t == Tok::Eof) return fail_unclosed(open, "this brace");
     if (t == Tok::RBrace || starts_stmt(t) || t == Tok::BlockLabel) {
       SynRegion r{open, 0, kNoIndex, 0, 0};
       std::vector<uint32_t> ids;
@@ -145,8 +152,7 @@ class Parser {
       }
       while (peek() != Tok::RBrace) {
         if (peek() == Tok::Eof) {
-          pos_ = open;
-          return fail("this region is never closed");
+          return fail_unclosed(open, "this region");
         }
         if (!starts_stmt(peek())) {
           if (peek() == Tok::Ident) return fail("unknown operation");
@@ -166,8 +172,7 @@ class Parser {
       // attr_atoms: atom+
       while (peek() != Tok::RBrace) {
         if (peek() == Tok::Eof) {
-          pos_ = open;
-          return fail("this brace is never closed");
+          return fail_unclosed(open, "this brace");
         }
         if (!parse_atom(false)) return false;
       }

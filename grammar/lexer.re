@@ -40,7 +40,7 @@ void lex(std::string_view src, std::vector<Token>& out) {
       bareid   = letter idchar*;
       sufid    = (digit+ | [a-zA-Z_$.\-] sufchar*);
       valname  = "%" sufid;
-      gap      = (ws | "//" [^\n\x00]* "\n")*;
+      gap      = (ws | "//" [^\n\x00]* "\n" | "#" [ \t\r\f\v] [^\n\x00]* "\n")*;
       dim      = digit+ | "?";
       defnum   = gap ":" gap digit+;
       deftail  = (defnum)? (gap "," gap valname (defnum)?)* gap "=" [^=];

@@ -362,14 +362,14 @@ expect_rc 0 "-pto-level=level3 (single dash)" || true
 run --emit=ir --pto-level=level3 --pto-arch=a5 --enable-insert-sync level_addr.pto
 expect_rc 0 "level3 with insert-sync" || true
 
-# ---- KNOWN BUG (reported to the front-end owner; not fixed yet) -----------------------------
+# ---- regression: a directory is not an input file ----------------------------------------
 # A directory given as the input file is read as empty text: ptoas prints an
 # empty module and exits 0 (and writes -o). It must be refused like a missing
 # file (exit 2, `cannot read`), and leave no output file.
 mkdir indir
 run --emit=ir indir -o outdir/from_dir.pto
-expect_rc 2 "KNOWN BUG: a directory as the input file" || true
-[ -e outdir/from_dir.pto ] && fail "KNOWN BUG: a directory as input wrote an output file"
+expect_rc 2 "a directory as the input file" || true
+[ -e outdir/from_dir.pto ] && fail "a directory as input wrote an output file"
 
 echo "cli: $checks runs, $failures failures"
 [ "$failures" = 0 ]

@@ -327,15 +327,15 @@ TEST_CASE("printer: round trip on every accepted corpus file", "[printer][corpus
   CHECK(checked > 100);
 }
 
-// ---- KNOWN BUG (reported to the front-end owner; not fixed yet) ------------------------------
+// ---- regression: immediates follow arith.constant's rules ------------------------------------
 // Literal immediates of the assembly form skip the checks arith.constant
 // applies: `tadds %i, %i, 1.5` on an i32 tile and an integer wider than 64
 // bits are accepted, and the printed `arith.constant 1.5 : i32` /
 // `arith.constant 99999999999999999999999 : f32` is then rejected when read
 // back, so printing is not a fixed point. Either answer is fine: reject the
 // immediate up front, or print something that reads back to itself.
-TEST_CASE("KNOWN BUG printer: assembly-form immediates keep printing a fixed point",
-          "[printer][bug]") {
+TEST_CASE("printer: assembly-form immediates keep printing a fixed point",
+          "[printer][regression]") {
   const char* cases[][2] = {
       {"!pto.tile_buf<vec, 16x16xi32>", "tadds %t, %t, 1.5 : !pto.tile<16x16xi32>"},
       {"!pto.tile_buf<vec, 16x16xf32>",
