@@ -328,7 +328,7 @@ TEST_CASE("printer: round trip on every accepted corpus file", "[printer][corpus
 }
 
 // ---- regression: immediates follow arith.constant's rules ------------------------------------
-// Literal immediates of the assembly form skip the checks arith.constant
+// Literal immediates of the assembly form once skipped the checks arith.constant
 // applies: `tadds %i, %i, 1.5` on an i32 tile and an integer wider than 64
 // bits are accepted, and the printed `arith.constant 1.5 : i32` /
 // `arith.constant 99999999999999999999999 : f32` is then rejected when read
