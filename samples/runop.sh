@@ -9,7 +9,8 @@
 # "N passed, N failed, N skipped". Exit 1 on any failure, else 0.
 #
 # Environment: PTOAS_BIN (build/ptoas), PTORUN_BIN (build/ptorun),
-# PYTHON_BIN (/usr/bin/python3), PTOAS_OUT_DIR (default: a new temp dir),
+# PYTHON_BIN (/usr/bin/python3), PTOAS_OUT_DIR (default: a new temp dir,
+# removed again unless something failed),
 # PTOAS_FLAGS (extra ptoas flags), SVE_VL (bits; passed on to ptorun).
 #
 # Each sample is samples/<name>/ with a run.env (sourced; see
@@ -48,11 +49,15 @@ PTOAS_BIN=$(abspath "${PTOAS_BIN:-$root/build/ptoas}")
 PTORUN_BIN=$(abspath "${PTORUN_BIN:-$root/build/ptorun}")
 PYTHON_BIN=${PYTHON_BIN:-/usr/bin/python3}
 PTOAS_FLAGS=${PTOAS_FLAGS:-}
+keep_out=1
 if [ -n "${PTOAS_OUT_DIR:-}" ]; then
   out_root=$(abspath "$PTOAS_OUT_DIR")
   mkdir -p "$out_root" || exit 2
 else
+  # A private temp dir: removed after a clean run, kept (and named on
+  # stderr) when something failed.
   out_root=$(mktemp -d "${TMPDIR:-/tmp}/ptoas-samples.XXXXXX") || exit 2
+  keep_out=0
 fi
 [ -n "${SVE_VL:-}" ] && export SVE_VL
 
@@ -82,10 +87,14 @@ result() {  # NAME STATUS DETAIL
   esac
 }
 
-# First line of a message that says something (skips blank lines and the
-# source/caret lines of a diagnostic).
+# The line of a log that says what went wrong: the first one mentioning an
+# error, else the last non-blank line (notes such as "running on the
+# interpreter" come first and are not the reason).
 first_line() {
-  grep -m1 -v '^[[:space:]]*$' "$1" 2>/dev/null | cut -c1-300
+  local l
+  l=$(grep -m1 -i 'error' "$1" 2>/dev/null)
+  [ -n "$l" ] || l=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n1)
+  printf '%s\n' "$l" | cut -c1-300
 }
 
 run_sample() {
@@ -144,8 +153,11 @@ run_sample() {
       result "$kname" FAIL "no ptorun at $PTORUN_BIN"
       continue
     fi
-    (cd "$rdir" && "${cmd[@]}") >"$rdir/ptorun.log" 2>&1
+    (cd "$rdir" && exec "${cmd[@]}") >"$rdir/ptorun.log" 2>&1
     local rc=$?
+    if [ $rc -gt 128 ]; then
+      echo "ptorun: killed by signal $((rc - 128))" >>"$rdir/ptorun.log"
+    fi
     if [ $rc -ne 0 ]; then
       if grep -qi "not implemented yet" "$rdir/ptorun.log"; then
         result "$kname" SKIP "$(grep -m1 -i "not implemented yet" "$rdir/ptorun.log" | cut -c1-300)"
@@ -175,4 +187,9 @@ for n in "${names[@]}"; do
 done
 
 echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+if [ $failed -ne 0 ]; then
+  echo "runop.sh: inputs, outputs and logs are in $out_root" >&2
+  exit 1
+fi
+[ $keep_out = 1 ] || rm -rf "$out_root"
+exit 0
