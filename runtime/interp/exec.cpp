@@ -516,7 +516,8 @@ void Exec::exec_view(const Inst& in) {
   switch (in.op) {
     case Op::MakeTensorView:
     case Op::PartitionView: {
-      const RtView& src = view(in, in_id(in, 0));
+      // A copy: views.push_back below may move the vector.
+      const RtView src = view(in, in_id(in, 0));
       RtView v = src;
       unsigned rank = (in.n_ins - 1u) / 2u;
       if (rank > 8) fail(in, "views have at most 8 dimensions");
@@ -555,7 +556,7 @@ void Exec::exec_view(const Inst& in) {
         // Offset of the view's first element from the parameter's pointer
         // (the probe passes a fake buffer, so pointer arithmetic is tracked).
         int64_t base_off = int64_t(reinterpret_cast<uintptr_t>(v.base) -
-                                   reinterpret_cast<uintptr_t>(src.lo)) /
+                                   reinterpret_cast<uintptr_t>(v.lo)) /
                            std::max(1u, dtype_bytes(v.elem));
         ViewExtent& e = (*extents)[size_t(v.param)];
         int64_t total = empty ? 0 : base_off + reach;
