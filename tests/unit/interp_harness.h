@@ -86,7 +86,7 @@ struct Kernel {
 
   std::string c(long long v) {
     consts[v] = true;
-    return v < 0 ? "%cm" + std::to_string(-v) : "%c" + std::to_string(v);
+    return v < 0 ? "%icm" + std::to_string(-v) : "%ic" + std::to_string(v);
   }
 
   void line(const std::string& s) { body += "    " + s + "\n"; }
@@ -167,7 +167,7 @@ struct Kernel {
     std::string pre;
     for (auto& kv : consts) {
       long long v = kv.first;
-      pre += "    " + std::string(v < 0 ? "%cm" + std::to_string(-v) : "%c" + std::to_string(v)) +
+      pre += "    " + std::string(v < 0 ? "%icm" + std::to_string(-v) : "%ic" + std::to_string(v)) +
              " = arith.constant " + std::to_string(v) + " : index\n";
     }
     return "module attributes {pto.target_arch = \"" + arch + "\"} {\n  func.func @k(" + params +
