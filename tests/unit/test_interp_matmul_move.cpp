@@ -393,3 +393,56 @@ TEST_CASE("interp tscatter: dst[idx[r,c], c] = src[r,c]; bad index is an error",
   e.op("pto.tscatter ins(%x, %i : " + S + ", " + I + ") outs(%d : " + D + ")");
   IH_FAILS(e, "row index 4");
 }
+
+TEST_CASE("interp tgemv.acc and tgemv.bias", "[interp]") {
+  std::vector<float> a = {1, 2}, b = {3, 4, 5, 6};  // 1x2 . 2x2 = [13 16]
+  int out;
+  ih::Kernel k = matmul_kernel<float>("f32", "f32", 1, 2, 2, a, b, "", out);
+  std::string L = left("f32", 32, 32), R = right("f32", 32, 32), C = acc("f32", 32, 32);
+  k.op("pto.tgemv ins(%l, %r : " + L + ", " + R + ") outs(%c : " + C + ")");
+  k.alloc("%c2", C, 1, 2);
+  k.op("pto.tgemv.acc ins(%c, %l, %r : " + C + ", " + L + ", " + R + ") outs(%c2 : " + C + ")");
+  std::string B = ih::tile("bias", 1, 8, "f32");
+  int ib = k.buf(std::vector<float>{0.5f, -16, 0, 0, 0, 0, 0, 0});
+  k.alloc("%bm", ih::tile("mat", 1, 8, "f32"));
+  k.load_into("%bm", ih::tile("mat", 1, 8, "f32"), ib, 1, 8);
+  k.alloc("%bias", B);
+  k.op("pto.tmov ins(%bm : " + ih::tile("mat", 1, 8, "f32") + ") outs(%bias : " + B + ")");
+  k.alloc("%c3", C, 1, 2);
+  k.op("pto.tgemv.bias ins(%l, %r, %bias : " + L + ", " + R + ", " + B + ") outs(%c3 : " + C + ")");
+  int o2 = k.buf(std::vector<float>(2)), o3 = k.buf(std::vector<float>(2));
+  k.store("%c2", C, o2, 1, 2);
+  k.store("%c3", C, o3, 1, 2);
+  IH_RUN(k);
+  CHECK(k.get<float>(o2) == std::vector<float>{26, 32});
+  CHECK(k.get<float>(o3) == std::vector<float>{13.5f, 0});
+}
+
+TEST_CASE("interp tfillpad_expand into a larger tile; tgatherb by byte offsets", "[interp]") {
+  ih::Kernel k;
+  std::string S = ih::tile("vec", 2, 8, "i32");
+  std::string D = ih::tile("vec", 4, 16, "i32", "pad=2");
+  std::vector<int32_t> x(16);
+  for (int i = 0; i < 16; ++i) x[size_t(i)] = i;
+  int ix = k.buf(x, "i32"), io = k.buf(std::vector<int32_t>(64), "i32");
+  k.load("%x", S, ix, 2, 8);
+  k.alloc("%d", D);
+  k.op("pto.tfillpad_expand ins(%x : " + S + ") outs(%d : " + D + ")");
+  k.store("%d", D, io, 4, 16);
+  std::string O = ih::tile("vec", 1, 8, "ui32"), G = ih::tile("vec", 1, 8, "i32");
+  int ioff = k.buf(std::vector<uint32_t>{0, 4, 60, 32, 8, 8, 12, 36}, "ui32"),
+      ig = k.buf(std::vector<int32_t>(8), "i32");
+  k.load("%off", O, ioff, 1, 8);
+  k.alloc("%g", G);
+  k.op("pto.tgatherb ins(%x, %off : " + S + ", " + O + ") outs(%g : " + G + ")");
+  k.store("%g", G, ig, 1, 8);
+  IH_RUN(k);
+  auto d = k.get<int32_t>(io);
+  CHECK(d[0] == 0);
+  CHECK(d[7] == 7);
+  CHECK(d[8] == INT_MAX);   // pad Max
+  CHECK(d[16] == 8);
+  CHECK(d[23] == 15);
+  CHECK(d[63] == INT_MAX);
+  CHECK(k.get<int32_t>(ig) == std::vector<int32_t>{0, 1, 15, 8, 2, 2, 3, 9});
+}

@@ -419,3 +419,18 @@ TEST_CASE("interp trowexpanddiv i32 by zero is a runtime error (a5)", "[interp]"
   k.store("%d", F, io, 8, 8);
   IH_FAILS(k, "integer division by zero");
 }
+
+TEST_CASE("interp tpairreducesum adds neighbouring pairs, zero-fills the rest", "[interp]") {
+  ih::Kernel k;
+  std::string S = ih::tile("vec", 2, 8, "f32", "valid=?x?");
+  std::string D = ih::tile("vec", 2, 8, "f32");
+  std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 10, 20, 30, 40, 50, 60, 70, 80};
+  int ix = k.buf(x), io = k.buf(std::vector<float>(16, -1));
+  k.init_full("%x", S, ix, 2, 8, 2, 5);
+  k.load("%d", D, io, 2, 8);
+  k.op("pto.tpairreducesum ins(%x : " + S + ") outs(%d : " + D + ")");
+  k.store("%d", D, io, 2, 8);
+  IH_RUN(k);
+  std::vector<float> want = {3, 7, 5, 0, 0, 0, 0, 0, 30, 70, 50, 0, 0, 0, 0, 0};
+  CHECK(k.get<float>(io) == want);
+}
