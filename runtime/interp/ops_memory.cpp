@@ -73,6 +73,10 @@ void tload(Exec& ex, const Inst& in) {
 // The value stored to GM for a tile element: Acc tiles may narrow (f32 ->
 // f16/bf16, RNE) and apply relu (reluPreMode = normal_relu: v > 0 ? v : 0).
 void tstore(Exec& ex, const Inst& in) {
+  // The quantizing form (a pre-quant scalar operand) is fixpipe hardware;
+  // ignoring its scale as the simulator does would give silently wrong data.
+  if (in.n_ins > 1)
+    ex.fail(in, "tstore with a quantization scalar is not supported by the interpreter");
   TileAcc t = ex.in_tile(in, 0);
   const RtView& v = ex.view(in, ex.out_id(in, 0));
   if (view_rows(v) != t.vrow || view_cols(v) != t.vcol)

@@ -79,7 +79,7 @@ TEST_CASE("interp tcvt saturation: f32 -> i8 and i32 -> i16, NaN -> 0", "[interp
   CHECK(s[2] == 32767);
 }
 
-TEST_CASE("interp tcvt float -> float is RNE whatever the rmode; sat clamps overflow", "[interp]") {
+TEST_CASE("interp tcvt float -> float is RNE whatever the rmode, sat clamps overflow", "[interp]") {
   std::vector<float> x(16, 0);
   x[0] = 1 + std::ldexp(1.0f, -11);                            // tie -> 1.0
   x[1] = 1 + std::ldexp(1.0f, -10) + std::ldexp(1.0f, -11);    // tie -> 0x3C02

@@ -243,7 +243,7 @@ TEST_CASE("interp trem is floored (divisor's sign), tfmod is C fmod", "[interp]"
   CHECK(std::isnan(f[6]));
 }
 
-TEST_CASE("interp trem i32: floored; remainder by zero is an error", "[interp]") {
+TEST_CASE("interp trem i32: floored, remainder by zero is an error", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.trem";
   s.dt = "i32";
@@ -478,7 +478,7 @@ TEST_CASE("interp tabs/tneg/trelu: zeros, NaN, INT_MIN", "[interp]") {
   CHECK(ai[2] == 5);
 }
 
-TEST_CASE("interp trecip i32 truncates; 1/0 is a runtime error", "[interp]") {
+TEST_CASE("interp trecip i32 truncates, 1/0 is a runtime error", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.trecip";
   s.dt = "i32";

@@ -142,7 +142,7 @@ TEST_CASE("interp tgemv: m = 1, k and n from B", "[interp]") {
   CHECK(c[1] == 5);
 }
 
-TEST_CASE("interp tmov Acc f32 -> Vec f16 rounds to nearest even; relu variant", "[interp]") {
+TEST_CASE("interp tmov Acc f32 -> Vec f16 rounds to nearest even, relu variant", "[interp]") {
   std::vector<float> a = {1, 1, 1, -3}, b = {1, std::ldexp(1.0f, -11), 70000, 1};  // 1x4 . 4x1? use 2x2
   int out;
   // A = [1 1; 1 -3], B = [1 2^-11; 70000 1]
@@ -365,7 +365,7 @@ TEST_CASE("interp tgather index form (flat physical index, OOB -> 0) and mask fo
   CHECK(k.get<float>(im) == even);
 }
 
-TEST_CASE("interp tscatter: dst[idx[r,c], c] = src[r,c]; bad index is an error", "[interp]") {
+TEST_CASE("interp tscatter: dst[idx[r,c], c] = src[r,c], bad index is an error", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 8, "f32");
   std::string I = ih::tile("vec", 2, 8, "i32");
@@ -418,7 +418,7 @@ TEST_CASE("interp tgemv.acc and tgemv.bias", "[interp]") {
   CHECK(k.get<float>(o3) == std::vector<float>{13.5f, 0});
 }
 
-TEST_CASE("interp tfillpad_expand into a larger tile; tgatherb by byte offsets", "[interp]") {
+TEST_CASE("interp tfillpad_expand into a larger tile, tgatherb by byte offsets", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 8, "i32");
   std::string D = ih::tile("vec", 4, 16, "i32", "pad=2");

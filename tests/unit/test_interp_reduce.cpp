@@ -46,7 +46,7 @@ TEST_CASE("interp trowsum f32 sums sequentially left to right", "[interp]") {
   CHECK(fbits(d[4]) == 0);  // 0 + (-0) ... starts at +0
 }
 
-TEST_CASE("interp trowsum f16 accumulates in f32; tcolsum f16 accumulates in f16", "[interp]") {
+TEST_CASE("interp trowsum f16 accumulates in f32, tcolsum f16 accumulates in f16", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 16, 16, "f16");
   std::string R = ih::tile("vec", 16, 1, "f16", "blayout=col_major");
@@ -102,7 +102,7 @@ TEST_CASE("interp trowsum ragged: iterates the src valid region, writes dst[r, 0
   CHECK(d[1] == -1);   // only column 0 written
 }
 
-TEST_CASE("interp trowmax/trowmin: a NaN anywhere gives NaN; zero sign of the first extreme", "[interp]") {
+TEST_CASE("interp trowmax/trowmin: a NaN anywhere gives NaN, zero sign of the first extreme", "[interp]") {
   std::vector<float> x(64, 0);
   float r0[8] = {1, kNaN, 3, 2, 0, 0, 0, 0};
   float r1[8] = {kNaN, 5, 6, 7, 1, 1, 1, 1};
