@@ -53,7 +53,7 @@ TEST_CASE("interp tcvt f32 -> i32 in every round mode", "[interp]") {
   CHECK(cvt<int32_t>("f32", "i32", 8, x) == cases[0].want);
 }
 
-TEST_CASE("interp tcvt saturation: f32 -> i8 and i32 -> i16, NaN -> 0", "[interp]") {
+TEST_CASE("interp tcvt saturation: f32 -> i8 and i32 -> i16 - NaN -> 0", "[interp]") {
   std::vector<float> x(32, 0);
   x[0] = 300; x[1] = -300; x[2] = kNaN; x[3] = 127.5f; x[4] = -128.5f; x[5] = kInf; x[6] = -kInf;
   auto on = cvt<int8_t>("f32", "i8", 32, x, rm("RINT", "ON"), "a5");
@@ -79,7 +79,7 @@ TEST_CASE("interp tcvt saturation: f32 -> i8 and i32 -> i16, NaN -> 0", "[interp
   CHECK(s[2] == 32767);
 }
 
-TEST_CASE("interp tcvt float -> float is RNE whatever the rmode, sat clamps overflow", "[interp]") {
+TEST_CASE("interp tcvt float -> float is RNE whatever the rmode - sat clamps overflow", "[interp]") {
   std::vector<float> x(16, 0);
   x[0] = 1 + std::ldexp(1.0f, -11);                            // tie -> 1.0
   x[1] = 1 + std::ldexp(1.0f, -10) + std::ldexp(1.0f, -11);    // tie -> 0x3C02
@@ -126,7 +126,7 @@ TEST_CASE("interp tcvt float -> float is RNE whatever the rmode, sat clamps over
   CHECK(fbits(g[1]) == 0x00010000u);
 }
 
-TEST_CASE("interp tcvt integer -> float rounds once (i32 -> f16, i64 -> f32, u8 -> f16)", "[interp]") {
+TEST_CASE("interp tcvt integer -> float rounds once (i32 -> f16 - i64 -> f32 - u8 -> f16)", "[interp]") {
   std::vector<int32_t> x(16, 0);
   x[0] = 2049; x[1] = 2051; x[2] = 70000; x[3] = -65520; x[4] = INT_MIN;
   auto h = cvt<uint16_t>("i32", "f16", 16, x, rm("RINT"));
@@ -224,7 +224,7 @@ TEST_CASE("interp ttri lower/upper with a diagonal offset (causal masks)", "[int
     }
 }
 
-TEST_CASE("interp tci ascending and descending (i32, i16 wrap)", "[interp]") {
+TEST_CASE("interp tci ascending and descending (i32 - i16 wrap)", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 1, 8, "i32");
   std::string H = ih::tile("vec", 1, 16, "i16");
@@ -249,7 +249,7 @@ TEST_CASE("interp tci ascending and descending (i32, i16 wrap)", "[interp]") {
   CHECK(h[8] == -32768);
 }
 
-TEST_CASE("interp tsort32: 32-element blocks, descending, ties by smaller index", "[interp]") {
+TEST_CASE("interp tsort32: 32-element blocks - descending - ties by smaller index", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 1, 64, "f32");
   std::string I = ih::tile("vec", 1, 64, "ui32");

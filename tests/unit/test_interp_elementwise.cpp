@@ -18,7 +18,7 @@ const float kInf = std::numeric_limits<float>::infinity();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 }  // namespace
 
-TEST_CASE("interp tadd f32: IEEE specials, signed zeros, subnormals, overflow", "[interp]") {
+TEST_CASE("interp tadd f32: IEEE specials - signed zeros - subnormals - overflow", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.tadd";
   std::vector<float> a = {1, -0.0f, 0.0f, kInf, FLT_MAX, bitsf(1), kNaN, -5};
@@ -56,7 +56,7 @@ TEST_CASE("interp tadd ragged dst valid region leaves the rest untouched", "[int
     }
 }
 
-TEST_CASE("interp tadd/tsub/tmul integer wrap-around (i32, i16, i8, u8)", "[interp]") {
+TEST_CASE("interp tadd/tsub/tmul integer wrap-around (i32 - i16 - i8 - u8)", "[interp]") {
   {
     ih::OpSpec s;
     s.op = "pto.tadd";
@@ -146,7 +146,7 @@ TEST_CASE("interp bf16 multiply rounds once to nearest even (exact bits)", "[int
   CHECK(d[3] == 0x3F80);
 }
 
-TEST_CASE("interp tdiv f32: x/0 gives signed infinity, 0/0 NaN", "[interp]") {
+TEST_CASE("interp tdiv f32: x/0 gives signed infinity - 0/0 NaN", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.tdiv";
   std::vector<float> a = {1, -1, 0, 1, 7, 1, kInf, 1}, b = {0, 0, 0, -0.0f, 2, 3, kInf, kInf};
@@ -161,7 +161,7 @@ TEST_CASE("interp tdiv f32: x/0 gives signed infinity, 0/0 NaN", "[interp]") {
   CHECK(fbits(d[7]) == 0);
 }
 
-TEST_CASE("interp tdiv i32: truncation, INT_MIN/-1 wraps, division by zero is an error", "[interp]") {
+TEST_CASE("interp tdiv i32: truncation - INT_MIN/-1 wraps - division by zero is an error", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.tdiv";
   s.dt = "i32";
@@ -222,7 +222,7 @@ TEST_CASE("interp tmax/tmin on unsigned and signed integers", "[interp]") {
   CHECK(e[2] == -3);
 }
 
-TEST_CASE("interp trem is floored (divisor's sign), tfmod is C fmod", "[interp]") {
+TEST_CASE("interp trem is floored (divisor's sign) - tfmod is C fmod", "[interp]") {
   std::vector<float> a = {-7, 7, 7, -6, 5.5f, -1, 1, 0}, b = {3, -3, 3, 3, 2, kInf, 0, 1};
   ih::OpSpec s;
   s.op = "pto.trem";
@@ -243,7 +243,7 @@ TEST_CASE("interp trem is floored (divisor's sign), tfmod is C fmod", "[interp]"
   CHECK(std::isnan(f[6]));
 }
 
-TEST_CASE("interp trem i32: floored, remainder by zero is an error", "[interp]") {
+TEST_CASE("interp trem i32: floored - remainder by zero is an error", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.trem";
   s.dt = "i32";
@@ -259,7 +259,7 @@ TEST_CASE("interp trem i32: floored, remainder by zero is an error", "[interp]")
   CHECK(err.find("division by zero") != std::string::npos);
 }
 
-TEST_CASE("interp tpow/tpows: double pow for floats, exact wrapping power for ints", "[interp]") {
+TEST_CASE("interp tpow/tpows: double pow for floats - exact wrapping power for ints", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.tpow";
   std::vector<float> a = {2, -8, 0, 9, 1, 1, 1, 1}, b = {10, 1.0f / 3, -1, 0.5f, kNaN, 0, 0, 0};
@@ -292,7 +292,7 @@ TEST_CASE("interp tpow/tpows: double pow for floats, exact wrapping power for in
   CHECK(p[3] == kInf);
 }
 
-TEST_CASE("interp shifts: arithmetic for signed, logical for unsigned, wrap on the left", "[interp]") {
+TEST_CASE("interp shifts: arithmetic for signed - logical for unsigned - wrap on the left", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.tshr";
   s.dt = "i16";
@@ -325,7 +325,7 @@ TEST_CASE("interp shifts: arithmetic for signed, logical for unsigned, wrap on t
   CHECK(l[2] == -8);
 }
 
-TEST_CASE("interp shift counts outside [0, width) are runtime errors", "[interp]") {
+TEST_CASE("interp shift counts outside [0 - width) are runtime errors", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.tshl";
   s.dt = "i8";
@@ -383,7 +383,7 @@ TEST_CASE("interp bitwise and/or/xor/not and their scalar forms", "[interp]") {
   CHECK(ih::run_op<int32_t>(t, std::vector<std::vector<int32_t>>{{5, 0, 0, 0, 0, 0, 0, 0}})[0] == 7);
 }
 
-TEST_CASE("interp transcendental unary ops in f32 (double, rounded once)", "[interp]") {
+TEST_CASE("interp transcendental unary ops in f32 (double - rounded once)", "[interp]") {
   std::vector<float> x = {1, 0, -0.0f, -1, 4, kInf, 0.25f, kNaN};
   ih::OpSpec s;
   s.op = "pto.texp";
@@ -439,7 +439,7 @@ TEST_CASE("interp texp in f16 rounds the double result once (exact bits)", "[int
   CHECK(d[3] == 0x3C00);
 }
 
-TEST_CASE("interp tabs/tneg/trelu: zeros, NaN, INT_MIN", "[interp]") {
+TEST_CASE("interp tabs/tneg/trelu: zeros - NaN - INT_MIN", "[interp]") {
   std::vector<float> x = {-0.0f, 0.0f, -2, kNaN, -kInf, 3, -kNaN, 1};
   ih::OpSpec s;
   s.op = "pto.tabs";
@@ -478,7 +478,7 @@ TEST_CASE("interp tabs/tneg/trelu: zeros, NaN, INT_MIN", "[interp]") {
   CHECK(ai[2] == 5);
 }
 
-TEST_CASE("interp trecip i32 truncates, 1/0 is a runtime error", "[interp]") {
+TEST_CASE("interp trecip i32 truncates - 1/0 is a runtime error", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.trecip";
   s.dt = "i32";
@@ -570,7 +570,7 @@ TEST_CASE("interp tdivs i32 by a zero scalar is a runtime error", "[interp]") {
   CHECK(err.find("integer division by zero") != std::string::npos);
 }
 
-TEST_CASE("interp texpands fills the valid region (f16, i32, one column tile)", "[interp]") {
+TEST_CASE("interp texpands fills the valid region (f16 - i32 - one column tile)", "[interp]") {
   ih::Kernel k;
   std::string H = ih::tile("vec", 2, 16, "f16", "valid=?x?");
   int io = k.buf(std::vector<uint16_t>(32, 0x1234), "f16");
@@ -612,7 +612,7 @@ TEST_CASE("interp tlrelu / tprelu: x > 0 ? x : x * slope", "[interp]") {
   CHECK(std::isnan(p[4]));  // -inf * 0
 }
 
-TEST_CASE("interp taxpy: dst = s*src + dst, mixed f16 src forms the product in half", "[interp]") {
+TEST_CASE("interp taxpy: dst = s*src + dst - mixed f16 src forms the product in half", "[interp]") {
   ih::Kernel k;
   std::string F = ih::tile("vec", 1, 16, "f32"), H = ih::tile("vec", 1, 16, "f16");
   std::vector<uint16_t> src(16, 0x3C01);  // 1 + 2^-10
@@ -716,7 +716,7 @@ TEST_CASE("interp tmuladddst / tfusedmuladd(relu) / tsubrelu", "[interp]") {
   CHECK(fbits(d4[4]) == 0);  // relu(0 - 0) = +0
 }
 
-TEST_CASE("interp tpart*: op where both are valid, the valid one elsewhere, else 0", "[interp]") {
+TEST_CASE("interp tpart*: op where both are valid - the valid one elsewhere - else 0", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 2, 8, "f32", "valid=?x?");
   std::vector<float> a(16), b(16);
@@ -745,7 +745,7 @@ TEST_CASE("interp tpart*: op where both are valid, the valid one elsewhere, else
   CHECK(m[9] == 9);
 }
 
-TEST_CASE("interp tcmp: row-aligned LSB-first u8 mask, dst zeroed first, NaN compares", "[interp]") {
+TEST_CASE("interp tcmp: row-aligned LSB-first u8 mask - dst zeroed first - NaN compares", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 2, 16, "f32", "valid=?x?");
   std::string M = ih::tile("vec", 2, 32, "ui8");
@@ -776,7 +776,7 @@ TEST_CASE("interp tcmp: row-aligned LSB-first u8 mask, dst zeroed first, NaN com
   CHECK(n[32] == 0xDF);
 }
 
-TEST_CASE("interp tcmps: exact equality (not the simulator's |a-b| < 1e-9), u32 mask words", "[interp]") {
+TEST_CASE("interp tcmps: exact equality (not the simulator's |a-b| < 1e-9) - u32 mask words", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 1, 64, "f32");
   std::string M = ih::tile("vec", 1, 8, "ui32");

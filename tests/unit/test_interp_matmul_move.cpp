@@ -102,7 +102,7 @@ TEST_CASE("interp tmatmul bf16 -> f32 and tmatmul.acc adds Cin once", "[interp]"
   CHECK(c2[3] == -2);
 }
 
-TEST_CASE("interp tmatmul i8 x i8 -> i32 with negative extremes, tmatmul.bias", "[interp]") {
+TEST_CASE("interp tmatmul i8 x i8 -> i32 with negative extremes - tmatmul.bias", "[interp]") {
   std::vector<int8_t> a = {-128, 127, 1, -1};  // 2x2
   std::vector<int8_t> b = {-128, 1, -128, 2};  // 2x2
   int out;
@@ -129,7 +129,7 @@ TEST_CASE("interp tmatmul i8 x i8 -> i32 with negative extremes, tmatmul.bias", 
   CHECK(cb[1] == c[1] - 1000);
 }
 
-TEST_CASE("interp tgemv: m = 1, k and n from B", "[interp]") {
+TEST_CASE("interp tgemv: m = 1 - k and n from B", "[interp]") {
   std::vector<float> a = {1, 2, 3}, b = {1, 0, 0, 1, 1, 1};  // 1x3 . 3x2
   int out;
   ih::Kernel k = matmul_kernel<float>("f32", "f32", 1, 3, 2, a, b, "", out);
@@ -142,7 +142,7 @@ TEST_CASE("interp tgemv: m = 1, k and n from B", "[interp]") {
   CHECK(c[1] == 5);
 }
 
-TEST_CASE("interp tmov Acc f32 -> Vec f16 rounds to nearest even, relu variant", "[interp]") {
+TEST_CASE("interp tmov Acc f32 -> Vec f16 rounds to nearest even - relu variant", "[interp]") {
   std::vector<float> a = {1, 1, 1, -3}, b = {1, std::ldexp(1.0f, -11), 70000, 1};  // 1x4 . 4x1? use 2x2
   int out;
   // A = [1 1; 1 -3], B = [1 2^-11; 70000 1]
@@ -298,7 +298,7 @@ TEST_CASE("interp ttrans over the src valid region (i16) and tconcat", "[interp]
   CHECK(c == want);
 }
 
-TEST_CASE("interp tfillpad: whole physical dst, pad by dst's pad value (f32, f16, i16)", "[interp]") {
+TEST_CASE("interp tfillpad: whole physical dst - pad by dst's pad value (f32 - f16 - i16)", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 4, 8, "f32", "valid=?x?");
   std::string D = ih::tile("vec", 4, 8, "f32", "pad=3");
@@ -338,7 +338,7 @@ TEST_CASE("interp tfillpad: whole physical dst, pad by dst's pad value (f32, f16
   CHECK(i[31] == -32768);
 }
 
-TEST_CASE("interp tgather index form (flat physical index, OOB -> 0) and mask form", "[interp]") {
+TEST_CASE("interp tgather index form (flat physical index - OOB -> 0) and mask form", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 8, "f32");
   std::string I = ih::tile("vec", 1, 8, "i32");
@@ -365,7 +365,7 @@ TEST_CASE("interp tgather index form (flat physical index, OOB -> 0) and mask fo
   CHECK(k.get<float>(im) == even);
 }
 
-TEST_CASE("interp tscatter: dst[idx[r,c], c] = src[r,c], bad index is an error", "[interp]") {
+TEST_CASE("interp tscatter: dst[idx[r -c] - c] = src[r -c] - bad index is an error", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 8, "f32");
   std::string I = ih::tile("vec", 2, 8, "i32");
@@ -418,7 +418,7 @@ TEST_CASE("interp tgemv.acc and tgemv.bias", "[interp]") {
   CHECK(k.get<float>(o3) == std::vector<float>{13.5f, 0});
 }
 
-TEST_CASE("interp tfillpad_expand into a larger tile, tgatherb by byte offsets", "[interp]") {
+TEST_CASE("interp tfillpad_expand into a larger tile - tgatherb by byte offsets", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 8, "i32");
   std::string D = ih::tile("vec", 4, 16, "i32", "pad=2");

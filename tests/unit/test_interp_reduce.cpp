@@ -46,7 +46,7 @@ TEST_CASE("interp trowsum f32 sums sequentially left to right", "[interp]") {
   CHECK(fbits(d[4]) == 0);  // 0 + (-0) ... starts at +0
 }
 
-TEST_CASE("interp trowsum f16 accumulates in f32, tcolsum f16 accumulates in f16", "[interp]") {
+TEST_CASE("interp trowsum f16 accumulates in f32 - tcolsum f16 accumulates in f16", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 16, 16, "f16");
   std::string R = ih::tile("vec", 16, 1, "f16", "blayout=col_major");
@@ -82,7 +82,7 @@ TEST_CASE("interp trowsum f16 accumulates in f32, tcolsum f16 accumulates in f16
   CHECK(c[3] == 0xFBFF);
 }
 
-TEST_CASE("interp trowsum ragged: iterates the src valid region, writes dst[r, 0] only", "[interp]") {
+TEST_CASE("interp trowsum ragged: iterates the src valid region - writes dst[r - 0] only", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 4, 8, "i32", "valid=?x?");
   std::string D = ih::tile("vec", 4, 8, "i32");
@@ -102,7 +102,7 @@ TEST_CASE("interp trowsum ragged: iterates the src valid region, writes dst[r, 0
   CHECK(d[1] == -1);   // only column 0 written
 }
 
-TEST_CASE("interp trowmax/trowmin: a NaN anywhere gives NaN, zero sign of the first extreme", "[interp]") {
+TEST_CASE("interp trowmax/trowmin: a NaN anywhere gives NaN - zero sign of the first extreme", "[interp]") {
   std::vector<float> x(64, 0);
   float r0[8] = {1, kNaN, 3, 2, 0, 0, 0, 0};
   float r1[8] = {kNaN, 5, 6, 7, 1, 1, 1, 1};
@@ -127,7 +127,7 @@ TEST_CASE("interp trowmax/trowmin: a NaN anywhere gives NaN, zero sign of the fi
   CHECK(std::isnan(pr[0]));
 }
 
-TEST_CASE("interp tcolmax/tcolmin/tcolprod over i32 and i8 (a5), one-row tiles", "[interp]") {
+TEST_CASE("interp tcolmax/tcolmin/tcolprod over i32 and i8 (a5) - one-row tiles", "[interp]") {
   ih::Kernel k;
   k.arch = "a5";
   std::string T = ih::tile("vec", 3, 8, "i32");
@@ -186,7 +186,7 @@ TEST_CASE("interp tcolsum ragged with one-column source", "[interp]") {
   CHECK(c[1] == -1);
 }
 
-TEST_CASE("interp trowargmax/trowargmin: first occurrence, NaN wins", "[interp]") {
+TEST_CASE("interp trowargmax/trowargmin: first occurrence - NaN wins", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 8, 8, "f32");
   std::string I = ih::tile("vec", 8, 1, "ui32", "blayout=col_major");
@@ -280,7 +280,7 @@ TEST_CASE("interp trowexpand / tcolexpand broadcast column 0 / row 0", "[interp]
   CHECK(e[56] == 10);
 }
 
-TEST_CASE("interp trowexpandsub mode 1 (R x 1 column), operand order preserved", "[interp]") {
+TEST_CASE("interp trowexpandsub mode 1 (R x 1 column) - operand order preserved", "[interp]") {
   ih::Kernel k;
   std::string F = ih::tile("vec", 8, 8, "f32");
   std::string S = ih::tile("vec", 8, 1, "f32", "blayout=col_major");
@@ -331,7 +331,7 @@ TEST_CASE("interp trowexpanddiv mode 2 tiles the 32-byte block cyclically", "[in
   CHECK(d[17] == 12);
 }
 
-TEST_CASE("interp trowexpand{add,mul,max,min,expdif}", "[interp]") {
+TEST_CASE("interp trowexpand{add -mul -max -min -expdif}", "[interp]") {
   std::string F = ih::tile("vec", 8, 8, "f32");
   std::string S = ih::tile("vec", 8, 1, "f32", "blayout=col_major");
   std::vector<float> x(64);
@@ -366,7 +366,7 @@ TEST_CASE("interp trowexpand{add,mul,max,min,expdif}", "[interp]") {
   CHECK(std::isnan(e[32]));
 }
 
-TEST_CASE("interp tcolexpand{mul,add,sub,div,max,min,expdif} broadcast row 0 of src1", "[interp]") {
+TEST_CASE("interp tcolexpand{mul -add -sub -div -max -min -expdif} broadcast row 0 of src1", "[interp]") {
   std::string F = ih::tile("vec", 4, 8, "f32");
   std::string R = ih::tile("vec", 1, 8, "f32");
   std::vector<float> x(32);
@@ -420,7 +420,7 @@ TEST_CASE("interp trowexpanddiv i32 by zero is a runtime error (a5)", "[interp]"
   IH_FAILS(k, "integer division by zero");
 }
 
-TEST_CASE("interp tpairreducesum adds neighbouring pairs, zero-fills the rest", "[interp]") {
+TEST_CASE("interp tpairreducesum adds neighbouring pairs - zero-fills the rest", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 8, "f32", "valid=?x?");
   std::string D = ih::tile("vec", 2, 8, "f32");
