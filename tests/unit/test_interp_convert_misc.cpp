@@ -169,7 +169,7 @@ TEST_CASE("interp tcvt f16 -> i8/u8 and u32 -> f32 (unsigned source)", "[interp]
   CHECK(f[1] == 2147483648.0f);
 }
 
-TEST_CASE("interp tdequant: (src - offset[r]) * scale[r]", "[interp]") {
+TEST_CASE("interp tdequant: (src - offset(r)) * scale(r)", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 16, "i16");
   std::string P = ih::tile("vec", 2, 8, "f32");

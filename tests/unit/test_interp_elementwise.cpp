@@ -325,7 +325,7 @@ TEST_CASE("interp shifts: arithmetic for signed - logical for unsigned - wrap on
   CHECK(l[2] == -8);
 }
 
-TEST_CASE("interp shift counts outside [0 - width) are runtime errors", "[interp]") {
+TEST_CASE("interp shift counts outside 0..width-1 are runtime errors", "[interp]") {
   ih::OpSpec s;
   s.op = "pto.tshl";
   s.dt = "i8";

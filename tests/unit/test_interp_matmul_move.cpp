@@ -365,7 +365,7 @@ TEST_CASE("interp tgather index form (flat physical index - OOB -> 0) and mask f
   CHECK(k.get<float>(im) == even);
 }
 
-TEST_CASE("interp tscatter: dst[idx[r -c] - c] = src[r -c] - bad index is an error", "[interp]") {
+TEST_CASE("interp tscatter: dst(idx(r -c) - c) = src(r -c) - bad index is an error", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 8, "f32");
   std::string I = ih::tile("vec", 2, 8, "i32");

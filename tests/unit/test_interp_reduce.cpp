@@ -82,7 +82,7 @@ TEST_CASE("interp trowsum f16 accumulates in f32 - tcolsum f16 accumulates in f1
   CHECK(c[3] == 0xFBFF);
 }
 
-TEST_CASE("interp trowsum ragged: iterates the src valid region - writes dst[r - 0] only", "[interp]") {
+TEST_CASE("interp trowsum ragged: iterates the src valid region - writes dst(r - 0) only", "[interp]") {
   ih::Kernel k;
   std::string T = ih::tile("vec", 4, 8, "i32", "valid=?x?");
   std::string D = ih::tile("vec", 4, 8, "i32");
