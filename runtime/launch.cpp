@@ -333,7 +333,12 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       std::string e;
       bool ok;
       try {
-        ok = interp.run_block(req.fn, args, b, nb, e);
+        if (req.native) {
+          req.native->run(args, b, nb);
+          ok = true;
+        } else {
+          ok = interp.run_block(req.fn, args, b, nb, e);
+        }
       } catch (const std::exception& x) {
         ok = false;
         e = std::string("runtime error: ") + x.what();

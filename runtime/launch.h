@@ -8,6 +8,7 @@
 
 #include "interp.h"
 #include "ir.h"
+#include "jit.h"
 #include "npy.h"
 
 namespace ptoas::rt {
@@ -46,6 +47,7 @@ struct LaunchRequest {
   std::vector<KernelArg> args;
   int64_t blocks = 1;
   unsigned threads = 0;   // worker threads; 0: hardware_concurrency (never more than blocks)
+  const JitKernel* native = nullptr;  // run this JIT-compiled kernel instead of the interpreter
 };
 
 // Parses `text` as a value of scalar type `t` into `out` (Int for integers,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "codegen.h"
 #include "diag.h"
 #include "frontend.h"
 #include "ir.h"
@@ -123,10 +124,13 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output,
                  "Output file, or - for standard output (text outputs default to stdout)");
   app.add_option("--target", target,
-                 "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. Code generation "
-                 "is not implemented yet; every target answers --emit=ir")
+                 "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. avx2 generates "
+                 "code (--emit=obj|asm|header); every target answers --emit=ir")
       ->check(CLI::IsMember({"cce", "avx2", "avx512", "sve", "ptx", "amdgpu", "host"}));
-  app.add_option("--emit", emit, "What to produce: ir (canonical IR after verification)")
+  app.add_option("--emit", emit,
+                 "What to produce: ir (canonical IR after verification); for -target=avx2 also "
+                 "obj (the default: a relocatable x86-64 ELF .o), asm (Intel-syntax listing) and "
+                 "header (C prototypes)")
       ->check(CLI::IsMember({"ir", "obj", "asm", "header", "ptx", "cpp"}));
   app.add_option("--pto-arch", arch,
                  "a3 or a5 (case-insensitive); overrides the module's pto.target_arch; default a3");
@@ -181,10 +185,37 @@ int main(int argc, char** argv) {
   opts.syntax_only = syntax_only;
   opts.no_verify = no_verify;
 
-  if (!syntax_only && emit != "ir") {
-    std::fprintf(stderr, "ptoas: error: target %s is not implemented yet (use --emit=ir)\n",
-                 target.c_str());
+  // Native targets with a backend: avx2 (obj by default, asm, header).
+  ptoas::cg::Target cg_target;
+  bool native = ptoas::cg::parse_target(target, cg_target);
+  if (native && emit.empty()) emit = "obj";
+  bool native_emit = native && (emit == "obj" || emit == "asm" || emit == "header");
+  if (!syntax_only && emit != "ir" && !native_emit) {
+    if (native)
+      std::fprintf(stderr, "ptoas: error: --emit=%s is not available for target %s (use obj, asm, "
+                   "header or ir)\n", emit.c_str(), target.c_str());
+    else
+      std::fprintf(stderr, "ptoas: error: target %s is not implemented yet (use --emit=ir)\n",
+                   target.c_str());
     return kExitBadInput;
+  }
+  if (!syntax_only && emit == "obj") {
+    // Binary output: never to a terminal; from stdin it needs -o.
+    if (output.empty() && input == "-") {
+      std::fprintf(stderr, "ptoas: error: an object from standard input needs -o FILE\n");
+      return kExitUsage;
+    }
+    if (output == "-" && ::isatty(STDOUT_FILENO)) {
+      std::fprintf(stderr, "ptoas: error: refusing to write an object file to a terminal\n");
+      return kExitUsage;
+    }
+    if (output.empty()) {
+      std::string base = input.substr(input.find_last_of('/') == std::string::npos
+                                           ? 0 : input.find_last_of('/') + 1);
+      size_t dot = base.find_last_of('.');
+      if (dot != std::string::npos && dot > 0) base.resize(dot);
+      output = base + ".o";
+    }
   }
 
   std::string text, err;
@@ -203,5 +234,19 @@ int main(int argc, char** argv) {
                  st.tokens, st.statements, st.instructions, st.ir_bytes);
   if (!ok) return kExitBadInput;
   if (syntax_only) return 0;
-  return write_output(output, ptoas::print_module(module)) ? 0 : kExitBadInput;
+  if (emit == "ir") return write_output(output, ptoas::print_module(module)) ? 0 : kExitBadInput;
+  if (emit == "header") {
+    std::string h;
+    if (!ptoas::cg::c_header(module, h, diag)) return kExitBadInput;
+    return write_output(output, h) ? 0 : kExitBadInput;
+  }
+  ptoas::cg::ModuleCode code;
+  if (!ptoas::cg::compile_module(module, cg_target, code, diag)) return kExitBadInput;
+  if (emit == "asm") return write_output(output, ptoas::cg::asm_listing(module, code)) ? 0 : kExitBadInput;
+  std::string obj;
+  if (!ptoas::cg::write_object(module, code, obj, err)) {
+    std::fprintf(stderr, "ptoas: error: %s\n", err.c_str());
+    return kExitBadInput;
+  }
+  return write_output(output, obj) ? 0 : kExitBadInput;
 }

@@ -103,9 +103,9 @@ int main(int argc, char** argv) {
 
   app.add_option("input", input, "Kernel .pto file, or - for standard input")->required();
   app.add_option("--target", target,
-                 "Where to run: interp (the reference interpreter) or host (default; no native "
-                 "backend yet, so it runs on the interpreter). avx2, avx512, sve, ptx, amdgpu and "
-                 "cce are not implemented yet")
+                 "Where to run: interp (the reference interpreter), avx2 (JIT-compiled x86-64 "
+                 "code) or host (default; runs on the interpreter for now). avx512, sve, ptx, "
+                 "amdgpu and cce are not implemented yet")
       ->check(CLI::IsMember({"host", "interp", "avx2", "avx512", "sve", "ptx", "amdgpu", "cce"}));
   app.add_option("--arg", arg_opts, "NAME=VALUE or NAME=file.npy: an argument for parameter NAME")
       ->expected(1)
@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
       !split(inout_opts, Binding::InOut, "--inout"))
     return kExitUsage;
 
-  if (target != "interp" && target != "host") {
+  if (target != "interp" && target != "host" && target != "avx2") {
     std::fprintf(stderr, "ptorun: error: target %s is not implemented yet; use --target=interp\n",
                  target.c_str());
     return kExitBadInput;
@@ -209,6 +209,13 @@ int main(int argc, char** argv) {
     error(err);
     return kExitBadInput;
   }
+  // Native targets: JIT-assemble the kernel (W^X pages) and run it through
+  // the same launcher checks.
+  ptoas::rt::JitKernel jit;
+  if (target == "avx2" && !jit.load(module, fn, target, diag, err)) {
+    error(err);
+    return kExitBadInput;
+  }
   std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(module, fn);
   auto param = [&](const std::string& name) -> const ptoas::rt::ParamInfo* {
     std::string n = !name.empty() && name[0] == '%' ? name.substr(1) : name;
@@ -225,6 +232,7 @@ int main(int argc, char** argv) {
   req.fn = fn;
   req.blocks = blocks;
   req.threads = threads;
+  if (target == "avx2") req.native = &jit;
   bool missing_file = false, bad_file = false;
   struct Writeback {
     std::string path;

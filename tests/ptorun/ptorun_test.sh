@@ -436,9 +436,9 @@ run vcopy.pto --target=interp --function nosuch
 expect_rc 1 "--function nosuch"
 expect_err "no function named 'nosuch'" "--function nosuch"
 
-run vcopy.pto --target=avx2 --arg a=a200.npy --arg n=200 --out c=e.npy
+run vcopy.pto --target=avx512 --arg a=a200.npy --arg n=200 --out c=e.npy
 expect_rc 1 "unimplemented target"
-expect_err "ptorun: error: target avx2 is not implemented yet; use --target=interp" "unimplemented target"
+expect_err "ptorun: error: target avx512 is not implemented yet; use --target=interp" "unimplemented target"
 expect_no_file e.npy "unimplemented target"
 run vcopy.pto -target=sve
 expect_rc 1 "unimplemented target (single dash)"

@@ -1,0 +1,185 @@
+// Frame planning shared by the CPU encoders (plan.h).
+#include "plan.h"
+
+#include <algorithm>
+
+namespace ptoas::cg {
+
+namespace {
+
+// Tile memory per location and arch, as the interpreter sizes its arenas
+// (runtime/interp/exec.cpp arena_sizes; duplicated because encoders/ may not
+// include runtime/).
+size_t loc_bytes(Arch arch, Loc l) {
+  switch (l) {
+    case Loc::Vec: return arch == Arch::A5 ? 256 * 1024 : 192 * 1024;
+    case Loc::Mat: return 512 * 1024;
+    case Loc::Left: case Loc::Right: return 64 * 1024;
+    case Loc::Acc: return arch == Arch::A5 ? 256 * 1024 : 128 * 1024;
+    case Loc::Bias: case Loc::Scaling: return 64 * 1024;
+    default: return 0;
+  }
+}
+
+size_t tile_bytes(const Type& t) {
+  size_t es = std::max(1u, dtype_bytes(t.elem));
+  return size_t(std::max(0, t.rows)) * size_t(std::max(0, t.cols)) * es;
+}
+
+}  // namespace
+
+bool parse_target(std::string_view name, Target& out) {
+  if (name == "avx2") {
+    out = Target::Avx2;
+    return true;
+  }
+  return false;
+}
+
+std::string_view target_name(Target) { return "avx2"; }
+
+unsigned slot_count(const Type& t) {
+  switch (t.kind) {
+    case TypeKind::Scalar: return 1;
+    case TypeKind::Ptr: return 1;
+    case TypeKind::TensorView:
+    case TypeKind::PartitionView: return 1 + 2u * t.rank;
+    case TypeKind::TileBuf: return 3;
+    default: return 0;
+  }
+}
+
+bool constant_int(const Module& m, ValueId v, int64_t& out) {
+  InstId d = m.values[v].def;
+  if (d == kNone) return false;
+  const Inst& in = m.inst(d);
+  if (in.op != Op::Constant) return false;
+  const Attr* a = m.find_attr(in, "value");
+  if (!a || (a->kind != AttrKind::Int && a->kind != AttrKind::Bool)) return false;
+  out = a->ival;
+  return true;
+}
+
+void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::string_view what) {
+  std::string msg;
+  if (!what.empty()) {
+    msg = std::string(what) + " is not supported on " + std::string(target_name(t));
+  } else {
+    DType d = DType::None;
+    if (in.n_res) d = m.type_of(in.res).elem;
+    else if (in.n_outs) d = m.type_of(m.operand(in, in.n_ins)).elem;
+    else if (in.n_ins) d = m.type_of(m.operand(in, 0)).elem;
+    msg = "op " + std::string(op_name(in.op)) + " with dtype " +
+          std::string(d == DType::None ? "none" : dtype_name(d)) + " is not supported on " +
+          std::string(target_name(t));
+  }
+  diag.error(in.loc, 0, msg);
+}
+
+bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag) {
+  const Inst& f = m.inst(fn);
+  int errs = diag.error_count();
+  p.slots.assign(m.values.size(), Slot{});
+  p.alloc_offset.assign(m.insts.size(), kNone);
+  p.nslots = 0;
+  auto give = [&](ValueId v, const Inst& at) {
+    const Type& t = m.type_of(v);
+    unsigned n = slot_count(t);
+    if (n == 0) {
+      diag.error(at.loc, 0, "values of type " + std::string(m.types.text(m.values[v].type)) +
+                                " are not supported on " + std::string(target_name(tg)));
+      n = 1;
+    }
+    p.slots[v] = Slot{int32_t(p.nslots), uint16_t(n)};
+    p.nslots += n;
+  };
+  const Region& body = m.region(f, 0);
+  for (unsigned i = 0; i < body.arg_count; ++i) {
+    ValueId v = m.region_arg(body, i);
+    const Type& t = m.type_of(v);
+    if (t.kind != TypeKind::Ptr && t.kind != TypeKind::Scalar) {
+      diag.error(f.loc, 0, "parameter %" + std::string(m.str(m.values[v].name)) + " of type " +
+                               std::string(m.types.text(m.values[v].type)) +
+                               " cannot be passed to a CPU kernel (only !pto.ptr and scalars)");
+      continue;
+    }
+    give(v, f);
+  }
+  p.block_idx_slot = p.nslots++;
+  p.block_num_slot = p.nslots++;
+  unsigned max_temp = 1;
+  size_t bump[8] = {}, top[8] = {};
+  walk_region(m, body, [&](InstId id, const Inst& in) {
+    for (unsigned r = 0; r < in.n_res; ++r) give(in.res + r, in);
+    for (unsigned k = 0; k < in.n_regions; ++k) {
+      const Region& rg = m.region(in, k);
+      for (unsigned a = 0; a < rg.arg_count; ++a) {
+        ValueId v = m.region_arg(rg, a);
+        TypeKind tk = m.type_of(v).kind;
+        if (tk != TypeKind::Scalar && tk != TypeKind::Ptr)
+          unsupported(m, in, diag, tg, "a region argument of type " + std::string(m.types.text(m.values[v].type)));
+        give(v, in);
+      }
+    }
+    max_temp = std::max<unsigned>(max_temp, in.n_ins + in.n_res);
+    if (in.op != Op::AllocTile) return;
+    const Type& t = m.type_of(in.res);
+    size_t loc = size_t(t.loc);
+    if (loc >= 7 || t.rows <= 0 || t.cols <= 0) {
+      unsupported(m, in, diag, tg, "this tile type");
+      return;
+    }
+    size_t bytes = tile_bytes(t);
+    size_t cap = loc_bytes(m.arch, t.loc);
+    if (in.flags & kInstHasAddr) {
+      int64_t addr;
+      if (!constant_int(m, m.operand(in, 0), addr) || addr < 0) {
+        unsupported(m, in, diag, tg, "a tile address that is not a non-negative constant");
+        return;
+      }
+      if (size_t(addr) + bytes > cap) {
+        diag.error(in.loc, 0, "tile at addr " + std::to_string(addr) + " (" + std::to_string(bytes) +
+                                  " bytes) does not fit the " + std::string(loc_name(t.loc)) +
+                                  " memory of " + std::to_string(cap) + " bytes");
+        return;
+      }
+      p.alloc_offset[id] = uint32_t(addr);
+      top[loc] = std::max(top[loc], size_t(addr) + bytes);
+      return;
+    }
+    size_t off = (bump[loc] + 63) & ~size_t(63);
+    if (off + bytes > cap) {
+      diag.error(in.loc, 0, "tile memory overflow: the " + std::string(loc_name(t.loc)) +
+                                " tiles need " + std::to_string(off + bytes) + " bytes, the " +
+                                (m.arch == Arch::A5 ? "a5 " : "a3 ") + std::string(loc_name(t.loc)) +
+                                " memory holds " + std::to_string(cap));
+      return;
+    }
+    p.alloc_offset[id] = uint32_t(off);
+    bump[loc] = off + bytes;
+    top[loc] = std::max(top[loc], bump[loc]);
+  });
+  // Lay the locations out one after the other; rebase the slot offsets.
+  size_t base[8] = {}, total = 0;
+  for (size_t l = 0; l < 8; ++l) {
+    base[l] = total;
+    total += (top[l] + 63) & ~size_t(63);
+  }
+  if (total > kMaxTileArenaBytes) {
+    diag.error(f.loc, 0, "the tiles of @" + std::string(m.attr_word(f, "sym_name")) + " need " +
+                             std::to_string(total) + " bytes; the " + std::string(target_name(tg)) +
+                             " backend keeps tiles on the stack and allows at most " +
+                             std::to_string(kMaxTileArenaBytes));
+  }
+  walk_region(m, body, [&](InstId id, const Inst& in) {
+    if (in.op == Op::AllocTile && p.alloc_offset[id] != kNone)
+      p.alloc_offset[id] += uint32_t(base[size_t(m.type_of(in.res).loc)]);
+  });
+  p.arena_bytes = uint32_t(std::min(total, kMaxTileArenaBytes));
+  p.temp_first = p.nslots;
+  p.temp_count = max_temp;
+  p.nslots += max_temp;
+  return diag.error_count() == errs;
+}
+
+}  // namespace ptoas::cg

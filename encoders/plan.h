@@ -1,0 +1,59 @@
+// Shared lowering for the CPU encoders: the frame plan of one function.
+//
+// Every SSA value of the function gets consecutive 8-byte stack slots:
+//   scalar (int/index/i1 canonical 64-bit, f32 bits in the low half, f64) 1
+//   !pto.ptr                                      1  (the address)
+//   tensor / partition view of rank r         1+2r  (base, shape[r], strides[r] in elements)
+//   tile                                          3  (byte offset in the tile arena,
+//                                                     valid rows, valid cols)
+// Tile slots are static per alloc_tile instruction: bump-allocated per
+// location (64-byte aligned) in program order as the interpreter does at
+// first execution, or at an explicit constant `addr`; the locations follow
+// each other in one arena that must fit the arch's memory sizes and
+// kMaxTileArenaBytes.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen.h"
+
+namespace ptoas::cg {
+
+struct Slot {
+  int32_t first = -1;  // -1: no slot (not a value of this function)
+  uint16_t count = 0;
+};
+
+struct FramePlan {
+  std::vector<Slot> slots;         // by ValueId
+  uint32_t nslots = 0;
+  uint32_t temp_first = 0, temp_count = 0;  // scratch slots (yield copies)
+  uint32_t block_idx_slot = 0, block_num_slot = 0;
+  std::vector<uint32_t> alloc_offset;  // by InstId: byte offset in the arena, kNone if none
+  uint32_t arena_bytes = 0;            // multiple of 64
+};
+
+// Slots a value of type t needs; 0 when such values cannot live in slots.
+unsigned slot_count(const Type& t);
+
+// The integer constant a value is defined by (arith.constant), if it is one.
+bool constant_int(const Module& m, ValueId v, int64_t& out);
+
+// The located `op X with dtype Y is not supported on T` diagnostic.
+void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::string_view what = {});
+
+bool plan_frame(const Module& m, InstId fn, Target t, FramePlan& plan, Diag& diag);
+
+// Visits every instruction of a region tree in program order (pre-order).
+template <class F>
+void walk_region(const Module& m, const Region& r, F&& f) {
+  for (unsigned i = 0; i < r.inst_count; ++i) {
+    InstId id = m.region_inst(r, i);
+    const Inst& in = m.inst(id);
+    f(id, in);
+    for (unsigned k = 0; k < in.n_regions; ++k) walk_region(m, m.region(in, k), f);
+  }
+}
+
+}  // namespace ptoas::cg

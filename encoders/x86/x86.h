@@ -1,0 +1,35 @@
+// The x86-64 encoder (AVX2), internal to libptoas_codegen. Xbyak lives only
+// in x86_codegen.cpp, Zydis only in x86_listing.cpp, LLVM MC only in
+// x86_elf.cpp.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen.h"
+
+namespace ptoas::cg::x86 {
+
+// Machine code of one function (SysV ABI of codegen.h).
+bool compile_function(const Module& m, InstId fn, Target t, FuncCode& out, Diag& diag);
+
+// The constants every function addresses through its rodata fixup.
+std::vector<uint8_t> rodata();
+
+// The packed-argument thunk for `fn` (codegen.h JitImage), placed at byte
+// `thunk_pos` of an image whose kernel starts at byte `kernel_pos`.
+bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_pos,
+                  std::vector<uint8_t>& out, std::string& err);
+
+// Intel-syntax text of each instruction in `code` (Zydis), with the offset
+// of each; `base` is the address of code[0] used for branch targets.
+struct DecodedInst {
+  uint64_t offset;
+  uint8_t length;
+  std::string text;
+};
+std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base);
+
+bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
+
+}  // namespace ptoas::cg::x86

@@ -1,0 +1,1323 @@
+// x86-64 AVX2 code generation with Xbyak (the only translation unit that
+// includes it). A simple, deterministic first design (docs/x86_backend.md):
+//
+//   * every SSA value lives in stack slots (encoders/plan.h); scalar code
+//     loads operands into rax/rcx (xmm0/xmm1), computes, stores;
+//   * scf.for / scf.if / scf.while are branches; yields copy through scratch
+//     slots;
+//   * views are (base, shape, strides) computed at run time;
+//   * tile ops are row loops over the valid region: 8 x 32-bit lanes per
+//     ymm, the ragged tail with vmaskmovps (masked lanes are never loaded
+//     or stored), so nothing outside the valid region or a buffer is touched.
+//
+// Registers: rbp frame, r15 tile arena base, r14 constants base; rbx, r12,
+// r13 callee-saved scratch; ymm15 the tail mask inside tile loops.
+#include <xbyak/xbyak.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+#include "plan.h"
+#include "x86.h"
+
+namespace ptoas::cg::x86 {
+
+namespace {
+
+using namespace Xbyak;
+using namespace Xbyak::util;
+
+// Constants (rodata()) offsets.
+constexpr int kMaskTable = 0;   // 8 x 0xffffffff, 8 x 0
+constexpr int kSignF32 = 64;    // 0x80000000
+constexpr int kAbsF32 = 68;     // 0x7fffffff
+constexpr int kOneF32 = 72;     // 1.0f
+constexpr int kRodataBytes = 128;
+
+// Xbyak's AutoGrow buffer without mprotect: the bytes are copied out and
+// never executed from here.
+struct PlainAlloc : Allocator {
+  bool useProtect() const override { return false; }
+};
+PlainAlloc g_alloc;
+
+int64_t wrap(DType d, int64_t v) {
+  switch (d) {
+    case DType::I1: return v & 1;
+    case DType::I8: return int8_t(v);
+    case DType::U8: return uint8_t(v);
+    case DType::I16: return int16_t(v);
+    case DType::U16: return uint16_t(v);
+    case DType::I32: return int32_t(v);
+    case DType::U32: return uint32_t(v);
+    default: return v;
+  }
+}
+
+unsigned int_bits(DType d) {
+  if (d == DType::Index || d == DType::I64 || d == DType::U64) return 64;
+  return dtype_bytes(d) * 8;
+}
+
+bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index || d == DType::I1; }
+
+class Gen : public CodeGenerator {
+ public:
+  Gen(const Module& m, InstId fn, Target t, const FramePlan& p, Diag& d)
+      : CodeGenerator(4096, AutoGrow, &g_alloc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d) {}
+
+  bool run(FuncCode& out);
+
+ private:
+  const Module& m_;
+  InstId fn_;
+  Target tg_;
+  const FramePlan& p_;
+  Diag& diag_;
+  Label epilogue_;
+  std::vector<LineEntry>* lines_ = nullptr;
+  bool ok_ = true;
+
+  // ---- slots ----
+  int disp(uint32_t slot) const { return -int(48 + 8 * slot); }
+  uint32_t sl(ValueId v, unsigned k = 0) const { return uint32_t(p_.slots[v].first) + k; }
+  Address q(ValueId v, unsigned k = 0) { return qword[rbp + disp(sl(v, k))]; }
+  Address d32(ValueId v) { return dword[rbp + disp(sl(v))]; }
+  Address qs(uint32_t slot) { return qword[rbp + disp(slot)]; }
+  const ptoas::Type& ty(ValueId v) const { return m_.type_of(v); }
+  ValueId op(const Inst& in, unsigned i) const { return m_.operand(in, i); }
+
+  void fail(const Inst& in, std::string_view what = {}) {
+    unsupported(m_, in, diag_, tg_, what);
+    ok_ = false;
+  }
+
+  // Canonical 64-bit form of an integer of type d in r.
+  void canon(const Reg64& r, DType d) {
+    switch (d) {
+      case DType::I1: and_(r, 1); break;
+      case DType::I8: movsx(r, r.cvt8()); break;
+      case DType::U8: movzx(r.cvt32(), r.cvt8()); break;
+      case DType::I16: movsx(r, r.cvt16()); break;
+      case DType::U16: movzx(r.cvt32(), r.cvt16()); break;
+      case DType::I32: movsxd(r, r.cvt32()); break;
+      case DType::U32: mov(r.cvt32(), r.cvt32()); break;
+      default: break;
+    }
+  }
+  // Zero-extension of the low `bits` bits (the unsigned view).
+  void zext(const Reg64& r, unsigned bits) {
+    if (bits == 1) and_(r, 1);
+    else if (bits == 8) movzx(r.cvt32(), r.cvt8());
+    else if (bits == 16) movzx(r.cvt32(), r.cvt16());
+    else if (bits == 32) mov(r.cvt32(), r.cvt32());
+  }
+
+  void mark(const Inst& in) {
+    uint32_t off = uint32_t(getSize());
+    if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
+    else lines_->push_back({off, in.loc});
+  }
+
+  void prologue();
+  InstId region(const Region& r);
+  void inst(const Inst& in, InstId id);
+  void copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to);
+  void scalar(const Inst& in);
+  void view(const Inst& in);
+  void alloc(const Inst& in, InstId id);
+  void tile_op(const Inst& in);
+  void tload(const Inst& in);
+  void tstore(const Inst& in);
+  bool tile_type_ok(const Inst& in, ValueId v, bool movement);
+  void clamp(const Reg64& r, int64_t cap) {
+    mov(rcx, cap);
+    cmp(r, rcx);
+    cmovg(r, rcx);
+  }
+  void tile_ptr(const Reg64& r, ValueId t) {
+    mov(r, q(t, 0));
+    add(r, r15);
+  }
+  // Row loop over r8 rows x r9 cols (see the file comment). `ptrs` are the
+  // row pointer registers, advanced by `strides` (an immediate byte count,
+  // or a register).
+  struct Stride {
+    const Reg64* reg;
+    int64_t imm;
+  };
+  void row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
+                const std::function<void(bool)>& body);
+};
+
+bool Gen::run(FuncCode& out) {
+  lines_ = &out.lines;
+  const Inst& f = m_.inst(fn_);
+  mark(f);
+  prologue();
+  out.rodata_fixup = uint32_t(getSize() - 4);
+  InstId term = region(m_.region(f, 0));
+  (void)term;
+  L(epilogue_);
+  vzeroupper();
+  lea(rsp, ptr[rbp - 40]);
+  pop(r15);
+  pop(r14);
+  pop(r13);
+  pop(r12);
+  pop(rbx);
+  pop(rbp);
+  ret();
+  if (!ok_) return false;
+  ready();
+  out.code.assign(getCode(), getCode() + getSize());
+  return true;
+}
+
+void Gen::prologue() {
+  push(rbp);
+  mov(rbp, rsp);
+  push(rbx);
+  push(r12);
+  push(r13);
+  push(r14);
+  push(r15);
+  uint64_t frame = uint64_t(p_.nslots) * 8 + 8 + p_.arena_bytes + 64;
+  sub(rsp, uint32_t(frame));
+  and_(rsp, -64);
+  // Touch every page of the new frame, top down (stack growth, guard pages).
+  if (frame >= 4096) {
+    Label probe;
+    mov(rax, rbp);
+    L(probe);
+    sub(rax, 4096);
+    or_(qword[rax], 0);
+    cmp(rax, rsp);
+    ja(probe, T_NEAR);
+  }
+  mov(r15, rsp);
+  // Parameters to their slots (SysV: integer class in rdi..r9, f32/f64 in
+  // xmm0..7, the rest on the stack in order).
+  const Region& body = m_.region(m_.inst(fn_), 0);
+  static const Reg64 iregs[] = {rdi, rsi, rdx, rcx, r8, r9};
+  unsigned ni = 0, nf = 0, nstack = 0;
+  auto param = [&](uint32_t slot, DType d, bool is_float) {
+    if (is_float) {
+      if (nf < 8) {
+        if (d == DType::F64) vmovq(rax, Xmm(int(nf)));
+        else vmovd(eax, Xmm(int(nf)));
+        ++nf;
+      } else {
+        mov(rax, qword[rbp + int(16 + 8 * nstack++)]);
+        if (d != DType::F64) mov(eax, eax);
+      }
+    } else {
+      if (ni < 6) mov(rax, iregs[ni++]);
+      else mov(rax, qword[rbp + int(16 + 8 * nstack++)]);
+      canon(rax, d);
+    }
+    mov(qs(slot), rax);
+  };
+  for (unsigned i = 0; i < body.arg_count; ++i) {
+    ValueId v = m_.region_arg(body, i);
+    const ptoas::Type& t = ty(v);
+    if (p_.slots[v].first < 0) continue;
+    if (t.kind == TypeKind::Ptr) {
+      param(sl(v), DType::I64, false);
+    } else if (dtype_is_float(t.elem)) {
+      if (t.elem != DType::F32 && t.elem != DType::F64) {
+        fail(m_.inst(fn_), "a " + std::string(dtype_name(t.elem)) + " scalar parameter");
+        continue;
+      }
+      param(sl(v), t.elem, true);
+    } else {
+      param(sl(v), t.elem, false);
+    }
+  }
+  param(p_.block_idx_slot, DType::I64, false);
+  param(p_.block_num_slot, DType::I64, false);
+  // Zero the tile arena (the interpreter's arenas start zeroed).
+  if (p_.arena_bytes) {
+    mov(rdi, r15);
+    mov(ecx, p_.arena_bytes / 8);
+    xor_(eax, eax);
+    rep();
+    stosq();
+  }
+  // lea r14, [rip + rel32]: the rel32 is the rodata fixup (the last 4 bytes).
+  db(0x4C);
+  db(0x8D);
+  db(0x35);
+  dd(0);
+}
+
+InstId Gen::region(const Region& r) {
+  for (unsigned i = 0; i < r.inst_count; ++i) {
+    InstId id = m_.region_inst(r, i);
+    const Inst& in = m_.inst(id);
+    if ((in.op == Op::Yield || in.op == Op::Condition) && i + 1 == r.inst_count) return id;
+    inst(in, id);
+  }
+  return kNone;
+}
+
+void Gen::copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
+  size_t n = std::min(from.size(), to.size());
+  for (size_t k = 0; k < n; ++k) {
+    mov(rax, q(from[k]));
+    mov(qs(p_.temp_first + uint32_t(k)), rax);
+  }
+  for (size_t k = 0; k < n; ++k) {
+    mov(rax, qs(p_.temp_first + uint32_t(k)));
+    mov(q(to[k]), rax);
+  }
+}
+
+void Gen::inst(const Inst& in, InstId id) {
+  const OpInfo& info = op_info(in.op);
+  mark(in);
+  auto operands = [&](const Inst& x, unsigned from, unsigned n) {
+    std::vector<ValueId> v;
+    for (unsigned i = 0; i < n; ++i) v.push_back(op(x, from + i));
+    return v;
+  };
+  auto results = [&](const Inst& x) {
+    std::vector<ValueId> v;
+    for (unsigned i = 0; i < x.n_res; ++i) v.push_back(x.res + i);
+    return v;
+  };
+  auto args = [&](const Region& r, unsigned from) {
+    std::vector<ValueId> v;
+    for (unsigned i = from; i < r.arg_count; ++i) v.push_back(m_.region_arg(r, i));
+    return v;
+  };
+  switch (info.syn) {
+    case Syn::Module: case Syn::Func:
+      fail(in, "a nested function");
+      return;
+    case Syn::Return:
+      if (in.n_ins) {
+        fail(in, "returning values from a kernel");
+        return;
+      }
+      jmp(epilogue_, T_NEAR);
+      return;
+    case Syn::Yield: case Syn::Condition:
+      fail(in, "a terminator in the middle of a region");
+      return;
+    case Syn::Call:
+      fail(in);
+      return;
+    case Syn::For: {
+      const Region& body = m_.region(in, 0);
+      ValueId iv = m_.region_arg(body, 0);
+      std::vector<ValueId> iters = args(body, 1);
+      copy_through_temp(operands(in, 3, in.n_ins - 3u), iters);
+      Label top, end;
+      mov(rax, q(op(in, 2)));
+      test(rax, rax);
+      jle(end, T_NEAR);  // step <= 0: no iterations (the interpreter reports an error)
+      mov(rax, q(op(in, 0)));
+      mov(q(iv), rax);
+      L(top);
+      mov(rax, q(iv));
+      cmp(rax, q(op(in, 1)));
+      jge(end, T_NEAR);
+      InstId t = region(body);
+      if (t != kNone) {
+        const Inst& y = m_.inst(t);
+        mark(y);
+        copy_through_temp(operands(y, 0, y.n_ins), iters);
+      }
+      mov(rax, q(iv));
+      add(rax, q(op(in, 2)));
+      jo(end, T_NEAR);
+      mov(q(iv), rax);
+      jmp(top, T_NEAR);
+      L(end);
+      copy_through_temp(iters, results(in));
+      return;
+    }
+    case Syn::If: {
+      Label els, end;
+      test(byte[rbp + disp(sl(op(in, 0)))], 1);
+      jz(els, T_NEAR);
+      InstId t = region(m_.region(in, 0));
+      if (t != kNone) {
+        const Inst& y = m_.inst(t);
+        mark(y);
+        copy_through_temp(operands(y, 0, y.n_ins), results(in));
+      }
+      jmp(end, T_NEAR);
+      L(els);
+      if (in.n_regions > 1) {
+        InstId e = region(m_.region(in, 1));
+        if (e != kNone) {
+          const Inst& y = m_.inst(e);
+          mark(y);
+          copy_through_temp(operands(y, 0, y.n_ins), results(in));
+        }
+      }
+      L(end);
+      return;
+    }
+    case Syn::While: {
+      const Region& before = m_.region(in, 0);
+      const Region& after = m_.region(in, 1);
+      copy_through_temp(operands(in, 0, in.n_ins), args(before, 0));
+      Label top, end;
+      L(top);
+      InstId c = region(before);
+      if (c == kNone || m_.inst(c).op != Op::Condition) {
+        fail(in, "scf.while without scf.condition");
+        return;
+      }
+      const Inst& cond = m_.inst(c);
+      mark(cond);
+      std::vector<ValueId> fwd = operands(cond, 1, cond.n_ins - 1u);
+      // Forwarded values to the results first: they are also what the after
+      // region receives.
+      copy_through_temp(fwd, results(in));
+      test(byte[rbp + disp(sl(op(cond, 0)))], 1);
+      jz(end, T_NEAR);
+      copy_through_temp(results(in), args(after, 0));
+      InstId y = region(after);
+      if (y != kNone) {
+        const Inst& yi = m_.inst(y);
+        mark(yi);
+        copy_through_temp(operands(yi, 0, yi.n_ins), args(before, 0));
+      }
+      jmp(top, T_NEAR);
+      L(end);
+      return;
+    }
+    case Syn::Const: case Syn::ArithBin: case Syn::ArithUn: case Syn::ArithCmp:
+    case Syn::ArithSelect: case Syn::ArithCast: case Syn::NoArgs:
+      scalar(in);
+      return;
+    case Syn::MakeTensorView: case Syn::PartitionView: case Syn::GetDim: case Syn::AddPtr:
+    case Syn::Subset: case Syn::SetValidShape:
+      view(in);
+      return;
+    case Syn::AllocTile:
+      alloc(in, id);
+      return;
+    case Syn::Dps: case Syn::Opaque:
+      if (info.sem == Sem::Sync || in.op == Op::TPrefetch) return;
+      tile_op(in);
+      return;
+  }
+}
+
+// ---- scalars -----------------------------------------------------------------
+
+void Gen::scalar(const Inst& in) {
+  ValueId res = in.res;
+  const ptoas::Type& rt = ty(res);
+  DType d = rt.elem;
+  switch (in.op) {
+    case Op::GetBlockIdx: mov(rax, qs(p_.block_idx_slot)); mov(q(res), rax); return;
+    case Op::GetBlockNum: mov(rax, qs(p_.block_num_slot)); mov(q(res), rax); return;
+    case Op::GetSubblockIdx: mov(qword[rbp + disp(sl(res))], 0); return;
+    case Op::GetSubblockNum: mov(qword[rbp + disp(sl(res))], 1); return;
+    case Op::Constant: {
+      const Attr* a = m_.find_attr(in, "value");
+      if (rt.kind != TypeKind::Scalar || !a) return fail(in);
+      uint64_t bits = 0;
+      if (dtype_is_float(d)) {
+        if (d != DType::F32 && d != DType::F64) return fail(in);
+        std::string text(m_.str(a->text));
+        bool hex = text.find("0x") != std::string::npos;
+        double v;
+        if (a->kind == AttrKind::Int && hex) {
+          bits = d == DType::F64 ? uint64_t(a->ival) : uint64_t(uint32_t(a->ival));
+          mov(rax, bits);
+          mov(q(res), rax);
+          return;
+        }
+        v = a->kind == AttrKind::Int ? double(a->ival) : std::strtod(text.c_str(), nullptr);
+        if (d == DType::F32) {
+          float f = float(v);
+          uint32_t b;
+          std::memcpy(&b, &f, 4);
+          bits = b;
+        } else {
+          std::memcpy(&bits, &v, 8);
+        }
+      } else {
+        int64_t v = 0;
+        if (a->kind == AttrKind::Bool) v = a->ival;
+        else if (a->kind == AttrKind::Int) v = wrap(d, a->ival);
+        else if (a->kind == AttrKind::Float) v = int64_t(a->fval);
+        bits = uint64_t(v);
+      }
+      mov(rax, bits);
+      mov(q(res), rax);
+      return;
+    }
+    default: break;
+  }
+  if (rt.kind != TypeKind::Scalar && in.op != Op::Select) return fail(in);
+  bool fl = dtype_is_float(d);
+  bool f64 = d == DType::F64;
+  auto ld2 = [&] {
+    mov(rax, q(op(in, 0)));
+    mov(rcx, q(op(in, 1)));
+  };
+  auto st = [&](const Reg64& r) { mov(q(res), r); };
+  auto fld = [&](const Xmm& x, ValueId v) {
+    if (f64) vmovsd(x, qword[rbp + disp(sl(v))]);
+    else vmovss(x, dword[rbp + disp(sl(v))]);
+  };
+  auto fst = [&](const Xmm& x) {
+    if (f64) vmovq(rax, x);
+    else vmovd(eax, x);
+    st(rax);
+  };
+  switch (in.op) {
+    case Op::AddI: case Op::SubI: case Op::MulI: case Op::AndI: case Op::OrI: case Op::XOrI:
+      if (!is_int_like(d)) return fail(in);
+      ld2();
+      if (in.op == Op::AddI) add(rax, rcx);
+      else if (in.op == Op::SubI) sub(rax, rcx);
+      else if (in.op == Op::MulI) imul(rax, rcx);
+      else if (in.op == Op::AndI) and_(rax, rcx);
+      else if (in.op == Op::OrI) or_(rax, rcx);
+      else xor_(rax, rcx);
+      canon(rax, d);
+      st(rax);
+      return;
+    case Op::DivSI: case Op::RemSI: case Op::CeilDivSI: case Op::FloorDivSI: {
+      if (!is_int_like(d)) return fail(in);
+      // Division by zero gives 0 and INT64_MIN / -1 wraps (the interpreter
+      // reports both as errors; native code has no error channel).
+      Label zero, minus1, fin;
+      ld2();
+      test(rcx, rcx);
+      jz(zero, T_NEAR);
+      cmp(rcx, -1);
+      je(minus1, T_NEAR);
+      mov(r8, rax);
+      cqo();
+      idiv(rcx);
+      if (in.op == Op::RemSI) {
+        mov(rax, rdx);
+      } else if (in.op == Op::FloorDivSI || in.op == Op::CeilDivSI) {
+        test(rdx, rdx);
+        jz(fin, T_NEAR);
+        xor_(r8, rcx);  // sign bit: the operands' signs differ
+        if (in.op == Op::FloorDivSI) {
+          jns(fin, T_NEAR);
+          dec(rax);
+        } else {
+          js(fin, T_NEAR);
+          inc(rax);
+        }
+      }
+      jmp(fin, T_NEAR);
+      L(minus1);
+      if (in.op == Op::RemSI) xor_(eax, eax);
+      else neg(rax);
+      jmp(fin, T_NEAR);
+      L(zero);
+      xor_(eax, eax);
+      L(fin);
+      canon(rax, d);
+      st(rax);
+      return;
+    }
+    case Op::DivUI: case Op::RemUI: {
+      if (!is_int_like(d)) return fail(in);
+      Label zero, fin;
+      ld2();
+      unsigned bits = int_bits(d);
+      zext(rax, bits);
+      zext(rcx, bits);
+      test(rcx, rcx);
+      jz(zero, T_NEAR);
+      xor_(edx, edx);
+      div(rcx);
+      if (in.op == Op::RemUI) mov(rax, rdx);
+      jmp(fin, T_NEAR);
+      L(zero);
+      xor_(eax, eax);
+      L(fin);
+      canon(rax, d);
+      st(rax);
+      return;
+    }
+    case Op::MinSI: case Op::MaxSI:
+      if (!is_int_like(d)) return fail(in);
+      ld2();
+      cmp(rax, rcx);
+      if (in.op == Op::MinSI) cmovg(rax, rcx);
+      else cmovl(rax, rcx);
+      st(rax);
+      return;
+    case Op::MinUI: case Op::MaxUI: {
+      if (!is_int_like(d)) return fail(in);
+      ld2();
+      unsigned bits = int_bits(d);
+      mov(r8, rax);
+      mov(r9, rcx);
+      zext(r8, bits);
+      zext(r9, bits);
+      mov(rdx, rcx);
+      cmp(r8, r9);
+      if (in.op == Op::MinUI) cmovb(rdx, rax);
+      else cmova(rdx, rax);
+      st(rdx);
+      return;
+    }
+    case Op::ShLI: case Op::ShRSI: case Op::ShRUI: {
+      if (!is_int_like(d)) return fail(in);
+      Label zero, fin;
+      unsigned bits = int_bits(d);
+      ld2();
+      cmp(rcx, int(bits));
+      jae(zero, T_NEAR);  // out-of-range counts give 0 (an error in the interpreter)
+      if (in.op == Op::ShLI) {
+        shl(rax, cl);
+      } else if (in.op == Op::ShRSI) {
+        sar(rax, cl);
+      } else {
+        zext(rax, bits);
+        shr(rax, cl);
+      }
+      jmp(fin, T_NEAR);
+      L(zero);
+      xor_(eax, eax);
+      L(fin);
+      canon(rax, d);
+      st(rax);
+      return;
+    }
+    case Op::AddF: case Op::SubF: case Op::MulF: case Op::DivF:
+    case Op::MaximumF: case Op::MinimumF: {
+      if (d != DType::F32 && d != DType::F64) return fail(in);
+      fld(xmm0, op(in, 0));
+      fld(xmm1, op(in, 1));
+      if (in.op == Op::MaximumF || in.op == Op::MinimumF) {
+        Label nan, fin;
+        if (f64) vucomisd(xmm0, xmm1);
+        else vucomiss(xmm0, xmm1);
+        jp(nan, T_NEAR);
+        // std::max(a, b) = (a < b) ? b : a; std::min(a, b) = (b < a) ? b : a.
+        if (in.op == Op::MaximumF) f64 ? vmaxsd(xmm0, xmm1, xmm0) : vmaxss(xmm0, xmm1, xmm0);
+        else f64 ? vminsd(xmm0, xmm1, xmm0) : vminss(xmm0, xmm1, xmm0);
+        fst(xmm0);
+        jmp(fin, T_NEAR);
+        L(nan);
+        mov(rax, f64 ? uint64_t(0x7ff8000000000000ull) : uint64_t(0x7fc00000u));
+        st(rax);
+        L(fin);
+        return;
+      }
+      switch (in.op) {
+        case Op::AddF: f64 ? vaddsd(xmm0, xmm0, xmm1) : vaddss(xmm0, xmm0, xmm1); break;
+        case Op::SubF: f64 ? vsubsd(xmm0, xmm0, xmm1) : vsubss(xmm0, xmm0, xmm1); break;
+        case Op::MulF: f64 ? vmulsd(xmm0, xmm0, xmm1) : vmulss(xmm0, xmm0, xmm1); break;
+        default: f64 ? vdivsd(xmm0, xmm0, xmm1) : vdivss(xmm0, xmm0, xmm1); break;
+      }
+      fst(xmm0);
+      return;
+    }
+    case Op::NegF:
+      if (d != DType::F32 && d != DType::F64) return fail(in);
+      mov(rax, q(op(in, 0)));
+      btc(rax, f64 ? 63 : 31);
+      st(rax);
+      return;
+    case Op::CmpI: {
+      DType od = ty(op(in, 0)).elem;
+      if (!is_int_like(od)) return fail(in);
+      std::string_view pr = m_.attr_word(in, "predicate");
+      ld2();
+      bool uns = pr.size() && pr[0] == 'u';
+      if (uns) {
+        zext(rax, int_bits(od));
+        zext(rcx, int_bits(od));
+      }
+      cmp(rax, rcx);
+      if (pr == "eq") sete(al);
+      else if (pr == "ne") setne(al);
+      else if (pr == "slt") setl(al);
+      else if (pr == "sle") setle(al);
+      else if (pr == "sgt") setg(al);
+      else if (pr == "sge") setge(al);
+      else if (pr == "ult") setb(al);
+      else if (pr == "ule") setbe(al);
+      else if (pr == "ugt") seta(al);
+      else if (pr == "uge") setae(al);
+      else return fail(in, "arith.cmpi predicate '" + std::string(pr) + "'");
+      movzx(eax, al);
+      st(rax);
+      return;
+    }
+    case Op::CmpF: {
+      DType od = ty(op(in, 0)).elem;
+      if (od != DType::F32 && od != DType::F64) return fail(in);
+      bool o64 = od == DType::F64;
+      std::string_view pr = m_.attr_word(in, "predicate");
+      auto ld = [&](const Xmm& x, ValueId v) {
+        if (o64) vmovsd(x, qword[rbp + disp(sl(v))]);
+        else vmovss(x, dword[rbp + disp(sl(v))]);
+      };
+      ld(xmm0, op(in, 0));
+      ld(xmm1, op(in, 1));
+      auto ucom = [&](const Xmm& a, const Xmm& b) { o64 ? vucomisd(a, b) : vucomiss(a, b); };
+      xor_(eax, eax);
+      if (pr == "false") {
+      } else if (pr == "true") {
+        mov(eax, 1);
+      } else if (pr == "oeq" || pr == "une") {
+        ucom(xmm0, xmm1);
+        if (pr == "oeq") { sete(al); setnp(cl); and_(al, cl); }
+        else { setne(al); setp(cl); or_(al, cl); }
+      } else if (pr == "ogt") { ucom(xmm0, xmm1); seta(al); }
+      else if (pr == "oge") { ucom(xmm0, xmm1); setae(al); }
+      else if (pr == "olt") { ucom(xmm1, xmm0); seta(al); }
+      else if (pr == "ole") { ucom(xmm1, xmm0); setae(al); }
+      else if (pr == "one") { ucom(xmm0, xmm1); setne(al); setnp(cl); and_(al, cl); }
+      else if (pr == "ord") { ucom(xmm0, xmm1); setnp(al); }
+      else if (pr == "uno") { ucom(xmm0, xmm1); setp(al); }
+      else if (pr == "ueq") { ucom(xmm0, xmm1); sete(al); }
+      else if (pr == "ugt") { ucom(xmm1, xmm0); setb(al); }
+      else if (pr == "uge") { ucom(xmm1, xmm0); setbe(al); }
+      else if (pr == "ult") { ucom(xmm0, xmm1); setb(al); }
+      else if (pr == "ule") { ucom(xmm0, xmm1); setbe(al); }
+      else return fail(in, "arith.cmpf predicate '" + std::string(pr) + "'");
+      movzx(eax, al);
+      st(rax);
+      return;
+    }
+    case Op::Select:
+      if (p_.slots[res].count != 1) return fail(in, "arith.select of views or tiles");
+      mov(rax, q(op(in, 1)));
+      mov(rcx, q(op(in, 2)));
+      test(byte[rbp + disp(sl(op(in, 0)))], 1);
+      cmovz(rax, rcx);
+      st(rax);
+      return;
+    case Op::IndexCast: case Op::ExtSI: case Op::TruncI: case Op::IndexCastUI: case Op::ExtUI: {
+      DType sd = ty(op(in, 0)).elem;
+      if (!is_int_like(d) || !is_int_like(sd)) return fail(in);
+      mov(rax, q(op(in, 0)));
+      if (in.op == Op::ExtUI || in.op == Op::IndexCastUI) zext(rax, sd == DType::I1 ? 1 : int_bits(sd));
+      canon(rax, d);
+      st(rax);
+      return;
+    }
+    case Op::SIToFP: case Op::UIToFP: {
+      DType sd = ty(op(in, 0)).elem;
+      if ((d != DType::F32 && d != DType::F64) || !is_int_like(sd)) return fail(in);
+      mov(rax, q(op(in, 0)));
+      if (in.op == Op::UIToFP) {
+        if (int_bits(sd) >= 64) return fail(in);
+        zext(rax, int_bits(sd));
+      }
+      // int -> double -> f32, as the interpreter rounds (round_to of a double).
+      vxorps(xmm0, xmm0, xmm0);
+      vcvtsi2sd(xmm0, xmm0, rax);
+      if (!f64) vcvtsd2ss(xmm0, xmm0, xmm0);
+      fst(xmm0);
+      return;
+    }
+    case Op::FPToSI: case Op::FPToUI: {
+      DType sd = ty(op(in, 0)).elem;
+      if ((sd != DType::F32 && sd != DType::F64) || !is_int_like(d)) return fail(in);
+      if (sd == DType::F64) {
+        vmovsd(xmm0, qword[rbp + disp(sl(op(in, 0)))]);
+        vcvttsd2si(rax, xmm0);
+      } else {
+        vmovss(xmm0, dword[rbp + disp(sl(op(in, 0)))]);
+        vcvttss2si(rax, xmm0);
+      }
+      canon(rax, d);
+      st(rax);
+      return;
+    }
+    case Op::ExtF: case Op::TruncF: {
+      DType sd = ty(op(in, 0)).elem;
+      if ((sd != DType::F32 && sd != DType::F64) || (d != DType::F32 && d != DType::F64))
+        return fail(in);
+      if (sd == d) {
+        mov(rax, q(op(in, 0)));
+        st(rax);
+        return;
+      }
+      if (sd == DType::F32) {
+        vmovss(xmm0, dword[rbp + disp(sl(op(in, 0)))]);
+        vcvtss2sd(xmm0, xmm0, xmm0);
+      } else {
+        vmovsd(xmm0, qword[rbp + disp(sl(op(in, 0)))]);
+        vcvtsd2ss(xmm0, xmm0, xmm0);
+      }
+      fst(xmm0);
+      return;
+    }
+    case Op::Bitcast: {
+      DType sd = ty(op(in, 0)).elem;
+      unsigned sb = dtype_bytes(sd), db_ = dtype_bytes(d);
+      if (sb != db_ || (sb != 4 && sb != 8)) return fail(in);
+      if (sd == DType::F16 || sd == DType::BF16) return fail(in);
+      mov(rax, q(op(in, 0)));
+      if (sb == 4) mov(eax, eax);
+      if (!fl) canon(rax, d);
+      st(rax);
+      return;
+    }
+    default:
+      return fail(in);
+  }
+}
+
+// ---- views and tiles -------------------------------------------------------------
+
+void Gen::view(const Inst& in) {
+  switch (in.op) {
+    case Op::MakeTensorView: {
+      unsigned rank = (in.n_ins - 1u) / 2u;
+      ValueId res = in.res;
+      if (p_.slots[res].count != 1 + 2 * rank) return fail(in, "a view whose rank differs from its type");
+      mov(rax, q(op(in, 0), 0));
+      mov(q(res, 0), rax);
+      for (unsigned k = 0; k < 2 * rank; ++k) {
+        mov(rax, q(op(in, 1 + k)));
+        mov(q(res, 1 + k), rax);
+      }
+      return;
+    }
+    case Op::PartitionView: {
+      unsigned rank = (in.n_ins - 1u) / 2u;
+      ValueId src = op(in, 0), res = in.res;
+      if (p_.slots[res].count != 1 + 2 * rank || p_.slots[src].count != 1 + 2 * rank)
+        return fail(in, "a partition whose rank differs from its view's");
+      unsigned es = std::max(1u, dtype_bytes(ty(res).elem));
+      xor_(edx, edx);
+      for (unsigned k = 0; k < rank; ++k) {
+        mov(rax, q(op(in, 1 + k)));
+        imul(rax, q(src, 1 + rank + k));
+        add(rdx, rax);
+        mov(rax, q(op(in, 1 + rank + k)));
+        mov(q(res, 1 + k), rax);
+        mov(rax, q(src, 1 + rank + k));
+        mov(q(res, 1 + rank + k), rax);
+      }
+      imul(rdx, rdx, int(es));
+      add(rdx, q(src, 0));
+      mov(q(res, 0), rdx);
+      return;
+    }
+    case Op::AddPtr: {
+      unsigned es = std::max(1u, dtype_bytes(ty(op(in, 0)).elem));
+      mov(rax, q(op(in, 1)));
+      imul(rax, rax, int(es));
+      add(rax, q(op(in, 0), 0));
+      mov(q(in.res), rax);
+      return;
+    }
+    case Op::GetTensorViewDim: {
+      int64_t k;
+      ValueId v = op(in, 0);
+      unsigned rank = (p_.slots[v].count - 1u) / 2u;
+      if (!constant_int(m_, op(in, 1), k) || k < 0 || k >= int64_t(rank))
+        return fail(in, "pto.get_tensor_view_dim with a dimension that is not a constant in range");
+      mov(rax, q(v, 1 + unsigned(k)));
+      mov(q(in.res), rax);
+      return;
+    }
+    case Op::SetValidShape: {
+      ValueId t = op(in, 0);
+      const ptoas::Type& tt = ty(t);
+      for (unsigned k = 0; k < 2; ++k) {
+        mov(rax, q(op(in, 1 + k)));
+        xor_(ecx, ecx);
+        test(rax, rax);
+        cmovs(rax, rcx);
+        clamp(rax, k == 0 ? tt.rows : tt.cols);
+        mov(q(t, 1 + k), rax);
+      }
+      return;
+    }
+    case Op::Subset: {
+      ValueId t = op(in, 0);
+      const ptoas::Type& st = ty(t);
+      const ptoas::Type& rt = ty(in.res);
+      if (st.slayout != SLayout::NoneBox || st.blayout != BLayout::RowMajor || rt.cols != st.cols)
+        return fail(in, "pto.subset that does not keep whole rows of a row-major tile");
+      unsigned es = std::max(1u, dtype_bytes(st.elem));
+      mov(rax, q(op(in, 1)));
+      imul(rax, rax, st.cols);
+      add(rax, q(op(in, 2)));
+      imul(rax, rax, int(es));
+      add(rax, q(t, 0));
+      mov(q(in.res, 0), rax);
+      mov(qword[rbp + disp(sl(in.res, 1))], rt.vrow < 0 ? rt.rows : rt.vrow);
+      mov(qword[rbp + disp(sl(in.res, 2))], rt.vcol < 0 ? rt.cols : rt.vcol);
+      return;
+    }
+    default:
+      return fail(in);
+  }
+}
+
+void Gen::alloc(const Inst& in, InstId id) {
+  const ptoas::Type& t = ty(in.res);
+  if (p_.alloc_offset[id] == kNone) return;  // reported by the planner
+  mov(qword[rbp + disp(sl(in.res, 0))], int32_t(p_.alloc_offset[id]));
+  unsigned k = (in.flags & kInstHasAddr) ? 1 : 0;
+  auto valid = [&](bool present, int32_t stat, int32_t phys, unsigned slot) {
+    if (present) {
+      // The interpreter takes a negative count as "the whole tile" and
+      // reports a count above it; here it is clamped.
+      mov(rax, q(op(in, k++)));
+      mov(rcx, phys);
+      test(rax, rax);
+      cmovs(rax, rcx);
+      cmp(rax, rcx);
+      cmovg(rax, rcx);
+      mov(q(in.res, slot), rax);
+    } else {
+      mov(qword[rbp + disp(sl(in.res, slot))], stat < 0 ? phys : std::min(stat, phys));
+    }
+  };
+  valid(in.flags & kInstHasValidRow, t.vrow, t.rows, 1);
+  valid(in.flags & kInstHasValidCol, t.vcol, t.cols, 2);
+}
+
+bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
+  const ptoas::Type& t = ty(v);
+  if (t.kind != TypeKind::TileBuf) return false;
+  if (t.slayout != SLayout::NoneBox || t.blayout != BLayout::RowMajor) {
+    fail(in, "op " + std::string(op_name(in.op)) + " on a tile that is not row-major ND");
+    return false;
+  }
+  if (t.rows <= 0 || t.cols <= 0) {
+    fail(in, "a tile of dynamic shape");
+    return false;
+  }
+  if (dtype_bytes(t.elem) != 4 || (!movement && t.elem != DType::F32 && t.elem != DType::I32)) {
+    fail(in);
+    return false;
+  }
+  return true;
+}
+
+void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
+                   const std::function<void(bool)>& body) {
+  Label done, row, vec, tail, next;
+  test(r8, r8);
+  jle(done, T_NEAR);
+  test(r9, r9);
+  jle(done, T_NEAR);
+  mov(r13, r9);
+  and_(r13, -8);
+  mov(rcx, r9);
+  and_(ecx, 7);
+  neg(rcx);
+  vmovups(ymm15, ptr[r14 + rcx * 4 + (kMaskTable + 32)]);
+  L(row);
+  xor_(eax, eax);
+  cmp(rax, r13);
+  jge(tail, T_NEAR);
+  L(vec);
+  body(false);
+  add(rax, 8);
+  cmp(rax, r13);
+  jl(vec, T_NEAR);
+  L(tail);
+  cmp(rax, r9);
+  jge(next, T_NEAR);
+  body(true);
+  L(next);
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    if (strides[i].reg) add(ptrs[i], *strides[i].reg);
+    else add(ptrs[i], int(strides[i].imm));
+  }
+  dec(r8);
+  jnz(row, T_NEAR);
+  L(done);
+}
+
+// Loads / stores 8 lanes at [p + rax*4], masked by ymm15 in the tail.
+#define LD(y, p) (masked ? vmaskmovps(y, ymm15, ptr[p + rax * 4]) : vmovups(y, ptr[p + rax * 4]))
+#define ST(p, y) (masked ? vmaskmovps(ptr[p + rax * 4], ymm15, y) : vmovups(ptr[p + rax * 4], y))
+
+void Gen::tload(const Inst& in) {
+  ValueId v = op(in, 0), t = op(in, in.n_ins);
+  if (!tile_type_ok(in, t, true)) return;
+  const ptoas::Type& tt = ty(t);
+  const ptoas::Type& vt = ty(v);
+  unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
+    return fail(in, "pto.tload from a view of rank " + std::to_string(rank));
+  if (dtype_bytes(vt.elem) != 4) return fail(in);
+  // The whole tile takes the pad value first.
+  uint32_t pad = 0;
+  bool fl = dtype_is_float(tt.elem);
+  if (tt.pad == 2) pad = fl ? 0x7f800000u : tt.elem == DType::U32 ? 0xffffffffu : 0x7fffffffu;
+  if (tt.pad == 3) pad = fl ? 0xff800000u : tt.elem == DType::U32 ? 0u : 0x80000000u;
+  tile_ptr(rdi, t);
+  mov(ecx, uint32_t(tt.rows) * uint32_t(tt.cols));
+  mov(eax, pad);
+  rep();
+  stosd();
+  // The overlap of the view and the valid region (the interpreter requires
+  // them to be equal and reports a mismatch).
+  mov(r8, q(t, 1));
+  mov(r9, q(t, 2));
+  if (rank == 2) {
+    mov(rcx, q(v, 1));
+    cmp(r8, rcx);
+    cmovg(r8, rcx);
+    mov(rcx, q(v, 2));
+    cmp(r9, rcx);
+    cmovg(r9, rcx);
+    mov(r10, q(v, 3));
+    shl(r10, 2);
+  } else {
+    clamp(r8, 1);
+    mov(rcx, q(v, 1));
+    cmp(r9, rcx);
+    cmovg(r9, rcx);
+    xor_(r10d, r10d);
+  }
+  tile_ptr(rdi, t);
+  mov(rsi, q(v, 0));
+  Label strided, done;
+  cmp(qword[rbp + disp(sl(v, 2 * rank))], 1);
+  jne(strided, T_NEAR);
+  row_loop({rdi, rsi}, {{nullptr, int64_t(tt.cols) * 4}, {&r10, 0}}, [&](bool masked) {
+    LD(ymm0, rsi);
+    ST(rdi, ymm0);
+  });
+  jmp(done, T_NEAR);
+  L(strided);
+  {
+    Label row, col, end;
+    mov(r11, q(v, 2 * rank));
+    shl(r11, 2);
+    test(r8, r8);
+    jle(end, T_NEAR);
+    test(r9, r9);
+    jle(end, T_NEAR);
+    L(row);
+    mov(rcx, rsi);
+    xor_(eax, eax);
+    L(col);
+    mov(edx, dword[rcx]);
+    mov(dword[rdi + rax * 4], edx);
+    add(rcx, r11);
+    inc(rax);
+    cmp(rax, r9);
+    jl(col, T_NEAR);
+    add(rdi, int(tt.cols) * 4);
+    add(rsi, r10);
+    dec(r8);
+    jnz(row, T_NEAR);
+    L(end);
+  }
+  L(done);
+}
+
+void Gen::tstore(const Inst& in) {
+  if (in.n_ins != 1) return fail(in, "pto.tstore with a scalar operand");
+  ValueId t = op(in, 0), v = op(in, in.n_ins);
+  if (!tile_type_ok(in, t, true)) return;
+  const ptoas::Type& tt = ty(t);
+  const ptoas::Type& vt = ty(v);
+  std::string_view atomic = m_.attr_word(in, "atomicType");
+  std::string_view relu = m_.attr_word(in, "reluPreMode");
+  if ((!atomic.empty() && atomic != "atomic_none") || (!relu.empty() && relu != "no_relu"))
+    return fail(in, "pto.tstore with atomic add or relu");
+  unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
+    return fail(in, "pto.tstore to a view of rank " + std::to_string(rank));
+  if (vt.elem != tt.elem) return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) +
+                                          " to " + std::string(dtype_name(vt.elem)));
+  mov(r8, q(t, 1));
+  mov(r9, q(t, 2));
+  if (rank == 2) {
+    mov(rcx, q(v, 1));
+    cmp(r8, rcx);
+    cmovg(r8, rcx);
+    mov(rcx, q(v, 2));
+    cmp(r9, rcx);
+    cmovg(r9, rcx);
+    mov(r10, q(v, 3));
+    shl(r10, 2);
+  } else {
+    clamp(r8, 1);
+    mov(rcx, q(v, 1));
+    cmp(r9, rcx);
+    cmovg(r9, rcx);
+    xor_(r10d, r10d);
+  }
+  tile_ptr(rsi, t);
+  mov(rdi, q(v, 0));
+  Label strided, done;
+  cmp(qword[rbp + disp(sl(v, 2 * rank))], 1);
+  jne(strided, T_NEAR);
+  row_loop({rdi, rsi}, {{&r10, 0}, {nullptr, int64_t(tt.cols) * 4}}, [&](bool masked) {
+    LD(ymm0, rsi);
+    ST(rdi, ymm0);
+  });
+  jmp(done, T_NEAR);
+  L(strided);
+  {
+    Label row, col, end;
+    mov(r11, q(v, 2 * rank));
+    shl(r11, 2);
+    test(r8, r8);
+    jle(end, T_NEAR);
+    test(r9, r9);
+    jle(end, T_NEAR);
+    L(row);
+    mov(rcx, rdi);
+    xor_(eax, eax);
+    L(col);
+    mov(edx, dword[rsi + rax * 4]);
+    mov(dword[rcx], edx);
+    add(rcx, r11);
+    inc(rax);
+    cmp(rax, r9);
+    jl(col, T_NEAR);
+    add(rsi, int(tt.cols) * 4);
+    add(rdi, r10);
+    dec(r8);
+    jnz(row, T_NEAR);
+    L(end);
+  }
+  L(done);
+}
+
+void Gen::tile_op(const Inst& in) {
+  switch (in.op) {
+    case Op::TLoad: return tload(in);
+    case Op::TStore: return tstore(in);
+    default: break;
+  }
+  const OpInfo& info = op_info(in.op);
+  if (in.n_outs != 1) return fail(in);
+  ValueId dst = op(in, in.n_ins);
+  if (ty(dst).kind != TypeKind::TileBuf) return fail(in);
+  DType d = ty(dst).elem;
+  bool f32 = d == DType::F32, i32 = d == DType::I32;
+  // Which ops this first subset has, per dtype.
+  bool have = false;
+  switch (in.op) {
+    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
+    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TMaxS: case Op::TMinS:
+    case Op::TExpandS: case Op::TNeg: case Op::TRelu:
+      have = f32 || i32;
+      break;
+    case Op::TDiv: case Op::TDivS: case Op::TAbs: case Op::TSqrt: case Op::TRecip:
+      have = f32;
+      break;
+    default: break;
+  }
+  if (!have) return fail(in);
+  if (!tile_type_ok(in, dst, false)) return;
+  std::vector<ValueId> tiles;  // tile inputs in order
+  ValueId scal = kNone;
+  bool scalar_first = false;
+  for (unsigned i = 0; i < in.n_ins; ++i) {
+    ValueId v = op(in, i);
+    if (ty(v).kind == TypeKind::TileBuf) {
+      if (!tile_type_ok(in, v, false)) return;
+      if (ty(v).elem != d) return fail(in, "op " + std::string(info.name) + " with mixed element types");
+      tiles.push_back(v);
+    } else {
+      if (scal != kNone || ty(v).kind != TypeKind::Scalar) return fail(in);
+      if (ty(v).elem != d)
+        return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(ty(v).elem)) +
+                            " scalar on a " + std::string(dtype_name(d)) + " tile");
+      scal = v;
+      scalar_first = i == 0;
+    }
+  }
+  size_t want_tiles = info.sem == Sem::EltBin ? 2 : info.sem == Sem::EltUnary ? 1 :
+                      in.op == Op::TExpandS ? 0 : 1;
+  if (tiles.size() != want_tiles || (info.sem == Sem::EltScalar && scal == kNone))
+    return fail(in, "this operand form of " + std::string(info.name));
+  // Rows x cols: the destination's valid region, capped at what every tile
+  // physically holds (the interpreter reports a source that is too small).
+  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
+  for (ValueId v : tiles) {
+    cap_r = std::min(cap_r, ty(v).rows);
+    cap_c = std::min(cap_c, ty(v).cols);
+  }
+  mov(r8, q(dst, 1));
+  mov(r9, q(dst, 2));
+  clamp(r8, cap_r);
+  clamp(r9, cap_c);
+  if (scal != kNone) {
+    if (f32) vbroadcastss(ymm2, dword[rbp + disp(sl(scal))]);
+    else vpbroadcastd(ymm2, dword[rbp + disp(sl(scal))]);
+  }
+  vbroadcastss(ymm3, dword[r14 + kSignF32]);
+  vbroadcastss(ymm4, dword[r14 + kAbsF32]);
+  vbroadcastss(ymm5, dword[r14 + kOneF32]);
+  vxorps(ymm6, ymm6, ymm6);
+  tile_ptr(rdi, dst);
+  std::vector<Reg64> ptrs{rdi};
+  std::vector<Stride> strides{{nullptr, int64_t(ty(dst).cols) * 4}};
+  static const Reg64 src_regs[] = {rsi, rdx};
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    tile_ptr(src_regs[i], tiles[i]);
+    ptrs.push_back(src_regs[i]);
+    strides.push_back({nullptr, int64_t(ty(tiles[i]).cols) * 4});
+  }
+  Op o = in.op;
+  row_loop(ptrs, strides, [&](bool masked) {
+    if (tiles.size() >= 1) LD(ymm0, rsi);
+    if (tiles.size() >= 2) LD(ymm1, rdx);
+    if (scal != kNone) vmovaps(ymm1, ymm2);  // ymm1 = the second operand
+    switch (o) {
+      case Op::TAdd: case Op::TAddS:
+        f32 ? vaddps(ymm0, ymm0, ymm1) : vpaddd(ymm0, ymm0, ymm1);
+        break;
+      case Op::TSub: case Op::TSubS:
+        f32 ? vsubps(ymm0, ymm0, ymm1) : vpsubd(ymm0, ymm0, ymm1);
+        break;
+      case Op::TMul: case Op::TMulS:
+        f32 ? vmulps(ymm0, ymm0, ymm1) : vpmulld(ymm0, ymm0, ymm1);
+        break;
+      case Op::TDiv:
+        vdivps(ymm0, ymm0, ymm1);
+        break;
+      case Op::TDivS:
+        if (scalar_first) vdivps(ymm0, ymm1, ymm0);
+        else vdivps(ymm0, ymm0, ymm1);
+        break;
+      // Interpreter order (std::max / std::min): max(a, b) = (a < b) ? b : a,
+      // min(a, b) = (b < a) ? b : a, a NaN on either side gives a. vmaxps
+      // x, y = (x > y) ? x : y and vminps x, y = (x < y) ? x : y, so b goes
+      // first.
+      case Op::TMax: case Op::TMaxS:
+        f32 ? vmaxps(ymm0, ymm1, ymm0) : vpmaxsd(ymm0, ymm0, ymm1);
+        break;
+      case Op::TMin: case Op::TMinS:
+        f32 ? vminps(ymm0, ymm1, ymm0) : vpminsd(ymm0, ymm0, ymm1);
+        break;
+      case Op::TExpandS:
+        vmovaps(ymm0, ymm2);
+        break;
+      case Op::TNeg:
+        f32 ? vxorps(ymm0, ymm0, ymm3) : vpsubd(ymm0, ymm6, ymm0);
+        break;
+      case Op::TAbs:
+        vandps(ymm0, ymm0, ymm4);
+        break;
+      case Op::TRelu:  // std::max(x, 0) = (x < 0) ? 0 : x: NaN and -0 kept
+        f32 ? vmaxps(ymm0, ymm6, ymm0) : vpmaxsd(ymm0, ymm0, ymm6);
+        break;
+      case Op::TSqrt:
+        vsqrtps(ymm0, ymm0);
+        break;
+      case Op::TRecip:
+        vdivps(ymm0, ymm5, ymm0);
+        break;
+      default: break;
+    }
+    ST(rdi, ymm0);
+  });
+}
+
+#undef LD
+#undef ST
+
+}  // namespace
+
+bool compile_function(const Module& m, InstId fn, Target t, FuncCode& out, Diag& diag) {
+  FramePlan plan;
+  if (!plan_frame(m, fn, t, plan, diag)) return false;
+  if (plan.nslots > (1u << 24)) {
+    diag.error(m.inst(fn).loc, 0, "the function has too many values for the avx2 backend");
+    return false;
+  }
+  const Inst& f = m.inst(fn);
+  out.name = std::string(m.attr_word(f, "sym_name"));
+  out.global = m.attr_word(f, "sym_visibility") != "private";
+  out.code.clear();
+  out.lines.clear();
+  try {
+    Gen g(m, fn, t, plan, diag);
+    return g.run(out);
+  } catch (const Xbyak::Error& e) {
+    diag.error(f.loc, 0, std::string("x86 encoder: ") + e.what());
+    return false;
+  } catch (const std::bad_alloc&) {
+    diag.error(f.loc, 0, "x86 encoder: out of memory");
+    return false;
+  }
+}
+
+std::vector<uint8_t> rodata() {
+  std::vector<uint8_t> r(kRodataBytes, 0);
+  auto put = [&](int off, uint32_t v) { std::memcpy(r.data() + off, &v, 4); };
+  for (int i = 0; i < 8; ++i) put(kMaskTable + 4 * i, 0xffffffffu);
+  put(kSignF32, 0x80000000u);
+  put(kAbsF32, 0x7fffffffu);
+  put(kOneF32, 0x3f800000u);
+  return r;
+}
+
+bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_pos,
+                  std::vector<uint8_t>& out, std::string& err) {
+  const Region& body = m.region(m.inst(fn), 0);
+  // Classify: 0 = integer class, 1 = float (f32 / f64).
+  std::vector<std::pair<int, bool>> cls;  // (class, is_f64)
+  for (unsigned i = 0; i < body.arg_count; ++i) {
+    const ptoas::Type& t = m.type_of(m.region_arg(body, i));
+    bool fl = t.kind == TypeKind::Scalar && dtype_is_float(t.elem);
+    cls.push_back({fl ? 1 : 0, t.elem == DType::F64});
+  }
+  cls.push_back({0, false});
+  cls.push_back({0, false});
+  try {
+    CodeGenerator g(4096, AutoGrow, &g_alloc);
+    g.push(g.rbp);
+    g.mov(g.rbp, g.rsp);
+    g.push(g.rbx);
+    g.sub(g.rsp, 8);
+    g.mov(g.rbx, g.rdi);
+    static const Reg64 iregs[] = {rdi, rsi, rdx, rcx, r8, r9};
+    unsigned ni = 0, nf = 0;
+    std::vector<unsigned> on_stack;
+    std::vector<std::pair<unsigned, int>> in_ireg, in_freg;
+    for (unsigned i = 0; i < cls.size(); ++i) {
+      if (cls[i].first == 1 && nf < 8) in_freg.push_back({i, int(nf++)});
+      else if (cls[i].first == 0 && ni < 6) in_ireg.push_back({i, int(ni++)});
+      else on_stack.push_back(i);
+    }
+    uint32_t sbytes = uint32_t((on_stack.size() * 8 + 15) & ~size_t(15));
+    if (sbytes) g.sub(g.rsp, sbytes);
+    for (size_t k = 0; k < on_stack.size(); ++k) {
+      g.mov(g.rax, g.qword[g.rbx + int(8 * on_stack[k])]);
+      g.mov(g.qword[g.rsp + int(8 * k)], g.rax);
+    }
+    for (auto [i, r] : in_freg) g.vmovq(Xmm(r), g.qword[g.rbx + int(8 * i)]);
+    for (auto [i, r] : in_ireg) g.mov(iregs[r], g.qword[g.rbx + int(8 * i)]);
+    // call rel32 to the kernel.
+    g.db(0xE8);
+    int64_t rel = int64_t(kernel_pos) - int64_t(thunk_pos + g.getSize() + 4);
+    g.dd(uint32_t(int32_t(rel)));
+    g.lea(g.rsp, g.ptr[g.rbp - 8]);
+    g.pop(g.rbx);
+    g.pop(g.rbp);
+    g.ret();
+    g.ready();
+    out.assign(g.getCode(), g.getCode() + g.getSize());
+    return true;
+  } catch (const Xbyak::Error& e) {
+    err = std::string("x86 encoder: ") + e.what();
+    return false;
+  }
+}
+
+}  // namespace ptoas::cg::x86
