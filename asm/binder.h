@@ -148,6 +148,8 @@ class Binder {
 };
 
 // Helpers shared by the readers.
+bool parse_int(std::string_view s, int64_t& v);  // decimal or 0x hex, optional '-'
+Loc loc_from_word(std::string_view w);           // vec, ub, mat, ... ; Loc::None if unknown
 bool parse_shape_token(std::string_view s, std::vector<int64_t>& dims, DType& elem,
                        bool& has_elem);
 
