@@ -1224,6 +1224,12 @@ void Gen::tile_op(const Inst& in) {
         break;
       default: break;
     }
+    // Ops that pass an operand through unchanged quiet a signalling NaN as
+    // the interpreter does (it computes in double, and f32 -> double quiets):
+    // x + -0.0 is x for every other value, NaN quieted.
+    if (f32 && (o == Op::TMax || o == Op::TMin || o == Op::TMaxS || o == Op::TMinS ||
+                o == Op::TNeg || o == Op::TAbs || o == Op::TRelu))
+      vaddps(ymm0, ymm0, ymm3);
     ST(rdi, ymm0);
   });
 }
