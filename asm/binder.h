@@ -35,9 +35,16 @@ class Binder {
   bool run();
 
   // ---- token access (binder_core.cpp) ----
-  Tok kind(uint32_t i) const { return toks_[i].kind; }
-  std::string_view text(uint32_t i) const { return src_.text().substr(toks_[i].off, toks_[i].len); }
-  uint32_t partner(uint32_t i) const { return tree_.partner[i]; }
+  // Token access goes through tp_/pp_: while a whole-type token's body is
+  // read they point at its own sub-tokens (see parse_type).
+  Tok kind(uint32_t i) const { return (*tp_)[i].kind; }
+  std::string_view text(uint32_t i) const { return src_.text().substr((*tp_)[i].off, (*tp_)[i].len); }
+  uint32_t partner(uint32_t i) const { return (*pp_)[i]; }
+  uint32_t region_at(uint32_t open) const {
+    uint32_t close = (*pp_)[open];
+    return close == kNoIndex ? kNoIndex : (*pp_)[close];
+  }
+  const Token& tok(uint32_t i) const { return (*tp_)[i]; }
   [[noreturn]] void fail(uint32_t tok, const std::string& msg);
   [[noreturn]] void fail_at(uint32_t off, uint32_t len, const std::string& msg);
 
@@ -138,6 +145,9 @@ class Binder {
   // Types by their source spelling: kernels repeat the same long tile types
   // on every line, so each distinct spelling is parsed once.
   std::unordered_map<std::string_view, TypeId> type_cache_;
+  const std::vector<Token>* tp_;
+  const std::vector<uint32_t>* pp_;
+  TypeId parse_whole_type_token(Cursor& c, TypeKind hint);
   std::vector<std::pair<std::string, ValueId>> undo_;  // (name, previous or kNone)
   std::vector<size_t> scope_marks_;
   std::unordered_set<std::string_view> source_names_;

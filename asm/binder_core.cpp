@@ -12,7 +12,8 @@ namespace bind {
 
 Binder::Binder(const SourceFile& src, const std::vector<Token>& toks, const SyntaxTree& tree,
                const FrontendOptions& opts, Module& m, Diag& diag)
-    : src_(src), toks_(toks), tree_(tree), opts_(opts), m_(m), diag_(diag) {}
+    : src_(src), toks_(toks), tree_(tree), opts_(opts), m_(m), diag_(diag),
+      tp_(&toks), pp_(&tree.partner) {}
 
 void Binder::fail_at(uint32_t off, uint32_t len, const std::string& msg) {
   diag_.error(off, len, msg);
@@ -20,14 +21,14 @@ void Binder::fail_at(uint32_t off, uint32_t len, const std::string& msg) {
 }
 
 void Binder::fail(uint32_t tok, const std::string& msg) {
-  const Token& t = toks_[std::min<size_t>(tok, toks_.size() - 1)];
+  const Token& t = (*tp_)[std::min<size_t>(tok, tp_->size() - 1)];
   fail_at(t.off, t.len, msg);
 }
 
 void Binder::Cursor::fail_here(const std::string& msg) {
   if (pos < end) b->fail(pos, msg);
   // At the end of a statement or group: point just past its last token.
-  const Token& last = b->toks_[end > 0 ? end - 1 : 0];
+  const Token& last = b->tok(end > 0 ? end - 1 : 0);
   b->fail_at(last.off + last.len, 0, msg);
 }
 
@@ -72,7 +73,7 @@ ValueId Binder::def_value(uint32_t tok, std::string_view name, TypeId type, Inst
     fail_at(0, 0, "redefinition of value '%" + key + "'");
   }
   ValueId v = ValueId(m_.values.size());
-  uint32_t off = tok == kNoIndex ? 0 : toks_[tok].off;
+  uint32_t off = tok == kNoIndex ? 0 : (*tp_)[tok].off;
   m_.values.push_back(Value{type, def, m_.strings.intern(name), off});
   names_.emplace(key, v);
   undo_.emplace_back(std::move(key), kNone);
@@ -124,7 +125,7 @@ std::string Binder::render(uint32_t b, uint32_t e, bool mark_regions) const {
   Tok prev = Tok::Eof;
   for (uint32_t i = b; i < e; ++i) {
     Tok k = kind(i);
-    if (mark_regions && k == Tok::LBrace && tree_.region_at(i) != kNoIndex) {
+    if (mark_regions && k == Tok::LBrace && region_at(i) != kNoIndex) {
       if (!s.empty()) s += ' ';
       s += '\x01';
       i = partner(i);
@@ -246,7 +247,7 @@ AttrId Binder::parse_attr_value(Cursor& c) {
 
 void Binder::parse_attr_dict(Cursor& c, std::vector<NamedAttr>& out) {
   if (c.peek() != Tok::LBrace) c.fail_here("expected '{'");
-  if (tree_.region_at(c.pos) != kNoIndex && partner(c.pos) != c.pos + 1)
+  if (region_at(c.pos) != kNoIndex && partner(c.pos) != c.pos + 1)
     c.fail_here("expected an attribute dictionary, found a region");
   Cursor in = c.enter();
   while (!in.done()) {
@@ -339,7 +340,7 @@ RegionId Binder::reserve_regions(unsigned n) {
 
 RegionId Binder::bind_region(uint32_t brace_tok,
                              const std::vector<std::pair<uint32_t, TypeId>>& args, RegionId into) {
-  uint32_t rid = tree_.region_at(brace_tok);
+  uint32_t rid = region_at(brace_tok);
   if (kind(brace_tok) != Tok::LBrace || rid == kNoIndex) fail(brace_tok, "expected a region");
   // The slot is taken before the contents are bound: an op's regions must be
   // consecutive, and nested regions are created while binding.
@@ -515,7 +516,7 @@ bool Binder::run() {
       for (uint32_t id : tree_.top) {
         const SynStmt& s = tree_.stmts[id];
         if (lookup_op(text(s.op)) != Op::Module || id != tree_.top[0]) {
-          diag_.error(toks_[s.op].off, toks_[s.op].len,
+          diag_.error(tok(s.op).off, tok(s.op).len,
                       "only one module per file, with nothing beside it");
           return false;
         }
@@ -533,7 +534,7 @@ bool Binder::run() {
       const SynStmt& s = tree_.stmts[id];
       Op op = kind(s.op) == Tok::OpName ? lookup_op(text(s.op)) : Op::Count;
       if (op != Op::Func) {
-        diag_.error(toks_[s.op].off, toks_[s.op].len,
+        diag_.error(tok(s.op).off, tok(s.op).len,
                     "expected 'func.func' or 'module' at the top level");
         continue;
       }

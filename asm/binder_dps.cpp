@@ -138,7 +138,7 @@ ValueId implicit_constant(Binder& b, uint32_t lit_tok, TypeId type, uint32_t loc
 
 void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
   const OpInfo& info = op_info(op);
-  Pending p{op, toks_[s.op].off};
+  Pending p{op, tok(s.op).off};
   bool keyword_form = c.is_ident("ins") || c.is_ident("outs");
   if (keyword_form) {
     if (!results_.empty())
@@ -234,7 +234,7 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
       } else {
         TypeId st = want;
         if (m_.types.get(st).kind == TypeKind::TileBuf) st = scalar(m_.types.get(st).elem);
-        vals.push_back(implicit_constant(*this, t, st, toks_[t].off));
+        vals.push_back(implicit_constant(*this, t, st, tok(t).off));
       }
     }
     if (!results_.empty()) {
@@ -247,7 +247,7 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
         if (m_.types.get(res_types[i]).kind != TypeKind::TileBuf)
           fail(results_[i], "a tile instruction's result must be a tile, not " +
                                 type_text(res_types[i]));
-        Pending a{Op::AllocTile, toks_[s.op].off};
+        Pending a{Op::AllocTile, tok(s.op).off};
         a.result_types.push_back(res_types[i]);
         std::vector<uint32_t> one{results_[i]};
         auto saved_res = results_;
@@ -283,7 +283,7 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
 }
 
 void Binder::bind_generic(Op op, Cursor& c, const SynStmt& s) {
-  Pending p{op, toks_[s.op].off};
+  Pending p{op, tok(s.op).off};
   p.form = Form::Generic;
   if (op_info(op).syn != Syn::Dps) {
     bind_opaque(op, c, s);
@@ -355,12 +355,12 @@ void Binder::bind_generic(Op op, Cursor& c, const SynStmt& s) {
 }
 
 void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
-  Pending p{op, toks_[s.op].off};
+  Pending p{op, tok(s.op).off};
   if (kind(s.op) == Tok::GenericOp) p.form = Form::Generic;
   uint32_t body_b = c.pos, body_e = c.end;
   // Operands: every value named outside nested regions, in order.
   for (uint32_t i = body_b; i < body_e; ++i) {
-    if (kind(i) == Tok::LBrace && tree_.region_at(i) != kNoIndex) {
+    if (kind(i) == Tok::LBrace && region_at(i) != kNoIndex) {
       i = partner(i);
       continue;
     }
@@ -396,7 +396,7 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
   std::vector<uint32_t> braces;
   for (uint32_t i = body_b; i < body_e; ++i) {
     Tok k = kind(i);
-    if (k == Tok::LBrace && tree_.region_at(i) != kNoIndex) {
+    if (k == Tok::LBrace && region_at(i) != kNoIndex) {
       braces.push_back(i);
       i = partner(i);
     } else if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LAngle || k == Tok::LBrace) {

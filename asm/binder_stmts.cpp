@@ -71,7 +71,7 @@ void typed_values(Binder& b, Binder::Cursor& c, std::vector<ValueId>& vals) {
 void Binder::bind_func(Cursor& c, const SynStmt& s) {
   no_results(*this, s, "func.func");
   if (region_stack_.size() > 2) fail(s.op, "func.func must be at the module level");
-  Pending p{Op::Func, toks_[s.op].off};
+  Pending p{Op::Func, tok(s.op).off};
   if (c.is_ident("private") || c.is_ident("public") || c.is_ident("nested")) {
     p.attrs.push_back({m_.strings.intern("sym_visibility"),
                        make_attr(AttrKind::String, "\"" + std::string(c.ptext()) + "\"", c.ptext())});
@@ -135,7 +135,7 @@ void Binder::bind_func(Cursor& c, const SynStmt& s) {
 }
 
 void Binder::bind_structural(Op op, Cursor& c, const SynStmt& s) {
-  Pending p{op, toks_[s.op].off};
+  Pending p{op, tok(s.op).off};
   switch (op) {
     case Op::Return:
     case Op::Yield: {
@@ -297,7 +297,7 @@ void Binder::bind_structural(Op op, Cursor& c, const SynStmt& s) {
 }
 
 void Binder::bind_scalar(Op op, Cursor& c, const SynStmt& s) {
-  Pending p{op, toks_[s.op].off};
+  Pending p{op, tok(s.op).off};
   Syn syn = op_info(op).syn;
   switch (syn) {
     case Syn::Const: {
@@ -398,7 +398,7 @@ void Binder::bind_scalar(Op op, Cursor& c, const SynStmt& s) {
 }
 
 void Binder::bind_view(Op op, Cursor& c, const SynStmt& s) {
-  Pending p{op, toks_[s.op].off};
+  Pending p{op, tok(s.op).off};
   switch (op) {
     case Op::MakeTensorView:
     case Op::PartitionView: {

@@ -247,6 +247,18 @@ static void parse_view_body(Binder& b, Binder::Cursor& c, Type& t, std::vector<i
 }
 
 TypeId Binder::parse_type(Cursor& c, TypeKind hint) {
+  // A whole-type token (`!pto.tile_buf<...>` lexed as one): cached by its text.
+  if (c.peek() == Tok::TypeAlias && c.ptext().find('<') != std::string_view::npos) {
+    std::string_view key = c.ptext();
+    auto it = type_cache_.find(key);
+    if (it != type_cache_.end()) {
+      ++c.pos;
+      return it->second;
+    }
+    TypeId id = parse_whole_type_token(c, hint);
+    type_cache_.emplace(key, id);
+    return id;
+  }
   uint32_t start = c.pos;
   // The cache key is the exact source text of the type; the hint only
   // matters for `<...>` bodies without a type name, which are not cached.
@@ -255,7 +267,7 @@ TypeId Binder::parse_type(Cursor& c, TypeKind hint) {
   else if (c.peek() == Tok::Ident && c.peek2() != Tok::LAngle) last = c.pos;
   std::string_view key;
   if (last != kNoIndex && last < c.end) {
-    key = src_.text().substr(toks_[start].off, toks_[last].off + toks_[last].len - toks_[start].off);
+    key = src_.text().substr(tok(start).off, tok(last).off + tok(last).len - tok(start).off);
     auto it = type_cache_.find(key);
     if (it != type_cache_.end()) {
       c.pos = last + 1;
@@ -264,6 +276,54 @@ TypeId Binder::parse_type(Cursor& c, TypeKind hint) {
   }
   TypeId id = parse_type_uncached(c, hint);
   if (!key.empty() && c.pos == last + 1) type_cache_.emplace(key, id);
+  return id;
+}
+
+// Reads a whole-type token: its body is lexed into sub-tokens (offsets still
+// in the source, so errors point into the type) and read by the ordinary
+// type parser with the token view switched to them.
+TypeId Binder::parse_whole_type_token(Cursor& c, TypeKind hint) {
+  uint32_t ti = c.pos;
+  Token whole = tok(ti);
+  std::string_view t = text(ti);
+  size_t lt = t.find('<');
+  std::vector<Token> sub;
+  sub.push_back(Token{Tok::TypeAlias, whole.off, uint32_t(lt)});
+  std::string body(t.substr(lt));  // NUL-terminated, as lex() needs
+  size_t first = sub.size();
+  lex(body, sub);
+  for (size_t i = first; i < sub.size(); ++i) sub[i].off += whole.off + uint32_t(lt);
+  uint32_t n = uint32_t(sub.size() - 1);  // without the Eof
+  std::vector<uint32_t> part(sub.size(), kNoIndex);
+  std::vector<uint32_t> stack;
+  for (uint32_t i = 0; i < n; ++i) {
+    Tok k = sub[i].kind;
+    if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LBrace || k == Tok::LAngle) {
+      stack.push_back(i);
+    } else if (k == Tok::RParen || k == Tok::RBracket || k == Tok::RBrace || k == Tok::RAngle) {
+      if (stack.empty()) fail_at(sub[i].off, sub[i].len, "unbalanced bracket in type");
+      part[stack.back()] = i;
+      stack.pop_back();
+    }
+  }
+  if (!stack.empty()) fail_at(sub[stack.back()].off, 1, "unbalanced bracket in type");
+  const std::vector<Token>* saved_t = tp_;
+  const std::vector<uint32_t>* saved_p = pp_;
+  tp_ = &sub;
+  pp_ = &part;
+  TypeId id;
+  try {
+    Cursor sc{this, 0, n};
+    id = parse_type_uncached(sc, hint);
+    if (!sc.done()) sc.fail_here("unexpected token after the type");
+  } catch (...) {
+    tp_ = saved_t;
+    pp_ = saved_p;
+    throw;
+  }
+  tp_ = saved_t;
+  pp_ = saved_p;
+  c.pos = ti + 1;
   return id;
 }
 

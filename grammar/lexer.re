@@ -58,6 +58,11 @@ void lex(std::string_view src, std::vector<Token>& out) {
       "@" bareid { kind = Tok::Symbol; goto emit; }
       "@" "\"" ([^"\\\n\x00] | "\\" [^\n\x00])* "\"" { kind = Tok::Symbol; goto emit; }
       "#" bareid { kind = Tok::AttrAlias; goto emit; }
+      // A dialect type with a flat body is one token: `!pto.tile_buf<vec,
+      // 16x16xf32>`. Kernels repeat the same long types on every line; the
+      // binder reads each distinct spelling once (docs/language.md §1).
+      // Bodies with nested '<', '->' or '/' fall back to `!name` + '<' ... '>'.
+      "!" bareid "<" ([^<>/\x00\-] | "-" [^<>/\x00])* ">" { kind = Tok::TypeAlias; goto emit; }
       "!" bareid { kind = Tok::TypeAlias; goto emit; }
       "^" sufid { kind = Tok::BlockLabel; goto emit; }
 

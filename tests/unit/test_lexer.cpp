@@ -265,11 +265,21 @@ TEST_CASE("lexer: symbols and type/attribute aliases and block labels", "[lexer]
   auto t = raw("func.func @k(%arg0: !pto.ptr<f32>) ^bb0 @\"q r\"");
   std::vector<KT> want = {{Tok::Ident, "func.func"},  {Tok::Symbol, "@k"},
                           {Tok::LParen, "("},         {Tok::ValueUse, "%arg0"},
-                          {Tok::Colon, ":"},          {Tok::TypeAlias, "!pto.ptr"},
-                          {Tok::LAngle, "<"},         {Tok::Ident, "f32"},
-                          {Tok::RAngle, ">"},         {Tok::RParen, ")"},
+                          {Tok::Colon, ":"},          {Tok::TypeAlias, "!pto.ptr<f32>"},
+                          {Tok::RParen, ")"},
                           {Tok::BlockLabel, "^bb0"},  {Tok::Symbol, "@\"q r\""}};
   CHECK(t == want);
+}
+
+TEST_CASE("lexer: a dialect type with a flat body is one token", "[lexer]") {
+  // Flat bodies (no '<', '->' or '/') are one token, across lines too.
+  CHECK(kinds(raw("!pto.tile_buf<loc=vec, dtype=f32,\n rows=16, v_row=-1>")) ==
+        std::vector<Tok>{Tok::TypeAlias});
+  // Nested '<', an arrow or a comment inside: the name alone, then the brackets.
+  CHECK(kinds(raw("!pto.tile_buf<32x32xf32, strided<[1]>>")).size() > 1);
+  CHECK(kinds(raw("!pto.x<a -> b>"))[0] == Tok::TypeAlias);
+  CHECK(kinds(raw("!pto.x<a -> b>"))[1] == Tok::LAngle);
+  CHECK(kinds(raw("!pto.x<a // c\n>"))[1] == Tok::LAngle);
 }
 
 TEST_CASE("lexer: NUL byte is an Error token", "[lexer]") {
