@@ -141,14 +141,19 @@ class Binder {
   Diag& diag_;
 
  private:
-  StrMap<ValueId> names_;
+  // Value names in scope, indexed by the name's StrId (kNone: not defined).
+  // Names are interned anyway (Value::name), so a lookup is the string
+  // table's one hash probe plus an index.
+  std::vector<ValueId> names_;
+  ValueId name_lookup(StrId id) const { return id < names_.size() ? names_[id] : kNone; }
+  void name_define(StrId id, ValueId v);
   // Types by their source spelling: kernels repeat the same long tile types
   // on every line, so each distinct spelling is parsed once.
   std::unordered_map<std::string_view, TypeId> type_cache_;
   const std::vector<Token>* tp_;
   const std::vector<uint32_t>* pp_;
   TypeId parse_whole_type_token(Cursor& c, TypeKind hint);
-  std::vector<std::pair<std::string, ValueId>> undo_;  // (name, previous or kNone)
+  std::vector<StrId> undo_;  // names defined, in order (shadowing is an error)
   std::vector<size_t> scope_marks_;
   std::unordered_set<std::string_view> source_names_;
   uint32_t fresh_counter_ = 0;

@@ -61,30 +61,34 @@ Binder::Cursor Binder::Cursor::enter() {
 
 ValueId Binder::use_value(uint32_t tok) {
   std::string_view t = text(tok);
-  auto it = names_.find(t.substr(1));
-  if (it == names_.end()) fail(tok, "use of undefined value '" + std::string(t) + "'");
-  return it->second;
+  StrId id = m_.strings.find(t.substr(1));
+  ValueId v = id == kNone ? kNone : name_lookup(id);
+  if (v == kNone) fail(tok, "use of undefined value '" + std::string(t) + "'");
+  return v;
+}
+
+void Binder::name_define(StrId id, ValueId v) {
+  if (id >= names_.size()) names_.resize(std::max<size_t>(m_.strings.size(), 2 * names_.size()), kNone);
+  names_[id] = v;
+  undo_.push_back(id);
 }
 
 ValueId Binder::def_value(uint32_t tok, std::string_view name, TypeId type, InstId def) {
-  std::string key(name);
-  if (names_.count(key)) {
+  StrId id = m_.strings.intern(name);
+  if (name_lookup(id) != kNone) {
+    std::string key(name);
     if (tok != kNoIndex) fail(tok, "redefinition of value '%" + key + "'");
     fail_at(0, 0, "redefinition of value '%" + key + "'");
   }
   ValueId v = ValueId(m_.values.size());
   uint32_t off = tok == kNoIndex ? 0 : (*tp_)[tok].off;
-  m_.values.push_back(Value{type, def, m_.strings.intern(name), off});
-  names_.emplace(key, v);
-  undo_.emplace_back(std::move(key), kNone);
+  m_.values.push_back(Value{type, def, id, off});
+  name_define(id, v);
   // `%x#0` is also reachable as `%x`.
   size_t hash = name.find('#');
   if (hash != std::string_view::npos && name.substr(hash + 1) == "0") {
-    std::string base(name.substr(0, hash));
-    if (!names_.count(base)) {
-      names_.emplace(base, v);
-      undo_.emplace_back(std::move(base), kNone);
-    }
+    StrId base = m_.strings.intern(name.substr(0, hash));
+    if (name_lookup(base) == kNone) name_define(base, v);
   }
   return v;
 }
@@ -98,7 +102,9 @@ std::string Binder::fresh_name(const char* stem) {
         source_names_.emplace(src_.text().substr(t.off + 1, t.len - 1));
   for (;;) {
     std::string n = std::string(stem) + std::to_string(fresh_counter_++);
-    if (!source_names_.count(n) && names_.find(n) == names_.end()) return n;
+    if (source_names_.count(n)) continue;
+    StrId id = m_.strings.find(n);
+    if (id == kNone || name_lookup(id) == kNone) return n;
   }
 }
 
@@ -108,7 +114,7 @@ void Binder::pop_scope() {
   size_t mark = scope_marks_.back();
   scope_marks_.pop_back();
   while (undo_.size() > mark) {
-    names_.erase(undo_.back().first);
+    names_[undo_.back()] = kNone;
     undo_.pop_back();
   }
 }

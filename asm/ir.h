@@ -182,15 +182,25 @@ struct StrHash {
 template <class T>
 using StrMap = std::unordered_map<std::string, T, StrHash, std::equal_to<>>;
 
+// Every distinct string once, with a dense id. The front end interns every
+// value name, attribute and type spelling (several per instruction), so the
+// index is a flat open-addressing table of ids (linear probing, no per-entry
+// allocation) rather than a node-based map holding a second copy of each key.
 class StringTable {
  public:
   StrId intern(std::string_view s);
+  // The id of `s` if it was interned, else kNone (interns nothing).
+  StrId find(std::string_view s) const;
   std::string_view get(StrId id) const { return strs_[id]; }
+  size_t size() const { return strs_.size(); }
   size_t bytes() const;
 
  private:
   std::deque<std::string> strs_;  // a deque: get()'s views stay valid as it grows
-  StrMap<StrId> map_;
+  std::vector<uint32_t> hashes_;  // per id: its hash (low 32 bits), to skip compares
+  std::vector<StrId> slots_;      // kNone = empty; size a power of two, <= 1/2 full
+  uint32_t slot_of(std::string_view s, uint32_t h) const;
+  void grow();
 };
 
 class TypeTable {

@@ -5,18 +5,71 @@
 
 namespace ptoas {
 
+namespace {
+// A fast multiply-mix hash over 8-byte words (names and spellings are short;
+// std::hash's byte loop showed up in profiles).
+uint32_t hash_str(std::string_view s) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
+  const char* p = s.data();
+  size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  }
+  if (n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+  }
+  h *= 0xff51afd7ed558ccdull;
+  return uint32_t(h ^ (h >> 32));
+}
+}  // namespace
+
+// The slot holding `s`, or the empty slot where it would go.
+uint32_t StringTable::slot_of(std::string_view s, uint32_t h) const {
+  uint32_t mask = uint32_t(slots_.size() - 1);
+  for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+    StrId id = slots_[i];
+    if (id == kNone || (hashes_[id] == h && strs_[id] == s)) return i;
+  }
+}
+
+void StringTable::grow() {
+  std::vector<StrId> old = std::move(slots_);
+  slots_.assign(old.empty() ? 64 : old.size() * 2, kNone);
+  uint32_t mask = uint32_t(slots_.size() - 1);
+  for (StrId id : old) {
+    if (id == kNone) continue;
+    uint32_t i = hashes_[id] & mask;
+    while (slots_[i] != kNone) i = (i + 1) & mask;
+    slots_[i] = id;
+  }
+}
+
+StrId StringTable::find(std::string_view s) const {
+  if (slots_.empty()) return kNone;
+  return slots_[slot_of(s, hash_str(s))];
+}
+
 StrId StringTable::intern(std::string_view s) {
-  auto it = map_.find(s);
-  if (it != map_.end()) return it->second;
+  if ((strs_.size() + 1) * 2 > slots_.size()) grow();
+  uint32_t h = hash_str(s);
+  uint32_t i = slot_of(s, h);
+  if (slots_[i] != kNone) return slots_[i];
   StrId id = StrId(strs_.size());
   strs_.emplace_back(s);
-  map_.emplace(strs_.back(), id);
+  hashes_.push_back(h);
+  slots_[i] = id;
   return id;
 }
 
 size_t StringTable::bytes() const {
-  size_t n = strs_.size() * sizeof(std::string) + map_.size() * (sizeof(std::string) + 32);
-  for (const auto& s : strs_) n += 2 * (s.capacity() > 15 ? s.capacity() + 1 : 0);
+  size_t n = strs_.size() * sizeof(std::string) + hashes_.capacity() * 4 + slots_.capacity() * 4;
+  for (const auto& s : strs_) n += s.capacity() > 15 ? s.capacity() + 1 : 0;
   return n;
 }
 
