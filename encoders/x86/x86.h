@@ -1,6 +1,6 @@
 // The x86-64 encoder (AVX2), internal to libptoas_codegen. Xbyak lives only
-// in x86_codegen.cpp, Zydis only in x86_listing.cpp, LLVM MC only in
-// x86_elf.cpp.
+// in x86_codegen.cpp and x86_tiles.cpp (through x86_gen.h), Zydis only in
+// x86_listing.cpp, LLVM MC only in x86_elf.cpp.
 #pragma once
 #include <cstdint>
 #include <string>

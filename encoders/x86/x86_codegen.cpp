@@ -1,157 +1,16 @@
-// x86-64 AVX2 code generation with Xbyak (the only translation unit that
-// includes it). A simple, deterministic first design (docs/x86_backend.md):
-//
-//   * every SSA value lives in stack slots (encoders/plan.h); scalar code
-//     loads operands into rax/rcx (xmm0/xmm1), computes, stores;
-//   * scf.for / scf.if / scf.while are branches; yields copy through scratch
-//     slots;
-//   * views are (base, shape, strides) computed at run time;
-//   * tile ops are row loops over the valid region: 8 x 32-bit lanes per
-//     ymm, the ragged tail with vmaskmovps (masked lanes are never loaded
-//     or stored), so nothing outside the valid region or a buffer is touched.
-//
-// Registers: rbp frame, r15 tile arena base, r14 constants base; rbx, r12,
-// r13 callee-saved scratch; ymm15 the tail mask inside tile loops.
-#include <xbyak/xbyak.h>
-
+// x86-64 AVX2 code generation with Xbyak: the frame, control flow, scalar
+// ops, views and tile allocation (x86_gen.h has the design; tile ops are in
+// x86_tiles.cpp), and the entry points of x86.h.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 
-#include "plan.h"
-#include "x86.h"
+#include "x86_gen.h"
 
 namespace ptoas::cg::x86 {
 
-namespace {
-
-using namespace Xbyak;
-using namespace Xbyak::util;
-
-// Constants (rodata()) offsets.
-constexpr int kMaskTable = 0;   // 8 x 0xffffffff, 8 x 0
-constexpr int kSignF32 = 64;    // 0x80000000
-constexpr int kAbsF32 = 68;     // 0x7fffffff
-constexpr int kOneF32 = 72;     // 1.0f
-constexpr int kRodataBytes = 128;
-
-// Xbyak's AutoGrow buffer without mprotect: the bytes are copied out and
-// never executed from here.
-struct PlainAlloc : Allocator {
-  bool useProtect() const override { return false; }
-};
-PlainAlloc g_alloc;
-
-int64_t wrap(DType d, int64_t v) {
-  switch (d) {
-    case DType::I1: return v & 1;
-    case DType::I8: return int8_t(v);
-    case DType::U8: return uint8_t(v);
-    case DType::I16: return int16_t(v);
-    case DType::U16: return uint16_t(v);
-    case DType::I32: return int32_t(v);
-    case DType::U32: return uint32_t(v);
-    default: return v;
-  }
-}
-
-unsigned int_bits(DType d) {
-  if (d == DType::Index || d == DType::I64 || d == DType::U64) return 64;
-  return dtype_bytes(d) * 8;
-}
-
-bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index || d == DType::I1; }
-
-class Gen : public CodeGenerator {
- public:
-  Gen(const Module& m, InstId fn, Target t, const FramePlan& p, Diag& d)
-      : CodeGenerator(4096, AutoGrow, &g_alloc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d) {}
-
-  bool run(FuncCode& out);
-
- private:
-  const Module& m_;
-  InstId fn_;
-  Target tg_;
-  const FramePlan& p_;
-  Diag& diag_;
-  Label epilogue_;
-  std::vector<LineEntry>* lines_ = nullptr;
-  bool ok_ = true;
-
-  // ---- slots ----
-  int disp(uint32_t slot) const { return -int(48 + 8 * slot); }
-  uint32_t sl(ValueId v, unsigned k = 0) const { return uint32_t(p_.slots[v].first) + k; }
-  Address q(ValueId v, unsigned k = 0) { return qword[rbp + disp(sl(v, k))]; }
-  Address d32(ValueId v) { return dword[rbp + disp(sl(v))]; }
-  Address qs(uint32_t slot) { return qword[rbp + disp(slot)]; }
-  const ptoas::Type& ty(ValueId v) const { return m_.type_of(v); }
-  ValueId op(const Inst& in, unsigned i) const { return m_.operand(in, i); }
-
-  void fail(const Inst& in, std::string_view what = {}) {
-    unsupported(m_, in, diag_, tg_, what);
-    ok_ = false;
-  }
-
-  // Canonical 64-bit form of an integer of type d in r.
-  void canon(const Reg64& r, DType d) {
-    switch (d) {
-      case DType::I1: and_(r, 1); break;
-      case DType::I8: movsx(r, r.cvt8()); break;
-      case DType::U8: movzx(r.cvt32(), r.cvt8()); break;
-      case DType::I16: movsx(r, r.cvt16()); break;
-      case DType::U16: movzx(r.cvt32(), r.cvt16()); break;
-      case DType::I32: movsxd(r, r.cvt32()); break;
-      case DType::U32: mov(r.cvt32(), r.cvt32()); break;
-      default: break;
-    }
-  }
-  // Zero-extension of the low `bits` bits (the unsigned view).
-  void zext(const Reg64& r, unsigned bits) {
-    if (bits == 1) and_(r, 1);
-    else if (bits == 8) movzx(r.cvt32(), r.cvt8());
-    else if (bits == 16) movzx(r.cvt32(), r.cvt16());
-    else if (bits == 32) mov(r.cvt32(), r.cvt32());
-  }
-
-  void mark(const Inst& in) {
-    uint32_t off = uint32_t(getSize());
-    if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
-    else lines_->push_back({off, in.loc});
-  }
-
-  void prologue();
-  InstId region(const Region& r);
-  void inst(const Inst& in, InstId id);
-  void copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to);
-  void scalar(const Inst& in);
-  void view(const Inst& in);
-  void alloc(const Inst& in, InstId id);
-  void tile_op(const Inst& in);
-  void tload(const Inst& in);
-  void tstore(const Inst& in);
-  bool tile_type_ok(const Inst& in, ValueId v, bool movement);
-  void clamp(const Reg64& r, int64_t cap) {
-    mov(rcx, cap);
-    cmp(r, rcx);
-    cmovg(r, rcx);
-  }
-  void tile_ptr(const Reg64& r, ValueId t) {
-    mov(r, q(t, 0));
-    add(r, r15);
-  }
-  // Row loop over r8 rows x r9 cols (see the file comment). `ptrs` are the
-  // row pointer registers, advanced by `strides` (an immediate byte count,
-  // or a register).
-  struct Stride {
-    const Reg64* reg;
-    int64_t imm;
-  };
-  void row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
-                const std::function<void(bool)>& body);
-};
+namespace gen {
 
 bool Gen::run(FuncCode& out) {
   lines_ = &out.lines;
@@ -889,355 +748,10 @@ void Gen::alloc(const Inst& in, InstId id) {
   valid(in.flags & kInstHasValidCol, t.vcol, t.cols, 2);
 }
 
-bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
-  const ptoas::Type& t = ty(v);
-  if (t.kind != TypeKind::TileBuf) return false;
-  if (t.slayout != SLayout::NoneBox || t.blayout != BLayout::RowMajor) {
-    fail(in, "op " + std::string(op_name(in.op)) + " on a tile that is not row-major ND");
-    return false;
-  }
-  if (t.rows <= 0 || t.cols <= 0) {
-    fail(in, "a tile of dynamic shape");
-    return false;
-  }
-  if (dtype_bytes(t.elem) != 4 || (!movement && t.elem != DType::F32 && t.elem != DType::I32)) {
-    fail(in);
-    return false;
-  }
-  return true;
-}
+}  // namespace gen
 
-void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
-                   const std::function<void(bool)>& body) {
-  Label done, row, vec, tail, next;
-  test(r8, r8);
-  jle(done, T_NEAR);
-  test(r9, r9);
-  jle(done, T_NEAR);
-  mov(r13, r9);
-  and_(r13, -8);
-  mov(rcx, r9);
-  and_(ecx, 7);
-  neg(rcx);
-  vmovups(ymm15, ptr[r14 + rcx * 4 + (kMaskTable + 32)]);
-  L(row);
-  xor_(eax, eax);
-  cmp(rax, r13);
-  jge(tail, T_NEAR);
-  L(vec);
-  body(false);
-  add(rax, 8);
-  cmp(rax, r13);
-  jl(vec, T_NEAR);
-  L(tail);
-  cmp(rax, r9);
-  jge(next, T_NEAR);
-  body(true);
-  L(next);
-  for (size_t i = 0; i < ptrs.size(); ++i) {
-    if (strides[i].reg) add(ptrs[i], *strides[i].reg);
-    else add(ptrs[i], int(strides[i].imm));
-  }
-  dec(r8);
-  jnz(row, T_NEAR);
-  L(done);
-}
+using namespace gen;
 
-// Loads / stores 8 lanes at [p + rax*4], masked by ymm15 in the tail.
-#define LD(y, p) (masked ? vmaskmovps(y, ymm15, ptr[p + rax * 4]) : vmovups(y, ptr[p + rax * 4]))
-#define ST(p, y) (masked ? vmaskmovps(ptr[p + rax * 4], ymm15, y) : vmovups(ptr[p + rax * 4], y))
-
-void Gen::tload(const Inst& in) {
-  ValueId v = op(in, 0), t = op(in, in.n_ins);
-  if (!tile_type_ok(in, t, true)) return;
-  const ptoas::Type& tt = ty(t);
-  const ptoas::Type& vt = ty(v);
-  unsigned rank = (p_.slots[v].count - 1u) / 2u;
-  if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
-    return fail(in, "pto.tload from a view of rank " + std::to_string(rank));
-  if (dtype_bytes(vt.elem) != 4) return fail(in);
-  // The whole tile takes the pad value first.
-  uint32_t pad = 0;
-  bool fl = dtype_is_float(tt.elem);
-  if (tt.pad == 2) pad = fl ? 0x7f800000u : tt.elem == DType::U32 ? 0xffffffffu : 0x7fffffffu;
-  if (tt.pad == 3) pad = fl ? 0xff800000u : tt.elem == DType::U32 ? 0u : 0x80000000u;
-  tile_ptr(rdi, t);
-  mov(ecx, uint32_t(tt.rows) * uint32_t(tt.cols));
-  mov(eax, pad);
-  rep();
-  stosd();
-  // The overlap of the view and the valid region (the interpreter requires
-  // them to be equal and reports a mismatch).
-  mov(r8, q(t, 1));
-  mov(r9, q(t, 2));
-  if (rank == 2) {
-    mov(rcx, q(v, 1));
-    cmp(r8, rcx);
-    cmovg(r8, rcx);
-    mov(rcx, q(v, 2));
-    cmp(r9, rcx);
-    cmovg(r9, rcx);
-    mov(r10, q(v, 3));
-    shl(r10, 2);
-  } else {
-    clamp(r8, 1);
-    mov(rcx, q(v, 1));
-    cmp(r9, rcx);
-    cmovg(r9, rcx);
-    xor_(r10d, r10d);
-  }
-  tile_ptr(rdi, t);
-  mov(rsi, q(v, 0));
-  Label strided, done;
-  cmp(qword[rbp + disp(sl(v, 2 * rank))], 1);
-  jne(strided, T_NEAR);
-  row_loop({rdi, rsi}, {{nullptr, int64_t(tt.cols) * 4}, {&r10, 0}}, [&](bool masked) {
-    LD(ymm0, rsi);
-    ST(rdi, ymm0);
-  });
-  jmp(done, T_NEAR);
-  L(strided);
-  {
-    Label row, col, end;
-    mov(r11, q(v, 2 * rank));
-    shl(r11, 2);
-    test(r8, r8);
-    jle(end, T_NEAR);
-    test(r9, r9);
-    jle(end, T_NEAR);
-    L(row);
-    mov(rcx, rsi);
-    xor_(eax, eax);
-    L(col);
-    mov(edx, dword[rcx]);
-    mov(dword[rdi + rax * 4], edx);
-    add(rcx, r11);
-    inc(rax);
-    cmp(rax, r9);
-    jl(col, T_NEAR);
-    add(rdi, int(tt.cols) * 4);
-    add(rsi, r10);
-    dec(r8);
-    jnz(row, T_NEAR);
-    L(end);
-  }
-  L(done);
-}
-
-void Gen::tstore(const Inst& in) {
-  if (in.n_ins != 1) return fail(in, "pto.tstore with a scalar operand");
-  ValueId t = op(in, 0), v = op(in, in.n_ins);
-  if (!tile_type_ok(in, t, true)) return;
-  const ptoas::Type& tt = ty(t);
-  const ptoas::Type& vt = ty(v);
-  std::string_view atomic = m_.attr_word(in, "atomicType");
-  std::string_view relu = m_.attr_word(in, "reluPreMode");
-  if ((!atomic.empty() && atomic != "atomic_none") || (!relu.empty() && relu != "no_relu"))
-    return fail(in, "pto.tstore with atomic add or relu");
-  unsigned rank = (p_.slots[v].count - 1u) / 2u;
-  if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
-    return fail(in, "pto.tstore to a view of rank " + std::to_string(rank));
-  if (vt.elem != tt.elem) return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) +
-                                          " to " + std::string(dtype_name(vt.elem)));
-  mov(r8, q(t, 1));
-  mov(r9, q(t, 2));
-  if (rank == 2) {
-    mov(rcx, q(v, 1));
-    cmp(r8, rcx);
-    cmovg(r8, rcx);
-    mov(rcx, q(v, 2));
-    cmp(r9, rcx);
-    cmovg(r9, rcx);
-    mov(r10, q(v, 3));
-    shl(r10, 2);
-  } else {
-    clamp(r8, 1);
-    mov(rcx, q(v, 1));
-    cmp(r9, rcx);
-    cmovg(r9, rcx);
-    xor_(r10d, r10d);
-  }
-  tile_ptr(rsi, t);
-  mov(rdi, q(v, 0));
-  Label strided, done;
-  cmp(qword[rbp + disp(sl(v, 2 * rank))], 1);
-  jne(strided, T_NEAR);
-  row_loop({rdi, rsi}, {{&r10, 0}, {nullptr, int64_t(tt.cols) * 4}}, [&](bool masked) {
-    LD(ymm0, rsi);
-    ST(rdi, ymm0);
-  });
-  jmp(done, T_NEAR);
-  L(strided);
-  {
-    Label row, col, end;
-    mov(r11, q(v, 2 * rank));
-    shl(r11, 2);
-    test(r8, r8);
-    jle(end, T_NEAR);
-    test(r9, r9);
-    jle(end, T_NEAR);
-    L(row);
-    mov(rcx, rdi);
-    xor_(eax, eax);
-    L(col);
-    mov(edx, dword[rsi + rax * 4]);
-    mov(dword[rcx], edx);
-    add(rcx, r11);
-    inc(rax);
-    cmp(rax, r9);
-    jl(col, T_NEAR);
-    add(rsi, int(tt.cols) * 4);
-    add(rdi, r10);
-    dec(r8);
-    jnz(row, T_NEAR);
-    L(end);
-  }
-  L(done);
-}
-
-void Gen::tile_op(const Inst& in) {
-  switch (in.op) {
-    case Op::TLoad: return tload(in);
-    case Op::TStore: return tstore(in);
-    default: break;
-  }
-  const OpInfo& info = op_info(in.op);
-  if (in.n_outs != 1) return fail(in);
-  ValueId dst = op(in, in.n_ins);
-  if (ty(dst).kind != TypeKind::TileBuf) return fail(in);
-  DType d = ty(dst).elem;
-  bool f32 = d == DType::F32, i32 = d == DType::I32;
-  // Which ops this first subset has, per dtype.
-  bool have = false;
-  switch (in.op) {
-    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
-    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TMaxS: case Op::TMinS:
-    case Op::TExpandS: case Op::TNeg: case Op::TRelu:
-      have = f32 || i32;
-      break;
-    case Op::TDiv: case Op::TDivS: case Op::TAbs: case Op::TSqrt: case Op::TRecip:
-      have = f32;
-      break;
-    default: break;
-  }
-  if (!have) return fail(in);
-  if (!tile_type_ok(in, dst, false)) return;
-  std::vector<ValueId> tiles;  // tile inputs in order
-  ValueId scal = kNone;
-  bool scalar_first = false;
-  for (unsigned i = 0; i < in.n_ins; ++i) {
-    ValueId v = op(in, i);
-    if (ty(v).kind == TypeKind::TileBuf) {
-      if (!tile_type_ok(in, v, false)) return;
-      if (ty(v).elem != d) return fail(in, "op " + std::string(info.name) + " with mixed element types");
-      tiles.push_back(v);
-    } else {
-      if (scal != kNone || ty(v).kind != TypeKind::Scalar) return fail(in);
-      if (ty(v).elem != d)
-        return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(ty(v).elem)) +
-                            " scalar on a " + std::string(dtype_name(d)) + " tile");
-      scal = v;
-      scalar_first = i == 0;
-    }
-  }
-  size_t want_tiles = info.sem == Sem::EltBin ? 2 : info.sem == Sem::EltUnary ? 1 :
-                      in.op == Op::TExpandS ? 0 : 1;
-  if (tiles.size() != want_tiles || (info.sem == Sem::EltScalar && scal == kNone))
-    return fail(in, "this operand form of " + std::string(info.name));
-  // Rows x cols: the destination's valid region, capped at what every tile
-  // physically holds (the interpreter reports a source that is too small).
-  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
-  for (ValueId v : tiles) {
-    cap_r = std::min(cap_r, ty(v).rows);
-    cap_c = std::min(cap_c, ty(v).cols);
-  }
-  mov(r8, q(dst, 1));
-  mov(r9, q(dst, 2));
-  clamp(r8, cap_r);
-  clamp(r9, cap_c);
-  if (scal != kNone) {
-    if (f32) vbroadcastss(ymm2, dword[rbp + disp(sl(scal))]);
-    else vpbroadcastd(ymm2, dword[rbp + disp(sl(scal))]);
-  }
-  vbroadcastss(ymm3, dword[r14 + kSignF32]);
-  vbroadcastss(ymm4, dword[r14 + kAbsF32]);
-  vbroadcastss(ymm5, dword[r14 + kOneF32]);
-  vxorps(ymm6, ymm6, ymm6);
-  tile_ptr(rdi, dst);
-  std::vector<Reg64> ptrs{rdi};
-  std::vector<Stride> strides{{nullptr, int64_t(ty(dst).cols) * 4}};
-  static const Reg64 src_regs[] = {rsi, rdx};
-  for (size_t i = 0; i < tiles.size(); ++i) {
-    tile_ptr(src_regs[i], tiles[i]);
-    ptrs.push_back(src_regs[i]);
-    strides.push_back({nullptr, int64_t(ty(tiles[i]).cols) * 4});
-  }
-  Op o = in.op;
-  row_loop(ptrs, strides, [&](bool masked) {
-    if (tiles.size() >= 1) LD(ymm0, rsi);
-    if (tiles.size() >= 2) LD(ymm1, rdx);
-    if (scal != kNone) vmovaps(ymm1, ymm2);  // ymm1 = the second operand
-    switch (o) {
-      case Op::TAdd: case Op::TAddS:
-        f32 ? vaddps(ymm0, ymm0, ymm1) : vpaddd(ymm0, ymm0, ymm1);
-        break;
-      case Op::TSub: case Op::TSubS:
-        f32 ? vsubps(ymm0, ymm0, ymm1) : vpsubd(ymm0, ymm0, ymm1);
-        break;
-      case Op::TMul: case Op::TMulS:
-        f32 ? vmulps(ymm0, ymm0, ymm1) : vpmulld(ymm0, ymm0, ymm1);
-        break;
-      case Op::TDiv:
-        vdivps(ymm0, ymm0, ymm1);
-        break;
-      case Op::TDivS:
-        if (scalar_first) vdivps(ymm0, ymm1, ymm0);
-        else vdivps(ymm0, ymm0, ymm1);
-        break;
-      // Interpreter order (std::max / std::min): max(a, b) = (a < b) ? b : a,
-      // min(a, b) = (b < a) ? b : a, a NaN on either side gives a. vmaxps
-      // x, y = (x > y) ? x : y and vminps x, y = (x < y) ? x : y, so b goes
-      // first.
-      case Op::TMax: case Op::TMaxS:
-        f32 ? vmaxps(ymm0, ymm1, ymm0) : vpmaxsd(ymm0, ymm0, ymm1);
-        break;
-      case Op::TMin: case Op::TMinS:
-        f32 ? vminps(ymm0, ymm1, ymm0) : vpminsd(ymm0, ymm0, ymm1);
-        break;
-      case Op::TExpandS:
-        vmovaps(ymm0, ymm2);
-        break;
-      case Op::TNeg:
-        f32 ? vxorps(ymm0, ymm0, ymm3) : vpsubd(ymm0, ymm6, ymm0);
-        break;
-      case Op::TAbs:
-        vandps(ymm0, ymm0, ymm4);
-        break;
-      case Op::TRelu:  // std::max(x, 0) = (x < 0) ? 0 : x: NaN and -0 kept
-        f32 ? vmaxps(ymm0, ymm6, ymm0) : vpmaxsd(ymm0, ymm0, ymm6);
-        break;
-      case Op::TSqrt:
-        vsqrtps(ymm0, ymm0);
-        break;
-      case Op::TRecip:
-        vdivps(ymm0, ymm5, ymm0);
-        break;
-      default: break;
-    }
-    // Ops that pass an operand through unchanged quiet a signalling NaN as
-    // the interpreter does (it computes in double, and f32 -> double quiets):
-    // x + -0.0 is x for every other value, NaN quieted.
-    if (f32 && (o == Op::TMax || o == Op::TMin || o == Op::TMaxS || o == Op::TMinS ||
-                o == Op::TNeg || o == Op::TAbs || o == Op::TRelu))
-      vaddps(ymm0, ymm0, ymm3);
-    ST(rdi, ymm0);
-  });
-}
-
-#undef LD
-#undef ST
-
-}  // namespace
 
 bool compile_function(const Module& m, InstId fn, Target t, FuncCode& out, Diag& diag) {
   FramePlan plan;
@@ -1270,6 +784,37 @@ std::vector<uint8_t> rodata() {
   put(kSignF32, 0x80000000u);
   put(kAbsF32, 0x7fffffffu);
   put(kOneF32, 0x3f800000u);
+  put(kNegInfF32, 0xff800000u);
+  put(kPosInfF32, 0x7f800000u);
+  for (int i = 0; i < 8; ++i) put(kIota + 4 * i, uint32_t(i));
+  auto put4 = [&](int idx, uint64_t bits) {
+    for (int k = 0; k < 4; ++k) std::memcpy(r.data() + dconst(idx) + 8 * k, &bits, 8);
+  };
+  auto putd = [&](int idx, double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    put4(idx, b);
+  };
+  putd(kDOne, 1.0);
+  putd(kDExpHi, 200.0);
+  putd(kDExpLo, -200.0);
+  putd(kDLog2e, 1.4426950408889634);
+  put4(kDLn2Hi, 0x3fe62e42fee00000ull);  // fdlibm ln2_hi (32 trailing zero bits)
+  put4(kDLn2Lo, 0x3dea39ef35793c76ull);  // ln2 - ln2_hi
+  double f = 1;
+  for (int k = 1; k <= 12; ++k) f *= k;
+  for (int k = 12; k >= 0; --k) {  // 1/12! .. 1/0!
+    putd(kDExpC + (12 - k), 1.0 / f);
+    if (k) f /= k;
+  }
+  put4(kI64Bias, 1023);
+  put4(kDMantMask, 0x000fffffffffffffull);
+  put4(kDExpOne, 0x3ff0000000000000ull);
+  put4(kDMagic, 0x4330000000000000ull);
+  putd(kDMagicBias, 4503599627370496.0 + 1023.0);
+  putd(kDSqrt2, 1.4142135623730951);
+  putd(kDHalf, 0.5);
+  for (int k = 0; k < 9; ++k) putd(kDLogC + k, 1.0 / double(17 - 2 * k));  // 1/17 .. 1/1
   return r;
 }
 

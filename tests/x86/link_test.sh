@@ -33,11 +33,11 @@ gcc -std=c11 -O1 -ffp-contract=off -no-pie -I. "$dir/link_main.c" axpy_relu.o -o
 "$ptoas" -target=avx2 axpy_relu.pto -o again.o || fail "second assembly"
 cmp -s axpy_relu.o again.o || fail "output is not deterministic"
 # An unsupported op: a located error, exit 1, no output file.
-sed 's/pto.trelu/pto.texp/' axpy_relu.pto > unsup.pto
+sed 's/pto.trelu/pto.ttrans/' axpy_relu.pto > unsup.pto
 "$ptoas" -target=avx2 unsup.pto -o unsup.o 2>err.txt
 rc=$?
 [ $rc -eq 1 ] || fail "unsupported op: exit $rc, expected 1"
-grep -q "unsup.pto:[0-9]*:[0-9]*: error: op pto.texp with dtype f32 is not supported on avx2" err.txt \
+grep -q "unsup.pto:[0-9]*:[0-9]*: error: op pto.ttrans with dtype f32 is not supported on avx2" err.txt \
   || { cat err.txt; fail "unsupported-op message"; }
 [ -e unsup.o ] && fail "a failed assembly left unsup.o behind"
 echo "x86_link: OK"

@@ -11,6 +11,7 @@
 // op, casts and scf.if/for/while (results broadcast with texpands).
 // Exit 0 when every case agrees; SKIP (77)
 // when the CPU lacks AVX2.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -84,12 +85,97 @@ const OpCase kOps[] = {
     {"tdivs", 1, true, false}, {"tdivs", 2, true, false}, {"tmaxs", 1, true, true},
     {"tmins", 1, true, true},  {"texpands", 4, true, true}, {"tneg", 3, true, true},
     {"trelu", 3, true, true},  {"tabs", 3, true, false},  {"tsqrt", 3, true, false},
-    {"trecip", 3, true, false},
+    {"trecip", 3, true, false}, {"texp", 3, true, false},    {"tlog", 3, true, false},
+    {"trsqrt", 3, true, false},
 };
 
-std::string kernel(const OpCase& o, const Shape& s, const char* dt) {
+// Runs `text` (kernel @k(a, b, c, s)) on the interpreter and avx2 with
+// buffers of n elements (rows of ld) and compares c, exactly or within
+// ulp_tol f32 ULP.
+bool run_text(const std::string& name, const std::string& text, size_t n, size_t ld, bool fl,
+              uint32_t scalar_bits, uint32_t ulp_tol = 0);
+
+// ---- reductions and expansions -------------------------------------------------------
+// a: an R x C source (ND, or DN with dn_src); b: a column (R x 1, DN view
+// of b) or a row (1 x C, row 0 of b); c: the result, starting as b's data.
+
+std::string tile_ty(int r, int c, const char* dt, bool dn, const char* valid = "?x?") {
+  return "!pto.tile_buf<vec, " + std::to_string(r) + "x" + std::to_string(c) + "x" + dt + ", valid=" + valid +
+         (dn ? ", blayout=col_major>" : ">");
+}
+
+std::string kernel_head(const Shape& s, const char* dt) {
+  std::string k = "func.func @k(%a: !pto.ptr<" + std::string(dt) + ">, %b: !pto.ptr<" + dt + ">, %c: !pto.ptr<" +
+                  dt + ">, %s: " + dt + ") attributes {pto.entry} {\n";
+  k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n";
+  k += "  %R = arith.constant " + std::to_string(s.vr) + " : index\n";
+  k += "  %C = arith.constant " + std::to_string(s.vc) + " : index\n";
+  k += "  %ld = arith.constant " + std::to_string(s.cols + 3) + " : index\n";
+  return k;
+}
+
+// A view of p with the given shape and strides, partitioned whole: %<name>p.
+std::string view(const std::string& name, const std::string& p, const std::string& shape,
+                 const std::string& strides, const char* dt) {
+  std::string tv = std::string("!pto.tensor_view<?x?x") + dt + ">";
+  std::string pv = std::string("!pto.partition_tensor_view<?x?x") + dt + ">";
+  return "  %" + name + "v = pto.make_tensor_view %" + p + ", shape = [" + shape + "], strides = [" + strides +
+         "] : " + tv + "\n  %" + name + "p = pto.partition_view %" + name + "v, offsets = [%c0, %c0], sizes = [" +
+         shape + "] : " + tv + " -> " + pv + "\n";
+}
+
+std::string load(const std::string& view, const std::string& tile, const std::string& tty, const char* dt,
+                 const std::string& vr, const std::string& vc) {
+  std::string pv = std::string("!pto.partition_tensor_view<?x?x") + dt + ">";
+  return "  %" + tile + " = pto.alloc_tile valid_row = " + vr + " valid_col = " + vc + " : " + tty + "\n" +
+         "  pto.tload ins(%" + view + "p : " + pv + ") outs(%" + tile + " : " + tty + ")\n";
+}
+
+// kind 0: trow<red> a -> R x 1 column (DN, or ND when dn_dst is false)
+bool run_reduce(const char* op, const Shape& s, bool dn_src, bool dn_dst) {
+  const char* dt = "f32";
+  std::string k = kernel_head(s, dt);
+  std::string ta = tile_ty(s.rows, s.cols, dt, dn_src), tc = tile_ty(s.rows, 1, dt, dn_dst, "?x1");
+  k += view("a", "a", "%R, %C", dn_src ? "%c1, %ld" : "%ld, %c1", dt);
+  k += view("c", "c", "%R, %c1", "%c1, %ld", dt);
+  k += view("bc", "b", "%R, %c1", "%c1, %ld", dt);
+  k += load("a", "ta", ta, dt, "%R", "%C");
+  k += load("bc", "tc", tc, dt, "%R", "%c1");
+  k += "  pto." + std::string(op) + " ins(%ta, %ta : " + ta + ", " + ta + ") outs(%tc : " + tc + ")\n";
+  k += "  pto.tstore ins(%tc : " + tc + ") outs(%cp : !pto.partition_tensor_view<?x?xf32>)\n  return\n}\n";
+  size_t ld = size_t(s.cols + 3), n = ld * size_t(std::max(s.vr, s.vc) + 1);
+  return run_text(std::string(op) + " " + s.name + (dn_src ? " DN src" : "") + (dn_dst ? "" : " ND dst"), k, n,
+                  ld, true, 0);
+}
+
+// trowexpand<op> / tcolexpand<op>: a full, b a column (row) operand; swap:
+// the column (row) operand first; plain: trowexpand / tcolexpand of b.
+bool run_expand(const char* op, bool row, const Shape& s, bool fl, bool swap, bool plain) {
+  const char* dt = fl ? "f32" : "i32";
+  std::string k = kernel_head(s, dt);
+  std::string ta = tile_ty(s.rows, s.cols, dt, false);
+  std::string tb = row ? tile_ty(s.rows, 1, dt, s.rows % 8 == 0, "?x1") : tile_ty(1, s.cols, dt, false, "1x?");
+  k += view("a", "a", "%R, %C", "%ld, %c1", dt);
+  k += view("ab", "b", "%R, %C", "%ld, %c1", dt);
+  k += view("c", "c", "%R, %C", "%ld, %c1", dt);
+  if (row) k += view("b", "b", "%R, %c1", "%c1, %ld", dt);
+  else k += view("b", "b", "%c1, %C", "%ld, %c1", dt);
+  k += load("a", "ta", ta, dt, "%R", "%C");
+  k += load("ab", "tc", ta, dt, "%R", "%C");
+  k += row ? load("b", "tb", tb, dt, "%R", "%c1") : load("b", "tb", tb, dt, "%c1", "%C");
+  std::string o = "  pto." + std::string(op);
+  if (plain) k += o + " ins(%tb : " + tb + ") outs(%tc : " + ta + ")\n";
+  else if (swap) k += o + " ins(%tb, %ta : " + tb + ", " + ta + ") outs(%tc : " + ta + ")\n";
+  else k += o + " ins(%ta, %tb : " + ta + ", " + tb + ") outs(%tc : " + ta + ")\n";
+  k += "  pto.tstore ins(%tc : " + ta + ") outs(%cp : !pto.partition_tensor_view<?x?x" + dt + ">)\n  return\n}\n";
+  size_t ld = size_t(s.cols + 3), n = ld * size_t(std::max(s.vr, s.vc) + 1);
+  return run_text(std::string(op) + (swap ? "(swapped) " : " ") + dt + " " + s.name, k, n, ld, fl, 0);
+}
+
+// dn: column-major tiles loaded from / stored to column-major views.
+std::string kernel(const OpCase& o, const Shape& s, const char* dt, bool dn) {
   std::string tile = "!pto.tile_buf<vec, " + std::to_string(s.rows) + "x" + std::to_string(s.cols) +
-                     "x" + dt + ", valid=?x?>";
+                     "x" + dt + ", valid=?x?" + (dn ? ", blayout=col_major>" : ">");
   std::string tv = std::string("!pto.tensor_view<?x?x") + dt + ">";
   std::string pv = std::string("!pto.partition_tensor_view<?x?x") + dt + ">";
   std::string k;
@@ -98,10 +184,11 @@ std::string kernel(const OpCase& o, const Shape& s, const char* dt) {
   k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n";
   k += "  %R = arith.constant " + std::to_string(s.vr) + " : index\n";
   k += "  %C = arith.constant " + std::to_string(s.vc) + " : index\n";
-  k += "  %ld = arith.constant " + std::to_string(s.cols + 3) + " : index\n";
+  k += "  %ld = arith.constant " + std::to_string(dn ? s.rows + 3 : s.cols + 3) + " : index\n";
   for (const char* p : {"a", "b", "c"}) {
     std::string P(p);
-    k += "  %" + P + "v = pto.make_tensor_view %" + P + ", shape = [%R, %C], strides = [%ld, %c1] : " + tv + "\n";
+    k += "  %" + P + "v = pto.make_tensor_view %" + P + ", shape = [%R, %C], strides = " +
+         (dn ? "[%c1, %ld]" : "[%ld, %c1]") + " : " + tv + "\n";
     k += "  %" + P + "p = pto.partition_view %" + P + "v, offsets = [%c0, %c0], sizes = [%R, %C] : " + tv +
          " -> " + pv + "\n";
     k += "  %t" + P + " = pto.alloc_tile valid_row = %R valid_col = %C : " + tile + "\n";
@@ -125,10 +212,32 @@ std::string kernel(const OpCase& o, const Shape& s, const char* dt) {
 
 int g_cases = 0, g_fail = 0, g_elems = 0;
 
-bool run_case(const OpCase& o, const Shape& s, bool fl, uint32_t scalar_bits) {
+// Distance in f32 units in the last place (NaN: 0 only for identical bits).
+uint32_t ulp_dist(uint32_t a, uint32_t b) {
+  auto is_nan = [](uint32_t v) { return (v & 0x7fffffffu) > 0x7f800000u; };
+  if (a == b) return 0;
+  if (is_nan(a) || is_nan(b)) return 0xffffffffu;
+  auto ord = [](uint32_t v) { return v & 0x80000000u ? -int64_t(v & 0x7fffffffu) : int64_t(v); };
+  int64_t d = ord(a) - ord(b);
+  return uint32_t(d < 0 ? -d : d);
+}
+
+bool run_case(const OpCase& o, const Shape& s, bool fl, uint32_t scalar_bits, bool dn = false) {
   const char* dt = fl ? "f32" : "i32";
-  std::string text = kernel(o, s, dt);
-  std::string name = std::string(o.op) + (o.kind == 2 ? "(scalar first)" : "") + " " + dt + " " + s.name;
+  std::string text = kernel(o, s, dt, dn);
+  std::string name = std::string(o.op) + (o.kind == 2 ? "(scalar first)" : "") + " " + dt + " " + s.name +
+                     (dn ? " DN" : "");
+  // exp and log are within 1 ULP of the interpreter (docs/x86_backend.md);
+  // everything else is bit-exact.
+  uint32_t tol = (std::string(o.op) == "texp" || std::string(o.op) == "tlog") ? 1 : 0;
+  size_t ld = size_t(dn ? s.rows + 3 : s.cols + 3), n = ld * size_t((dn ? s.vc : s.vr) + 1);
+  return run_text(name, text, n, ld, fl, scalar_bits, tol);
+}
+
+bool run_text(const std::string& name, const std::string& text, size_t n, size_t ld, bool fl,
+              uint32_t scalar_bits, uint32_t ulp_tol) {
+  const char* dt = fl ? "f32" : "i32";
+  (void)dt;
   SourceFile src(name + ".pto", text);
   Diag diag(&src);
   Module m;
@@ -146,7 +255,6 @@ bool run_case(const OpCase& o, const Shape& s, bool fl, uint32_t scalar_bits) {
     std::printf("FAIL %s: jit: %s\n%s", name.c_str(), err.c_str(), jd.text().c_str());
     return false;
   }
-  size_t ld = size_t(s.cols + 3), n = ld * size_t(s.vr + 1);
   std::vector<uint32_t> a(n), b(n), c1(n, 0xDEADBEEFu), c2(n, 0xDEADBEEFu);
   for (size_t i = 0; i < n; ++i) {
     a[i] = sample(fl);
@@ -180,7 +288,7 @@ bool run_case(const OpCase& o, const Shape& s, bool fl, uint32_t scalar_bits) {
   ++g_cases;
   g_elems += int(n);
   for (size_t i = 0; i < n; ++i)
-    if (c1[i] != c2[i]) {
+    if (c1[i] != c2[i] && (!fl || ulp_dist(c1[i], c2[i]) > ulp_tol)) {
       std::printf("FAIL %s: element %zu (row %zu col %zu): interpreter 0x%08x, avx2 0x%08x "
                   "(a 0x%08x b 0x%08x s 0x%08x)\n",
                   name.c_str(), i, i / ld, i % ld, c1[i], c2[i], a[i], b[i], scalar_bits);
@@ -373,9 +481,31 @@ int main() {
         if (fl ? !o.f32 : !o.i32) continue;
         bool uses_scalar = o.kind == 1 || o.kind == 2 || o.kind == 4;
         size_t ns = uses_scalar ? (fl ? 6 : 4) : 1;
-        for (size_t k = 0; k < ns; ++k)
+        for (size_t k = 0; k < ns; ++k) {
           ok &= run_case(o, s, fl, fl ? f_scalars[k] : i_scalars[k]);
+          // DN tiles need rows * 4 bytes to be a multiple of 32.
+          if (s.rows % 8 == 0) ok &= run_case(o, s, fl, fl ? f_scalars[k] : i_scalars[k], true);
+        }
       }
+  for (const Shape& s : kShapes) {
+    for (const char* r : {"trowsum", "trowmax", "trowmin"})
+      for (int v = 0; v < 3; ++v) {
+        bool dn_ok = s.rows % 8 == 0;  // DN tiles need rows * 4 bytes to be a multiple of 32
+        if (dn_ok || v == 2) ok &= run_reduce(r, s, v == 1, v != 2 && dn_ok);
+      }
+    for (int fl = 1; fl >= 0; --fl) {
+      for (const char* e : {"trowexpandadd", "trowexpandsub", "trowexpandmul", "trowexpanddiv", "trowexpandmax",
+                            "trowexpandmin", "tcolexpandadd", "tcolexpandsub", "tcolexpandmul", "tcolexpanddiv",
+                            "tcolexpandmax", "tcolexpandmin"}) {
+        if (!fl && std::string(e).find("div") != std::string::npos) continue;
+        bool row = e[1] == 'r';
+        ok &= run_expand(e, row, s, fl, false, false);
+        ok &= run_expand(e, row, s, fl, true, false);
+      }
+      ok &= run_expand("trowexpand", true, s, fl, false, true);
+      ok &= run_expand("tcolexpand", false, s, fl, false, true);
+    }
+  }
   // Scalars: divisors never 0 (a runtime error in the interpreter).
   const int32_t ia[] = {7, -7, 2147483647, -2147483647 - 1, 0, 100000, -1};
   const int32_t ib[] = {2, -3, 1, -1, 33, 2147483647, -2147483647 - 1};

@@ -1,0 +1,192 @@
+// Internal to the x86 encoder: the code generator class shared by the Xbyak
+// translation units (x86_codegen.cpp: frame, control flow, scalars, views;
+// x86_tiles.cpp: tile data movement and tile ops). Nothing else includes it.
+//
+// Design (docs/x86_backend.md):
+//   * every SSA value lives in stack slots (encoders/plan.h); scalar code
+//     loads operands into rax/rcx (xmm0/xmm1), computes, stores;
+//   * scf.for / scf.if / scf.while are branches; yields copy through scratch
+//     slots;
+//   * views are (base, shape, strides) computed at run time;
+//   * tile ops are loops over the valid region: 8 x 32-bit lanes per ymm,
+//     the ragged tail with vmaskmovps (masked lanes are never loaded or
+//     stored), so nothing outside the valid region or a buffer is touched.
+//
+// Registers: rbp frame, r15 tile arena base, r14 constants base; rbx, r12,
+// r13 callee-saved scratch; ymm15 the tail mask inside tile loops.
+#pragma once
+#include <xbyak/xbyak.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+#include "plan.h"
+#include "x86.h"
+
+namespace ptoas::cg::x86::gen {
+
+using namespace Xbyak;
+using namespace Xbyak::util;
+
+// Constants (rodata()) offsets.
+inline constexpr int kMaskTable = 0;   // 8 x 0xffffffff, 8 x 0
+inline constexpr int kSignF32 = 64;    // 0x80000000
+inline constexpr int kAbsF32 = 68;     // 0x7fffffff
+inline constexpr int kOneF32 = 72;     // 1.0f
+inline constexpr int kNegInfF32 = 76;  // 0xff800000
+inline constexpr int kPosInfF32 = 80;  // 0x7f800000
+inline constexpr int kIota = 96;       // int32 0..7
+// 4-lane (32-byte) double / int64 vectors, usable as ymm memory operands.
+enum DConst : int {
+  kDOne, kDExpHi, kDExpLo, kDLog2e, kDLn2Hi, kDLn2Lo,
+  kDExpC,                  // 13 Taylor coefficients 1/12! .. 1/0!
+  kI64Bias = kDExpC + 13,  // int64 1023
+  kDMantMask, kDExpOne, kDMagic, kDMagicBias, kDSqrt2, kDHalf,
+  kDLogC,                  // 9 coefficients 1/17, 1/15, .., 1/3, 1
+  kDConstCount = kDLogC + 9,
+};
+inline constexpr int kDConstBase = 128;
+inline constexpr int dconst(int i) { return kDConstBase + 32 * i; }
+inline constexpr int kRodataBytes = kDConstBase + 32 * kDConstCount;
+
+// Xbyak's AutoGrow buffer without mprotect: the bytes are copied out and
+// never executed from here.
+struct PlainAlloc : Allocator {
+  bool useProtect() const override { return false; }
+};
+inline PlainAlloc g_alloc;
+
+inline int64_t wrap(DType d, int64_t v) {
+  switch (d) {
+    case DType::I1: return v & 1;
+    case DType::I8: return int8_t(v);
+    case DType::U8: return uint8_t(v);
+    case DType::I16: return int16_t(v);
+    case DType::U16: return uint16_t(v);
+    case DType::I32: return int32_t(v);
+    case DType::U32: return uint32_t(v);
+    default: return v;
+  }
+}
+
+inline unsigned int_bits(DType d) {
+  if (d == DType::Index || d == DType::I64 || d == DType::U64) return 64;
+  return dtype_bytes(d) * 8;
+}
+
+inline bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index || d == DType::I1; }
+
+// Binary kinds of the element ops.
+enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min };
+
+class Gen : public CodeGenerator {
+ public:
+  Gen(const Module& m, InstId fn, Target t, const FramePlan& p, Diag& d)
+      : CodeGenerator(4096, AutoGrow, &g_alloc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d) {}
+
+  bool run(FuncCode& out);
+
+ private:
+  const Module& m_;
+  InstId fn_;
+  Target tg_;
+  const FramePlan& p_;
+  Diag& diag_;
+  Label epilogue_;
+  std::vector<LineEntry>* lines_ = nullptr;
+  bool ok_ = true;
+
+  // ---- slots ----
+  int disp(uint32_t slot) const { return -int(48 + 8 * slot); }
+  uint32_t sl(ValueId v, unsigned k = 0) const { return uint32_t(p_.slots[v].first) + k; }
+  Address q(ValueId v, unsigned k = 0) { return qword[rbp + disp(sl(v, k))]; }
+  Address d32(ValueId v) { return dword[rbp + disp(sl(v))]; }
+  Address qs(uint32_t slot) { return qword[rbp + disp(slot)]; }
+  const ptoas::Type& ty(ValueId v) const { return m_.type_of(v); }
+  ValueId op(const Inst& in, unsigned i) const { return m_.operand(in, i); }
+
+  void fail(const Inst& in, std::string_view what = {}) {
+    unsupported(m_, in, diag_, tg_, what);
+    ok_ = false;
+  }
+
+  // Canonical 64-bit form of an integer of type d in r.
+  void canon(const Reg64& r, DType d) {
+    switch (d) {
+      case DType::I1: and_(r, 1); break;
+      case DType::I8: movsx(r, r.cvt8()); break;
+      case DType::U8: movzx(r.cvt32(), r.cvt8()); break;
+      case DType::I16: movsx(r, r.cvt16()); break;
+      case DType::U16: movzx(r.cvt32(), r.cvt16()); break;
+      case DType::I32: movsxd(r, r.cvt32()); break;
+      case DType::U32: mov(r.cvt32(), r.cvt32()); break;
+      default: break;
+    }
+  }
+  // Zero-extension of the low `bits` bits (the unsigned view).
+  void zext(const Reg64& r, unsigned bits) {
+    if (bits == 1) and_(r, 1);
+    else if (bits == 8) movzx(r.cvt32(), r.cvt8());
+    else if (bits == 16) movzx(r.cvt32(), r.cvt16());
+    else if (bits == 32) mov(r.cvt32(), r.cvt32());
+  }
+
+  void mark(const Inst& in) {
+    uint32_t off = uint32_t(getSize());
+    if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
+    else lines_->push_back({off, in.loc});
+  }
+
+  void prologue();
+  InstId region(const Region& r);
+  void inst(const Inst& in, InstId id);
+  void copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to);
+  void scalar(const Inst& in);
+  void view(const Inst& in);
+  void alloc(const Inst& in, InstId id);
+  void tile_op(const Inst& in);
+  void tload(const Inst& in);
+  void tstore(const Inst& in);
+  void tcopy(const Inst& in, ValueId t, ValueId v, bool load);
+  void elementwise(const Inst& in);
+  void row_reduce(const Inst& in);
+  void row_expand(const Inst& in);
+  void col_expand(const Inst& in);
+  bool tile_type_ok(const Inst& in, ValueId v, bool movement);
+  // Byte strides of a tile's rows and columns (ND: cols*es, es; DN: es,
+  // rows*es). `rowvec`: a row's valid elements are contiguous (ND, or one
+  // column); `colvec`: a column's are (DN, or one row).
+  struct Geo {
+    int64_t rs, cs;
+    bool rowvec, colvec, dn;
+  };
+  Geo geo(ValueId t) const;
+  void bin(Bin k, bool f32);          // ymm0 = ymm0 op ymm1
+  void math(Op o);                    // ymm0 = exp / log / rsqrt (ymm0), f32
+  void exp_pd(const Ymm& x);          // 4 doubles in place (ymm10-13 scratch)
+  void log_pd(const Ymm& x);
+  Address dc(int i) { return ptr[r14 + dconst(i)]; }
+  void clamp(const Reg64& r, int64_t cap) {
+    mov(rcx, cap);
+    cmp(r, rcx);
+    cmovg(r, rcx);
+  }
+  void tile_ptr(const Reg64& r, ValueId t) {
+    mov(r, q(t, 0));
+    add(r, r15);
+  }
+  // Row loop over r8 rows x r9 cols (see the file comment). `ptrs` are the
+  // row pointer registers, advanced by `strides` (an immediate byte count,
+  // or a register).
+  struct Stride {
+    const Reg64* reg;
+    int64_t imm;
+  };
+  void row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
+                const std::function<void(bool)>& body);
+};
+
+}  // namespace ptoas::cg::x86::gen

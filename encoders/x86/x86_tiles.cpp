@@ -1,0 +1,732 @@
+// x86-64 AVX2 code generation: tile data movement (tload / tstore) and tile
+// ops (elementwise, row reductions, row / column expansion, exp / log /
+// rsqrt). See x86_gen.h and docs/x86_backend.md.
+//
+// Tiles are ND (row-major) or DN (column-major) with 4-byte elements. A loop
+// over a valid region runs rows-outer (every tile ND or one column wide:
+// 8 columns per ymm) or columns-outer (every tile DN or one row high: 8 rows
+// per ymm); the tail lanes are masked with ymm15 either way.
+#include <algorithm>
+
+#include "x86_gen.h"
+
+namespace ptoas::cg::x86::gen {
+
+bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
+  const ptoas::Type& t = ty(v);
+  if (t.kind != TypeKind::TileBuf) return false;
+  if (t.slayout != SLayout::NoneBox) {
+    fail(in, "op " + std::string(op_name(in.op)) + " on a boxed (fractal) tile");
+    return false;
+  }
+  if (t.rows <= 0 || t.cols <= 0) {
+    fail(in, "a tile of dynamic shape");
+    return false;
+  }
+  if (dtype_bytes(t.elem) != 4 || (!movement && t.elem != DType::F32 && t.elem != DType::I32)) {
+    fail(in);
+    return false;
+  }
+  return true;
+}
+
+Gen::Geo Gen::geo(ValueId v) const {
+  const ptoas::Type& t = ty(v);
+  int64_t es = std::max(1u, dtype_bytes(t.elem));
+  bool dn = t.blayout == BLayout::ColMajor;
+  Geo g;
+  g.dn = dn;
+  g.rs = dn ? es : int64_t(t.cols) * es;
+  g.cs = dn ? int64_t(t.rows) * es : es;
+  g.rowvec = !dn || t.cols == 1;
+  g.colvec = dn || t.rows == 1;
+  return g;
+}
+
+void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
+                   const std::function<void(bool)>& body) {
+  Label done, row, vec, tail, next;
+  test(r8, r8);
+  jle(done, T_NEAR);
+  test(r9, r9);
+  jle(done, T_NEAR);
+  mov(r13, r9);
+  and_(r13, -8);
+  mov(rcx, r9);
+  and_(ecx, 7);
+  neg(rcx);
+  vmovups(ymm15, ptr[r14 + rcx * 4 + (kMaskTable + 32)]);
+  L(row);
+  xor_(eax, eax);
+  cmp(rax, r13);
+  jge(tail, T_NEAR);
+  L(vec);
+  body(false);
+  add(rax, 8);
+  cmp(rax, r13);
+  jl(vec, T_NEAR);
+  L(tail);
+  cmp(rax, r9);
+  jge(next, T_NEAR);
+  body(true);
+  L(next);
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    if (strides[i].reg) add(ptrs[i], *strides[i].reg);
+    else add(ptrs[i], int(strides[i].imm));
+  }
+  dec(r8);
+  jnz(row, T_NEAR);
+  L(done);
+}
+
+// Loads / stores 8 lanes at [p + rax*4], masked by ymm15 in the tail.
+#define LD(y, p) (masked ? vmaskmovps(y, ymm15, ptr[p + rax * 4]) : vmovups(y, ptr[p + rax * 4]))
+#define ST(p, y) (masked ? vmaskmovps(ptr[p + rax * 4], ymm15, y) : vmovups(ptr[p + rax * 4], y))
+
+// ---- tload / tstore ------------------------------------------------------------------
+
+void Gen::tload(const Inst& in) { tcopy(in, op(in, in.n_ins), op(in, 0), true); }
+
+void Gen::tstore(const Inst& in) {
+  if (in.n_ins != 1) return fail(in, "pto.tstore with a scalar operand");
+  std::string_view atomic = m_.attr_word(in, "atomicType");
+  std::string_view relu = m_.attr_word(in, "reluPreMode");
+  if ((!atomic.empty() && atomic != "atomic_none") || (!relu.empty() && relu != "no_relu"))
+    return fail(in, "pto.tstore with atomic add or relu");
+  tcopy(in, op(in, 0), op(in, in.n_ins), false);
+}
+
+// Copies the overlap of the tile's valid region and the view (the
+// interpreter requires them to be equal and reports a mismatch) between
+// tile t and view v: contiguous rows (ND tile, view's last stride 1) or
+// contiguous columns (DN tile, view's first stride 1) with vectors, any
+// other pairing element by element. A load first fills the whole tile with
+// the pad value.
+void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
+  if (!tile_type_ok(in, t, true)) return;
+  const ptoas::Type& tt = ty(t);
+  const ptoas::Type& vt = ty(v);
+  const char* what = load ? "pto.tload from" : "pto.tstore to";
+  unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
+    return fail(in, std::string(what) + " a view of rank " + std::to_string(rank));
+  if (dtype_bytes(vt.elem) != 4) return fail(in);
+  if (!load && vt.elem != tt.elem)
+    return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
+                        std::string(dtype_name(vt.elem)));
+  Geo g = geo(t);
+  if (load) {
+    uint32_t pad = 0;
+    bool fl = dtype_is_float(tt.elem);
+    if (tt.pad == 2) pad = fl ? 0x7f800000u : tt.elem == DType::U32 ? 0xffffffffu : 0x7fffffffu;
+    if (tt.pad == 3) pad = fl ? 0xff800000u : tt.elem == DType::U32 ? 0u : 0x80000000u;
+    tile_ptr(rdi, t);
+    mov(ecx, uint32_t(tt.rows) * uint32_t(tt.cols));
+    mov(eax, pad);
+    rep();
+    stosd();
+  }
+  // r8 x r9 = rows x cols of the overlap; r10 / r11 = the view's row /
+  // column stride in bytes; rbx = the view base, r12 = the tile base.
+  mov(r8, q(t, 1));
+  mov(r9, q(t, 2));
+  if (rank == 2) {
+    mov(rcx, q(v, 1));
+    cmp(r8, rcx);
+    cmovg(r8, rcx);
+    mov(rcx, q(v, 2));
+    cmp(r9, rcx);
+    cmovg(r9, rcx);
+    mov(r10, q(v, 3));
+    shl(r10, 2);
+    mov(r11, q(v, 4));
+    shl(r11, 2);
+  } else {
+    clamp(r8, 1);
+    mov(rcx, q(v, 1));
+    cmp(r9, rcx);
+    cmovg(r9, rcx);
+    xor_(r10d, r10d);
+    mov(r11, q(v, 2));
+    shl(r11, 2);
+  }
+  mov(rbx, q(v, 0));
+  tile_ptr(r12, t);
+  Label general, done;
+  auto vec_copy = [&](const Reg64& vstride, int64_t tstride) {
+    if (load) {
+      mov(rdi, r12);
+      mov(rsi, rbx);
+      row_loop({rdi, rsi}, {{nullptr, tstride}, {&vstride, 0}}, [&](bool masked) {
+        LD(ymm0, rsi);
+        ST(rdi, ymm0);
+      });
+    } else {
+      mov(rdi, rbx);
+      mov(rsi, r12);
+      row_loop({rdi, rsi}, {{&vstride, 0}, {nullptr, tstride}}, [&](bool masked) {
+        LD(ymm0, rsi);
+        ST(rdi, ymm0);
+      });
+    }
+    jmp(done, T_NEAR);
+  };
+  if (g.rowvec) {
+    Label no;
+    cmp(r11, 4);
+    jne(no, T_NEAR);
+    vec_copy(r10, g.rs);
+    L(no);
+  }
+  if (g.colvec && rank == 2) {
+    Label no;
+    cmp(r10, 4);
+    jne(no, T_NEAR);
+    xchg(r8, r9);  // columns outer
+    vec_copy(r11, g.cs);
+    L(no);
+  }
+  L(general);
+  {
+    Label row, col, end;
+    test(r8, r8);
+    jle(end, T_NEAR);
+    test(r9, r9);
+    jle(end, T_NEAR);
+    L(row);
+    mov(rcx, rbx);
+    mov(rdx, r12);
+    mov(rax, r9);
+    L(col);
+    if (load) {
+      mov(esi, dword[rcx]);
+      mov(dword[rdx], esi);
+    } else {
+      mov(esi, dword[rdx]);
+      mov(dword[rcx], esi);
+    }
+    add(rcx, r11);
+    add(rdx, int(g.cs));
+    dec(rax);
+    jnz(col, T_NEAR);
+    add(rbx, r10);
+    add(r12, int(g.rs));
+    dec(r8);
+    jnz(row, T_NEAR);
+    L(end);
+  }
+  L(done);
+}
+
+// ---- element ops ---------------------------------------------------------------------
+
+void Gen::bin(Bin k, bool f32) {
+  switch (k) {
+    case Bin::Add: f32 ? vaddps(ymm0, ymm0, ymm1) : vpaddd(ymm0, ymm0, ymm1); break;
+    case Bin::Sub: f32 ? vsubps(ymm0, ymm0, ymm1) : vpsubd(ymm0, ymm0, ymm1); break;
+    case Bin::Mul: f32 ? vmulps(ymm0, ymm0, ymm1) : vpmulld(ymm0, ymm0, ymm1); break;
+    case Bin::Div: vdivps(ymm0, ymm0, ymm1); break;
+    // Interpreter order (std::max / std::min): max(a, b) = (a < b) ? b : a,
+    // min(a, b) = (b < a) ? b : a, a NaN on either side gives a. vmaxps
+    // x, y = (x > y) ? x : y and vminps x, y = (x < y) ? x : y, so b goes
+    // first. Passing an operand through quiets a signalling NaN as the
+    // interpreter does (f32 -> double): + -0.0 changes no other value.
+    case Bin::Max:
+      if (!f32) return vpmaxsd(ymm0, ymm0, ymm1);
+      vmaxps(ymm0, ymm1, ymm0);
+      vaddps(ymm0, ymm0, ymm3);
+      break;
+    case Bin::Min:
+      if (!f32) return vpminsd(ymm0, ymm0, ymm1);
+      vminps(ymm0, ymm1, ymm0);
+      vaddps(ymm0, ymm0, ymm3);
+      break;
+  }
+}
+
+namespace {
+
+bool bin_of(Op o, Bin& k) {
+  using B = Bin;
+  switch (o) {
+    case Op::TAdd: case Op::TAddS: case Op::TRowExpandAdd: case Op::TColExpandAdd: k = B::Add; return true;
+    case Op::TSub: case Op::TSubS: case Op::TRowExpandSub: case Op::TColExpandSub: k = B::Sub; return true;
+    case Op::TMul: case Op::TMulS: case Op::TRowExpandMul: case Op::TColExpandMul: k = B::Mul; return true;
+    case Op::TDiv: case Op::TDivS: case Op::TRowExpandDiv: case Op::TColExpandDiv: k = B::Div; return true;
+    case Op::TMax: case Op::TMaxS: case Op::TRowExpandMax: case Op::TColExpandMax: k = B::Max; return true;
+    case Op::TMin: case Op::TMinS: case Op::TRowExpandMin: case Op::TColExpandMin: k = B::Min; return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void Gen::tile_op(const Inst& in) {
+  switch (in.op) {
+    case Op::TLoad: return tload(in);
+    case Op::TStore: return tstore(in);
+    case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: return row_reduce(in);
+    case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
+    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
+      return row_expand(in);
+    case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
+    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin:
+      return col_expand(in);
+    default: return elementwise(in);
+  }
+}
+
+// Constants the element loops keep in registers: ymm3 -0.0, ymm4 abs mask,
+// ymm5 1.0, ymm6 0.
+#define LOOP_CONSTANTS()                          \
+  do {                                            \
+    vbroadcastss(ymm3, dword[r14 + kSignF32]);    \
+    vbroadcastss(ymm4, dword[r14 + kAbsF32]);     \
+    vbroadcastss(ymm5, dword[r14 + kOneF32]);     \
+    vxorps(ymm6, ymm6, ymm6);                     \
+  } while (0)
+
+void Gen::elementwise(const Inst& in) {
+  const OpInfo& info = op_info(in.op);
+  if (in.n_outs != 1) return fail(in);
+  ValueId dst = op(in, in.n_ins);
+  if (ty(dst).kind != TypeKind::TileBuf) return fail(in);
+  DType d = ty(dst).elem;
+  bool f32 = d == DType::F32, i32 = d == DType::I32;
+  Op o = in.op;
+  Bin bk = Bin::Add;
+  bool is_bin = bin_of(o, bk);
+  bool have = false;
+  switch (o) {
+    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
+    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TMaxS: case Op::TMinS:
+    case Op::TExpandS: case Op::TNeg: case Op::TRelu:
+      have = f32 || i32;
+      break;
+    case Op::TDiv: case Op::TDivS: case Op::TAbs: case Op::TSqrt: case Op::TRecip:
+    case Op::TExp: case Op::TLog: case Op::TRsqrt:
+      have = f32;
+      break;
+    default: break;
+  }
+  if (!have) return fail(in);
+  if (!tile_type_ok(in, dst, false)) return;
+  size_t want_tiles = info.sem == Sem::EltBin ? 2 : info.sem == Sem::EltUnary ? 1 :
+                      o == Op::TExpandS ? 0 : 1;
+  std::vector<ValueId> tiles;  // tile inputs in order (a trailing tmp tile is not read)
+  ValueId scal = kNone;
+  bool scalar_first = false;
+  for (unsigned i = 0; i < in.n_ins; ++i) {
+    ValueId v = op(in, i);
+    if (ty(v).kind == TypeKind::TileBuf) {
+      if (tiles.size() == want_tiles) continue;
+      if (!tile_type_ok(in, v, false)) return;
+      if (ty(v).elem != d) return fail(in, "op " + std::string(info.name) + " with mixed element types");
+      tiles.push_back(v);
+    } else {
+      if (scal != kNone || ty(v).kind != TypeKind::Scalar) return fail(in);
+      if (ty(v).elem != d)
+        return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(ty(v).elem)) +
+                            " scalar on a " + std::string(dtype_name(d)) + " tile");
+      scal = v;
+      scalar_first = i == 0;
+    }
+  }
+  if (tiles.size() != want_tiles || (info.sem == Sem::EltScalar && scal == kNone))
+    return fail(in, "this operand form of " + std::string(info.name));
+  // Loop order: columns outer when every tile is DN (or one row high) and
+  // one is DN; rows outer when every tile is ND (or one column wide).
+  std::vector<ValueId> all{dst};
+  all.insert(all.end(), tiles.begin(), tiles.end());
+  bool all_row = true, all_col = true, any_dn = false;
+  for (ValueId v : all) {
+    Geo g = geo(v);
+    all_row &= g.rowvec;
+    all_col &= g.colvec;
+    any_dn |= g.dn;
+  }
+  bool colmajor = all_col && (any_dn || !all_row);
+  if (!colmajor && !all_row) return fail(in, "op " + std::string(info.name) + " on tiles of mixed layouts");
+  // Outer x inner: the destination's valid region, capped at what every
+  // tile physically holds (the interpreter reports a source that is too
+  // small).
+  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
+  for (ValueId v : tiles) {
+    cap_r = std::min(cap_r, ty(v).rows);
+    cap_c = std::min(cap_c, ty(v).cols);
+  }
+  mov(r8, q(dst, colmajor ? 2 : 1));
+  mov(r9, q(dst, colmajor ? 1 : 2));
+  clamp(r8, colmajor ? cap_c : cap_r);
+  clamp(r9, colmajor ? cap_r : cap_c);
+  if (scal != kNone) {
+    if (f32) vbroadcastss(ymm2, dword[rbp + disp(sl(scal))]);
+    else vpbroadcastd(ymm2, dword[rbp + disp(sl(scal))]);
+  }
+  LOOP_CONSTANTS();
+  std::vector<Reg64> ptrs;
+  std::vector<Stride> strides;
+  static const Reg64 regs[] = {rdi, rsi, rdx};
+  for (size_t i = 0; i < all.size(); ++i) {
+    tile_ptr(regs[i], all[i]);
+    ptrs.push_back(regs[i]);
+    Geo g = geo(all[i]);
+    strides.push_back({nullptr, colmajor ? g.cs : g.rs});
+  }
+  row_loop(ptrs, strides, [&](bool masked) {
+    if (tiles.size() >= 1) LD(ymm0, rsi);
+    if (tiles.size() >= 2) LD(ymm1, rdx);
+    if (scal != kNone) {
+      if (scalar_first) {  // scalar op tile
+        vmovaps(ymm1, ymm0);
+        vmovaps(ymm0, ymm2);
+      } else {
+        vmovaps(ymm1, ymm2);
+      }
+    }
+    if (is_bin) {
+      bin(bk, f32);
+    } else {
+      switch (o) {
+        case Op::TExpandS: vmovaps(ymm0, ymm2); break;
+        case Op::TNeg:
+          if (f32) {
+            vxorps(ymm0, ymm0, ymm3);
+            vaddps(ymm0, ymm0, ymm3);  // quiet a signalling NaN (see bin)
+          } else {
+            vpsubd(ymm0, ymm6, ymm0);
+          }
+          break;
+        case Op::TAbs:
+          vandps(ymm0, ymm0, ymm4);
+          vaddps(ymm0, ymm0, ymm3);
+          break;
+        case Op::TRelu:  // std::max(x, 0) = (x < 0) ? 0 : x: NaN and -0 kept
+          if (f32) {
+            vmaxps(ymm0, ymm6, ymm0);
+            vaddps(ymm0, ymm0, ymm3);
+          } else {
+            vpmaxsd(ymm0, ymm0, ymm6);
+          }
+          break;
+        case Op::TSqrt: vsqrtps(ymm0, ymm0); break;
+        case Op::TRecip: vdivps(ymm0, ymm5, ymm0); break;
+        case Op::TExp: case Op::TLog: case Op::TRsqrt: math(o); break;
+        default: break;
+      }
+    }
+    ST(rdi, ymm0);
+  });
+}
+
+// ---- row reductions -------------------------------------------------------------------
+
+// dst[r, 0] = reduce(src[r, 0..vcol)) for r < src valid rows, in the
+// interpreter's order: each lane of a ymm is one row, the columns are
+// gathered one after the other (sequential sum in f32 is exactly the
+// interpreter's double sum rounded to f32 at each step, so bit-exact).
+void Gen::row_reduce(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src, false) || !tile_type_ok(in, dst, false)) return;
+  if (ty(src).elem != DType::F32 || ty(dst).elem != DType::F32) return fail(in);
+  Geo gs = geo(src), gd = geo(dst);
+  if (gd.rs != 4) return fail(in, "op " + std::string(op_name(in.op)) + " into a tile whose column is not contiguous");
+  if (gs.rs % 4 || gs.rs / 4 > (1 << 20)) return fail(in);
+  mov(r8, q(src, 1));
+  mov(r9, q(src, 2));
+  clamp(r8, std::min(ty(src).rows, ty(dst).rows));
+  clamp(r9, ty(src).cols);
+  Label done, grp, col, first;
+  test(r8, r8);
+  jle(done, T_NEAR);
+  test(r9, r9);
+  jle(done, T_NEAR);
+  // ymm7 = lane offsets (elements) of 8 consecutive rows.
+  vmovups(ymm7, ptr[r14 + kIota]);
+  mov(eax, uint32_t(gs.rs / 4));
+  vmovd(xmm1, eax);
+  vpbroadcastd(ymm1, xmm1);
+  vpmulld(ymm7, ymm7, ymm1);
+  vbroadcastss(ymm3, dword[r14 + kSignF32]);
+  tile_ptr(rsi, src);
+  tile_ptr(rdi, dst);
+  bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax;
+  L(grp);
+  mov(rcx, 8);
+  cmp(rcx, r8);
+  cmovg(rcx, r8);
+  neg(rcx);
+  vmovups(ymm15, ptr[r14 + rcx * 4 + (kMaskTable + 32)]);
+  mov(rdx, rsi);
+  mov(r10, r9);
+  auto gather = [&](const Ymm& y) {
+    vmovaps(ymm14, ymm15);
+    vxorps(y, y, y);
+    vgatherdps(y, ptr[rdx + ymm7 * 4], ymm14);
+    add(rdx, int(gs.cs));
+  };
+  if (sum) {
+    vxorps(ymm0, ymm0, ymm0);
+  } else {
+    gather(ymm0);
+    dec(r10);
+    jz(first, T_NEAR);
+  }
+  L(col);
+  gather(ymm1);
+  if (sum) {
+    vaddps(ymm0, ymm0, ymm1);
+  } else {
+    // acc = isnan(acc) ? acc : (isnan(x) || x > acc [x < acc]) ? x : acc
+    if (mx) vmaxps(ymm2, ymm1, ymm0);
+    else vminps(ymm2, ymm1, ymm0);
+    vcmpunordps(ymm4, ymm1, ymm1);
+    vcmpordps(ymm5, ymm0, ymm0);
+    vandps(ymm4, ymm4, ymm5);
+    vblendvps(ymm0, ymm2, ymm1, ymm4);
+  }
+  dec(r10);
+  jnz(col, T_NEAR);
+  L(first);
+  if (!sum) vaddps(ymm0, ymm0, ymm3);  // quiet a signalling NaN (f32 -> double)
+  vmaskmovps(ptr[rdi], ymm15, ymm0);
+  add(rdi, 32);
+  add(rsi, int(8 * gs.rs));
+  sub(r8, 8);
+  jg(grp, T_NEAR);
+  L(done);
+}
+
+// ---- row / column expansion ------------------------------------------------------------
+
+// dst[r, c] = op(s0[r, c], s1[r, 0]) (or with s0 the column): the operand
+// that is one column wide is broadcast per row. A full operand narrower than
+// dst (the interpreter tiles it cyclically) is read as if it were as wide.
+void Gen::row_expand(const Inst& in) {
+  bool plain = in.op == Op::TRowExpand;
+  unsigned nsrc = plain ? 1 : 2;
+  if (in.n_outs != 1 || in.n_ins < nsrc) return fail(in);
+  ValueId dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, dst, false)) return;
+  DType d = ty(dst).elem;
+  bool f32 = d == DType::F32;
+  Bin bk = Bin::Add;
+  if (!plain) bin_of(in.op, bk);
+  if (!f32 && (d != DType::I32 || bk == Bin::Div)) return fail(in);
+  ValueId s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
+  int colk = -1;  // which source is the column
+  for (unsigned i = 0; i < nsrc; ++i) {
+    if (!tile_type_ok(in, s[i], false)) return;
+    if (ty(s[i]).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
+  }
+  if (plain) colk = 0;
+  else if (ty(s[1]).cols == 1 || ty(s[1]).vcol == 1) colk = 1;
+  else if (ty(s[0]).cols == 1 || ty(s[0]).vcol == 1) colk = 0;
+  if (colk < 0) return fail(in, "op " + std::string(op_name(in.op)) + " without a one-column operand");
+  Geo gd = geo(dst);
+  if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
+  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
+  for (unsigned i = 0; i < nsrc; ++i) {
+    cap_r = std::min(cap_r, ty(s[i]).rows);
+    if (int(i) != colk) {
+      if (!geo(s[i]).rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
+      cap_c = std::min(cap_c, ty(s[i]).cols);
+    }
+  }
+  mov(r8, q(dst, 1));
+  mov(r9, q(dst, 2));
+  clamp(r8, cap_r);
+  clamp(r9, cap_c);
+  LOOP_CONSTANTS();
+  tile_ptr(rdi, dst);
+  tile_ptr(rsi, s[0]);
+  std::vector<Reg64> ptrs{rdi, rsi};
+  std::vector<Stride> strides{{nullptr, gd.rs}, {nullptr, geo(s[0]).rs}};
+  if (!plain) {
+    tile_ptr(rdx, s[1]);
+    ptrs.push_back(rdx);
+    strides.push_back({nullptr, geo(s[1]).rs});
+  }
+  row_loop(ptrs, strides, [&](bool masked) {
+    if (plain) {
+      vbroadcastss(ymm0, dword[rsi]);
+      if (f32) vaddps(ymm0, ymm0, ymm3);  // quiets a signalling NaN, as the interpreter's copy
+    } else {
+      if (colk == 0) vbroadcastss(ymm0, dword[rsi]);
+      else LD(ymm0, rsi);
+      if (colk == 1) vbroadcastss(ymm1, dword[rdx]);
+      else LD(ymm1, rdx);
+      bin(bk, f32);
+    }
+    ST(rdi, ymm0);
+  });
+}
+
+// dst[r, c] = op(s0[r', c], s1[r'', c]), an operand with one valid row read
+// at row 0 (its row stride is 0 then, decided at run time).
+void Gen::col_expand(const Inst& in) {
+  bool plain = in.op == Op::TColExpand;
+  unsigned nsrc = plain ? 1 : 2;
+  if (in.n_outs != 1 || in.n_ins < nsrc) return fail(in);
+  ValueId dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, dst, false)) return;
+  DType d = ty(dst).elem;
+  bool f32 = d == DType::F32;
+  Bin bk = Bin::Add;
+  if (!plain) bin_of(in.op, bk);
+  if (!f32 && (d != DType::I32 || bk == Bin::Div)) return fail(in);
+  ValueId s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
+  Geo gd = geo(dst);
+  if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
+  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
+  for (unsigned i = 0; i < nsrc; ++i) {
+    if (!tile_type_ok(in, s[i], false)) return;
+    if (ty(s[i]).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
+    if (!geo(s[i]).rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
+    if (ty(s[i]).rows > 1 && !plain) cap_r = std::min(cap_r, ty(s[i]).rows);
+    cap_c = std::min(cap_c, ty(s[i]).cols);
+  }
+  mov(r8, q(dst, 1));
+  mov(r9, q(dst, 2));
+  clamp(r8, cap_r);
+  clamp(r9, cap_c);
+  static const Reg64 sregs[] = {rsi, rdx};
+  static const Reg64 stregs[] = {r10, r11};
+  for (unsigned i = 0; i < nsrc; ++i) {
+    tile_ptr(sregs[i], s[i]);
+    if (plain || ty(s[i]).rows == 1) {
+      xor_(stregs[i].cvt32(), stregs[i].cvt32());
+    } else {
+      mov(stregs[i], geo(s[i]).rs);
+      xor_(ecx, ecx);
+      cmp(qword[rbp + disp(sl(s[i], 1))], 1);
+      cmove(stregs[i], rcx);
+    }
+  }
+  LOOP_CONSTANTS();
+  tile_ptr(rdi, dst);
+  std::vector<Reg64> ptrs{rdi, rsi};
+  std::vector<Stride> strides{{nullptr, gd.rs}, {&r10, 0}};
+  if (!plain) {
+    ptrs.push_back(rdx);
+    strides.push_back({&r11, 0});
+  }
+  row_loop(ptrs, strides, [&](bool masked) {
+    LD(ymm0, rsi);
+    if (!plain) {
+      LD(ymm1, rdx);
+      bin(bk, f32);
+    } else if (f32) {
+      vaddps(ymm0, ymm0, ymm3);  // quiets a signalling NaN, as the interpreter's copy
+    }
+    ST(rdi, ymm0);
+  });
+}
+
+// ---- exp / log / rsqrt ---------------------------------------------------------------------
+// Each half of ymm0 is widened to 4 doubles and evaluated in double
+// precision (relative error ~1e-16), then rounded to f32 once; the
+// interpreter rounds the double std::exp / std::log / 1 / std::sqrt to f32
+// the same way, so results differ only where the two double values straddle
+// an f32 rounding boundary (at most 1 ULP; docs/x86_backend.md has the
+// measured numbers). Special inputs are blended in afterwards.
+
+// exp: n = round(x / ln2), r = x - n ln2 (|r| <= ln2 / 2), e^r by its
+// Taylor polynomial to degree 12, times 2^n built in the exponent field.
+// x is clamped to [-200, 200] first: e^200 rounds to +Inf and e^-200 to +0
+// in f32, as the unclamped values do.
+void Gen::exp_pd(const Ymm& x) {
+  vminpd(x, x, dc(kDExpHi));
+  vmaxpd(x, x, dc(kDExpLo));
+  vmulpd(ymm10, x, dc(kDLog2e));
+  vroundpd(ymm10, ymm10, 8);               // n, to nearest even, no exception
+  vfnmadd231pd(x, ymm10, dc(kDLn2Hi));     // r = x - n ln2_hi
+  vfnmadd231pd(x, ymm10, dc(kDLn2Lo));     //     - n ln2_lo
+  vmovupd(ymm11, dc(kDExpC));
+  for (int i = 1; i < 13; ++i) vfmadd213pd(ymm11, x, dc(kDExpC + i));  // p = p r + c
+  vcvtpd2dq(xmm10, ymm10);
+  vpmovsxdq(ymm10, xmm10);
+  vpaddq(ymm10, ymm10, dc(kI64Bias));
+  vpsllq(ymm10, ymm10, 52);                // 2^n
+  vmulpd(x, ymm11, ymm10);
+}
+
+// log: x = m 2^e with m in [sqrt(1/2), sqrt(2)); s = (m - 1) / (m + 1),
+// log m = 2 atanh s = 2 s (1 + s^2/3 + .. + s^16/17) (|s| <= 0.172, the
+// next term is below 1e-15 relative); log x = e ln2 + log m. Valid for
+// positive finite normal doubles (every positive finite f32); zero,
+// negative, Inf and NaN lanes are replaced by the caller.
+void Gen::log_pd(const Ymm& x) {
+  vpsrlq(ymm10, x, 52);                    // biased exponent (x > 0)
+  vpor(ymm10, ymm10, dc(kDMagic));
+  vsubpd(ymm10, ymm10, dc(kDMagicBias));   // e, exactly
+  vandpd(x, x, dc(kDMantMask));
+  vorpd(x, x, dc(kDExpOne));               // m in [1, 2)
+  vcmppd(ymm11, x, dc(kDSqrt2), 0x1E);     // m > sqrt 2 (GT_OQ)
+  vmulpd(ymm12, x, dc(kDHalf));
+  vblendvpd(x, x, ymm12, ymm11);
+  vandpd(ymm11, ymm11, dc(kDOne));
+  vaddpd(ymm10, ymm10, ymm11);
+  vsubpd(ymm11, x, dc(kDOne));             // f = m - 1 (exact)
+  vaddpd(ymm12, x, dc(kDOne));             // m + 1
+  vdivpd(ymm11, ymm11, ymm12);             // s
+  vmulpd(ymm12, ymm11, ymm11);             // z = s^2
+  vmovupd(ymm13, dc(kDLogC));
+  for (int i = 1; i < 9; ++i) vfmadd213pd(ymm13, ymm12, dc(kDLogC + i));
+  vaddpd(ymm11, ymm11, ymm11);
+  vmulpd(ymm11, ymm11, ymm13);             // 2 s p
+  vfmadd231pd(ymm11, ymm10, dc(kDLn2Lo));  // + e ln2_lo
+  vfmadd231pd(ymm11, ymm10, dc(kDLn2Hi));  // + e ln2_hi (exact product)
+  vmovapd(x, ymm11);
+}
+
+void Gen::math(Op o) {
+  auto half = [&](const Ymm& y) {
+    if (o == Op::TExp) {
+      exp_pd(y);
+    } else if (o == Op::TLog) {
+      log_pd(y);
+    } else {  // 1 / sqrt(x) in double, exactly the interpreter's operations
+      vsqrtpd(y, y);
+      vmovupd(ymm10, dc(kDOne));
+      vdivpd(y, ymm10, y);
+    }
+  };
+  vcvtps2pd(ymm8, xmm0);
+  half(ymm8);
+  vcvtpd2ps(xmm8, ymm8);
+  vextractf128(xmm9, ymm0, 1);
+  vcvtps2pd(ymm9, xmm9);
+  half(ymm9);
+  vcvtpd2ps(xmm9, ymm9);
+  vinsertf128(ymm8, ymm8, xmm9, 1);
+  if (o == Op::TRsqrt) {
+    vmovaps(ymm0, ymm8);
+    return;
+  }
+  if (o == Op::TLog) {
+    // x == +-0: -Inf; x < 0: the default NaN (what std::log gives); +Inf:
+    // +Inf.
+    vcmpeqps(ymm10, ymm0, ymm6);
+    vbroadcastss(ymm11, dword[r14 + kNegInfF32]);
+    vblendvps(ymm8, ymm8, ymm11, ymm10);
+    vcmpltps(ymm10, ymm0, ymm6);
+    vbroadcastss(ymm12, dword[r14 + kNegInfF32]);
+    vmulps(ymm12, ymm12, ymm6);            // -Inf * 0 = the default NaN
+    vblendvps(ymm8, ymm8, ymm12, ymm10);
+    vbroadcastss(ymm11, dword[r14 + kPosInfF32]);
+    vcmpeqps(ymm10, ymm0, ymm11);
+    vblendvps(ymm8, ymm8, ymm11, ymm10);
+  }
+  // NaN in: the same NaN, quieted.
+  vcmpunordps(ymm10, ymm0, ymm0);
+  vaddps(ymm11, ymm0, ymm0);
+  vblendvps(ymm0, ymm8, ymm11, ymm10);
+}
+
+#undef LD
+#undef ST
+#undef LOOP_CONSTANTS
+
+}  // namespace ptoas::cg::x86::gen
