@@ -155,6 +155,7 @@ class Gen : public CodeGenerator {
   void row_reduce(const Inst& in);
   void row_expand(const Inst& in);
   void col_expand(const Inst& in);
+  void tcvt(const Inst& in);
   bool tile_type_ok(const Inst& in, ValueId v, bool movement);
   // Byte strides of a tile's rows and columns (ND: cols*es, es; DN: es,
   // rows*es). `rowvec`: a row's valid elements are contiguous (ND, or one

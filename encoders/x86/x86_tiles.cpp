@@ -23,7 +23,8 @@ bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
     fail(in, "a tile of dynamic shape");
     return false;
   }
-  if (dtype_bytes(t.elem) != 4 || (!movement && t.elem != DType::F32 && t.elem != DType::I32)) {
+  unsigned es = dtype_bytes(t.elem);
+  if ((es != 4 && !(movement && es == 2)) || (!movement && t.elem != DType::F32 && t.elem != DType::I32)) {
     fail(in);
     return false;
   }
@@ -110,7 +111,8 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   unsigned rank = (p_.slots[v].count - 1u) / 2u;
   if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
     return fail(in, std::string(what) + " a view of rank " + std::to_string(rank));
-  if (dtype_bytes(vt.elem) != 4) return fail(in);
+  unsigned es = dtype_bytes(tt.elem);
+  if (dtype_bytes(vt.elem) != es) return fail(in);
   if (!load && vt.elem != tt.elem)
     return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
                         std::string(dtype_name(vt.elem)));
@@ -118,13 +120,21 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   if (load) {
     uint32_t pad = 0;
     bool fl = dtype_is_float(tt.elem);
-    if (tt.pad == 2) pad = fl ? 0x7f800000u : tt.elem == DType::U32 ? 0xffffffffu : 0x7fffffffu;
-    if (tt.pad == 3) pad = fl ? 0xff800000u : tt.elem == DType::U32 ? 0u : 0x80000000u;
+    bool uns = tt.elem == DType::U32 || tt.elem == DType::U16;
+    if (es == 4) {
+      if (tt.pad == 2) pad = fl ? 0x7f800000u : uns ? 0xffffffffu : 0x7fffffffu;
+      if (tt.pad == 3) pad = fl ? 0xff800000u : uns ? 0u : 0x80000000u;
+    } else {
+      uint32_t inf = tt.elem == DType::F16 ? 0x7c00u : 0x7f80u;
+      if (tt.pad == 2) pad = fl ? inf : uns ? 0xffffu : 0x7fffu;
+      if (tt.pad == 3) pad = fl ? inf | 0x8000u : uns ? 0u : 0x8000u;
+    }
     tile_ptr(rdi, t);
     mov(ecx, uint32_t(tt.rows) * uint32_t(tt.cols));
     mov(eax, pad);
     rep();
-    stosd();
+    if (es == 4) stosd();
+    else stosw();
   }
   // r8 x r9 = rows x cols of the overlap; r10 / r11 = the view's row /
   // column stride in bytes; rbx = the view base, r12 = the tile base.
@@ -138,9 +148,9 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     cmp(r9, rcx);
     cmovg(r9, rcx);
     mov(r10, q(v, 3));
-    shl(r10, 2);
+    shl(r10, es == 4 ? 2 : 1);
     mov(r11, q(v, 4));
-    shl(r11, 2);
+    shl(r11, es == 4 ? 2 : 1);
   } else {
     clamp(r8, 1);
     mov(rcx, q(v, 1));
@@ -148,7 +158,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     cmovg(r9, rcx);
     xor_(r10d, r10d);
     mov(r11, q(v, 2));
-    shl(r11, 2);
+    shl(r11, es == 4 ? 2 : 1);
   }
   mov(rbx, q(v, 0));
   tile_ptr(r12, t);
@@ -171,14 +181,14 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     }
     jmp(done, T_NEAR);
   };
-  if (g.rowvec) {
+  if (g.rowvec && es == 4) {
     Label no;
     cmp(r11, 4);
     jne(no, T_NEAR);
     vec_copy(r10, g.rs);
     L(no);
   }
-  if (g.colvec && rank == 2) {
+  if (g.colvec && rank == 2 && es == 4) {
     Label no;
     cmp(r10, 4);
     jne(no, T_NEAR);
@@ -198,12 +208,13 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     mov(rdx, r12);
     mov(rax, r9);
     L(col);
+    const Reg& tmp = es == 4 ? Reg(esi) : Reg(si);
     if (load) {
-      mov(esi, dword[rcx]);
-      mov(dword[rdx], esi);
+      mov(tmp, es == 4 ? dword[rcx] : word[rcx]);
+      mov(es == 4 ? dword[rdx] : word[rdx], tmp);
     } else {
-      mov(esi, dword[rdx]);
-      mov(dword[rcx], esi);
+      mov(tmp, es == 4 ? dword[rdx] : word[rdx]);
+      mov(es == 4 ? dword[rcx] : word[rcx], tmp);
     }
     add(rcx, r11);
     add(rdx, int(g.cs));
@@ -266,6 +277,7 @@ void Gen::tile_op(const Inst& in) {
     case Op::TLoad: return tload(in);
     case Op::TStore: return tstore(in);
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: return row_reduce(in);
+    case Op::TCvt: return tcvt(in);
     case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
     case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
       return row_expand(in);
@@ -723,6 +735,77 @@ void Gen::math(Op o) {
   vcmpunordps(ymm10, ymm0, ymm0);
   vaddps(ymm11, ymm0, ymm0);
   vblendvps(ymm0, ymm8, ymm11, ymm10);
+}
+
+// ---- tcvt --------------------------------------------------------------------------------
+
+// f32 <-> bf16 element by element over the source's valid region (any
+// layouts). f32 -> bf16 rounds to nearest even (a NaN keeps its top bits and
+// is quieted); bf16 -> f32 is exact, a NaN quieted (the interpreter widens
+// through double).
+void Gen::tcvt(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
+  DType sd = ty(src).elem, dd = ty(dst).elem;
+  bool narrow = sd == DType::F32 && dd == DType::BF16, widen = sd == DType::BF16 && dd == DType::F32;
+  if (!narrow && !widen)
+    return fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)));
+  std::string_view sat = m_.attr_word(in, "sat_mode");
+  if (sat.empty()) sat = m_.attr_word(in, "satMode");
+  if (!sat.empty() && sat != "OFF" && sat != "off") return fail(in, "pto.tcvt with sat_mode on");
+  Geo gs = geo(src), gd = geo(dst);
+  mov(r8, q(src, 1));
+  mov(r9, q(src, 2));
+  clamp(r8, std::min(ty(src).rows, ty(dst).rows));
+  clamp(r9, std::min(ty(src).cols, ty(dst).cols));
+  Label row, col, end;
+  test(r8, r8);
+  jle(end, T_NEAR);
+  test(r9, r9);
+  jle(end, T_NEAR);
+  tile_ptr(rsi, src);
+  tile_ptr(rdi, dst);
+  vmovss(xmm3, dword[r14 + kSignF32]);
+  L(row);
+  mov(r10, rsi);
+  mov(r11, rdi);
+  mov(rcx, r9);
+  L(col);
+  if (narrow) {
+    Label nan, st;
+    mov(eax, dword[r10]);
+    mov(edx, eax);
+    and_(edx, 0x7fffffff);
+    cmp(edx, 0x7f800000);
+    ja(nan, T_NEAR);
+    mov(edx, eax);
+    shr(edx, 16);
+    and_(edx, 1);
+    lea(eax, ptr[rax + rdx + 0x7fff]);
+    shr(eax, 16);
+    jmp(st, T_NEAR);
+    L(nan);
+    shr(eax, 16);
+    or_(eax, 0x40);
+    L(st);
+    mov(word[r11], ax);
+  } else {
+    movzx(eax, word[r10]);
+    shl(eax, 16);
+    vmovd(xmm0, eax);
+    vaddss(xmm0, xmm0, xmm3);  // quiets a signalling NaN
+    vmovss(dword[r11], xmm0);
+  }
+  add(r10, int(gs.cs));
+  add(r11, int(gd.cs));
+  dec(rcx);
+  jnz(col, T_NEAR);
+  add(rsi, int(gs.rs));
+  add(rdi, int(gd.rs));
+  dec(r8);
+  jnz(row, T_NEAR);
+  L(end);
 }
 
 #undef LD

@@ -148,6 +148,30 @@ bool run_reduce(const char* op, const Shape& s, bool dn_src, bool dn_dst) {
                   ld, true, 0);
 }
 
+// tcvt: narrow (a f32 -> bf16 tile -> c as bf16) or widen (a read as bf16
+// -> f32 tile -> c as f32); also covers 2-byte tload / tstore.
+bool run_cvt(const Shape& s, bool narrow) {
+  const char* in = narrow ? "f32" : "bf16";
+  const char* out = narrow ? "bf16" : "f32";
+  std::string k = "func.func @k(%a: !pto.ptr<" + std::string(in) + ">, %b: !pto.ptr<f32>, %c: !pto.ptr<" + out +
+                  ">, %s: f32) attributes {pto.entry} {\n";
+  k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n";
+  k += "  %R = arith.constant " + std::to_string(s.vr) + " : index\n";
+  k += "  %C = arith.constant " + std::to_string(s.vc) + " : index\n";
+  k += "  %ld = arith.constant " + std::to_string(s.cols + 3) + " : index\n";
+  // bf16 tiles need 32-byte rows: 16 columns at least.
+  int cols = std::max(16, (s.cols + 15) / 16 * 16);
+  std::string ti = tile_ty(s.rows, cols, in, false), to = tile_ty(s.rows, cols, out, false);
+  k += view("a", "a", "%R, %C", "%ld, %c1", in);
+  k += view("c", "c", "%R, %C", "%ld, %c1", out);
+  k += load("a", "ta", ti, in, "%R", "%C");
+  k += "  %tc = pto.alloc_tile valid_row = %R valid_col = %C : " + to + "\n";
+  k += "  pto.tcvt ins(%ta {rmode = #pto<round_mode RINT>} : " + ti + ") outs(%tc : " + to + ")\n";
+  k += "  pto.tstore ins(%tc : " + to + ") outs(%cp : !pto.partition_tensor_view<?x?x" + out + ">)\n  return\n}\n";
+  size_t ld = size_t(s.cols + 3), n = ld * size_t(s.vr + 1);
+  return run_text(std::string("tcvt ") + in + " -> " + out + " " + s.name, k, n, ld, true, 0);
+}
+
 // trowexpand<op> / tcolexpand<op>: a full, b a column (row) operand; swap:
 // the column (row) operand first; plain: trowexpand / tcolexpand of b.
 bool run_expand(const char* op, bool row, const Shape& s, bool fl, bool swap, bool plain) {
@@ -503,6 +527,7 @@ int main() {
         ok &= run_expand(e, row, s, fl, true, false);
       }
       ok &= run_expand("trowexpand", true, s, fl, false, true);
+      ok &= run_cvt(s, fl == 1);
       ok &= run_expand("tcolexpand", false, s, fl, false, true);
     }
   }
