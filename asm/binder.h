@@ -96,8 +96,14 @@ class Binder {
   TypeId scalar(DType d) { return m_.types.scalar(d); }
 
   // ---- building ----
+  // One per statement. Its vectors come from a per-thread pool and go back
+  // to it (cleared, capacity kept) when it dies: allocating four or five
+  // small vectors per statement was a large part of binding.
   struct Pending {
-    Pending(Op o, uint32_t l) : op(o), loc(l) {}
+    Pending(Op o, uint32_t l);
+    ~Pending();
+    Pending(const Pending&) = delete;
+    Pending& operator=(const Pending&) = delete;
     Op op;
     uint32_t loc;
     Form form = Form::Dps;

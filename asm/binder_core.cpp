@@ -280,6 +280,48 @@ void Binder::parse_attr_dict(Cursor& c, std::vector<NamedAttr>& out) {
 
 // ---- building -------------------------------------------------------------------
 
+namespace {
+// Recycled Pending vectors (ValueId, RegionId and TypeId are all uint32_t).
+// At most four per Pending alive at once, so the pool stays small.
+struct PendingPool {
+  std::vector<std::vector<uint32_t>> ids;
+  std::vector<std::vector<NamedAttr>> attrs;
+};
+thread_local PendingPool pending_pool;
+
+template <class V>
+void take(std::vector<V>& pool, V& v) {
+  if (pool.empty()) return;
+  v = std::move(pool.back());
+  pool.pop_back();
+}
+
+template <class V>
+void give(std::vector<V>& pool, V& v) {
+  if (v.capacity() == 0 || v.capacity() > 1024) return;  // nothing to keep / too big to hoard
+  v.clear();
+  pool.push_back(std::move(v));
+}
+}  // namespace
+
+Binder::Pending::Pending(Op o, uint32_t l) : op(o), loc(l) {
+  PendingPool& pp = pending_pool;
+  take(pp.ids, ins);
+  take(pp.ids, outs);
+  take(pp.ids, regions);
+  take(pp.ids, result_types);
+  take(pp.attrs, attrs);
+}
+
+Binder::Pending::~Pending() {
+  PendingPool& pp = pending_pool;
+  give(pp.ids, ins);
+  give(pp.ids, outs);
+  give(pp.ids, regions);
+  give(pp.ids, result_types);
+  give(pp.attrs, attrs);
+}
+
 InstId Binder::emit(Pending& p) {
   Inst in{};
   in.op = p.op;

@@ -38,8 +38,15 @@ std::string lookup_key(std::string_view s) {
   return k;
 }
 
+// Searchable with a string_view (lookup_op runs once per statement; no
+// temporary string per lookup).
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
 struct OpIndex {
-  std::unordered_map<std::string, Op> map;
+  std::unordered_map<std::string, Op, KeyHash, std::equal_to<>> map;
   OpIndex() {
     for (size_t i = 0; i < size_t(Op::Count); ++i) {
       Op op = Op(i);
@@ -67,14 +74,15 @@ const OpInfo& op_info(Op op) { return kOps[size_t(op)]; }
 
 Op lookup_op(std::string_view spelling) {
   const auto& m = op_index().map;
-  std::string key;
-  if (spelling.find('.') == std::string_view::npos) {
-    // A bare mnemonic: `tmatmul_acc` must find `tmatmul.acc`.
-    key = lookup_key("pto." + std::string(spelling)).substr(4);
-  } else {
-    key = lookup_key(spelling);
-  }
-  auto it = m.find(key);
+  // The key as lookup_key spells it, built in a stack buffer. A bare
+  // mnemonic (`tmatmul_acc`) is keyed as if after `pto.`: every '_' is '.'.
+  char buf[64];
+  if (spelling.size() > sizeof buf) return Op::Count;  // longer than any op name
+  size_t dot = spelling.find('.');
+  size_t from = dot == std::string_view::npos ? 0 : dot + 1;
+  for (size_t i = 0; i < spelling.size(); ++i)
+    buf[i] = i >= from && spelling[i] == '_' ? '.' : spelling[i];
+  auto it = m.find(std::string_view(buf, spelling.size()));
   return it == m.end() ? Op::Count : it->second;
 }
 

@@ -52,6 +52,22 @@ std::vector<Alt> parse_sig(const char* sig) {
   return alts;
 }
 
+// The op table's signatures, parsed once per op (this ran per instruction).
+struct OpSig {
+  std::vector<Alt> ins, outs;
+};
+const OpSig& op_sig(Op op) {
+  static const std::vector<OpSig> sigs = [] {
+    std::vector<OpSig> v(size_t(Op::Count));
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i].ins = parse_sig(op_info(Op(i)).ins);
+      v[i].outs = parse_sig(op_info(Op(i)).outs);
+    }
+    return v;
+  }();
+  return sigs[size_t(op)];
+}
+
 std::string counts_text(const std::vector<Alt>& alts) {
   std::string s;
   for (size_t i = 0; i < alts.size(); ++i) {
@@ -244,7 +260,8 @@ void verify_dps_inst(Ctx& c, InstId id) {
   const Inst& in = *ip;
   const OpInfo& info = op_info(in.op);
 
-  std::vector<Alt> ins_alts = parse_sig(info.ins), outs_alts = parse_sig(info.outs);
+  const std::vector<Alt>& ins_alts = op_sig(in.op).ins;
+  const std::vector<Alt>& outs_alts = op_sig(in.op).outs;
   int ai = match(c, in, ins_alts, 0, in.n_ins, "ins");
   if (ai < 0) return;
   int ao = match(c, in, outs_alts, in.n_ins, in.n_outs, "outs");

@@ -198,6 +198,20 @@ struct WalkItem {
 
 // Pre-order walk of everything reachable from the module body, iterative
 // (fuzzed inputs nest deeply) and immune to malformed region lists.
+// Calls push(id) for the valid instruction ids of `r` (those region_insts
+// would return) in reverse order, for stack-based pre-order walks; no copy
+// of the list (a function body holds thousands).
+template <class F>
+void push_region_reversed(const Ctx& c, const Region& r, F&& push) {
+  const Module& m = c.m;
+  size_t avail = r.inst_begin < m.region_insts.size() ? m.region_insts.size() - r.inst_begin : 0;
+  size_t n = std::min<size_t>(r.inst_count, avail);
+  for (size_t i = n; i-- > 0;) {
+    InstId id = m.region_insts[r.inst_begin + i];
+    if (id < m.insts.size()) push(id);
+  }
+}
+
 template <class F>
 void walk_module(const Ctx& c, F&& visit) {
   const Module& m = c.m;
@@ -205,8 +219,7 @@ void walk_module(const Ctx& c, F&& visit) {
   std::vector<uint8_t> seen(m.insts.size(), 0);
   std::vector<WalkItem> stack;
   auto push_region = [&](const Region& r, InstId parent, InstId func) {
-    std::vector<InstId> ids = c.region_insts(r);
-    for (size_t i = ids.size(); i-- > 0;) stack.push_back({ids[i], parent, func});
+    push_region_reversed(c, r, [&](InstId id) { stack.push_back({id, parent, func}); });
   };
   push_region(m.regions[m.body], kNone, kNone);
   while (!stack.empty()) {
@@ -548,8 +561,7 @@ void collect_nested(const Ctx& c, InstId fn, std::vector<InstId>& out) {
     for (unsigned r = in.n_regions; r-- > 0;) {
       const Region* reg = c.region(in, r);
       if (!reg) continue;
-      std::vector<InstId> ids = c.region_insts(*reg);
-      for (size_t i = ids.size(); i-- > 0;) stack.push_back(ids[i]);
+      push_region_reversed(c, *reg, [&](InstId id) { stack.push_back(id); });
     }
   };
   seen[fn] = 1;
