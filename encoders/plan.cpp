@@ -23,7 +23,17 @@ size_t loc_bytes(Arch arch, Loc l) {
 
 size_t tile_bytes(const Type& t) {
   size_t es = std::max(1u, dtype_bytes(t.elem));
-  return size_t(std::max(0, t.rows)) * size_t(std::max(0, t.cols)) * es;
+  size_t rows = size_t(std::max(0, t.rows)), cols = size_t(std::max(0, t.cols));
+  if (t.slayout != SLayout::NoneBox) {  // whole inner boxes (the interpreter's tile_storage_bytes)
+    size_t ir, ic;
+    if (t.fractal == 1024) ir = ic = 16;
+    else if (t.fractal == 32) ir = t.slayout == SLayout::RowMajor ? 16 : 2, ic = t.slayout == SLayout::RowMajor ? 2 : 16;
+    else if (t.slayout == SLayout::RowMajor) ir = 16, ic = std::max<size_t>(1, 32 / es);
+    else ir = std::max<size_t>(1, 32 / es), ic = 16;
+    rows = (rows + ir - 1) / ir * ir;
+    cols = (cols + ic - 1) / ic * ic;
+  }
+  return rows * cols * es;
 }
 
 }  // namespace

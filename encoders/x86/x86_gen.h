@@ -156,6 +156,13 @@ class Gen : public CodeGenerator {
   void row_expand(const Inst& in);
   void col_expand(const Inst& in);
   void tcvt(const Inst& in);
+  // Boxed (fractal) tiles and cube ops: element loops through the
+  // interpreter's tile_elem_index.
+  bool elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const Reg64& c);
+  void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
+  void tmov(const Inst& in);
+  void ttri(const Inst& in);
+  void matmul(const Inst& in);
   bool tile_type_ok(const Inst& in, ValueId v, bool movement);
   // Byte strides of a tile's rows and columns (ND: cols*es, es; DN: es,
   // rows*es). `rowvec`: a row's valid elements are contiguous (ND, or one
