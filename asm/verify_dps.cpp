@@ -58,7 +58,7 @@ struct OpSig {
 };
 const OpSig& op_sig(Op op) {
   static const std::vector<OpSig> sigs = [] {
-    std::vector<OpSig> v(size_t(Op::Count));
+    std::vector<OpSig> v(static_cast<size_t>(Op::Count));
     for (size_t i = 0; i < v.size(); ++i) {
       v[i].ins = parse_sig(op_info(Op(i)).ins);
       v[i].outs = parse_sig(op_info(Op(i)).outs);
