@@ -366,7 +366,10 @@ InstId Binder::emit_with_results(Pending& p, const std::vector<uint32_t>& result
   in.res = uint32_t(m_.values.size());
   for (size_t i = 0; i < result_toks.size(); ++i) {
     std::string name(text(result_toks[i]).substr(1));
-    if (result_group_.size() > i && result_group_[i]) name += "#" + std::to_string(result_index_[i]);
+    if (result_group_.size() > i && result_group_[i]) {
+      name.push_back('#');
+      name.append(std::to_string(result_index_[i]));
+    }
     def_value(result_toks[i], name, p.result_types[i], id);
   }
   m_.insts[id].n_res = uint8_t(result_toks.size());

@@ -59,6 +59,11 @@ void reduce(Exec& ex, const Inst& in) {
         for (int64_t k = 0; k < inner; ++k) {
           at_rc(k, r, c);
           double x = num_f(s, r, c);
+          // NaN propagation is pinned to the first NaN met (what x86's
+          // `acc + x` returns), so the payload never depends on how the
+          // compiler ordered the operands.
+          if (std::isnan(acc)) break;
+          if (std::isnan(x)) { acc = x; break; }
           acc = round_to(at, kind == Red::Sum ? acc + x : acc * x);
         }
       } else {
