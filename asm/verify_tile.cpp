@@ -14,29 +14,13 @@
 //   none_box alignment of 1-row / 1-column vectors.
 #include <unordered_set>
 
+#include "tile_layout.h"
 #include "verify.h"
 
 namespace ptoas {
 namespace verify_detail {
 namespace {
 
-// Buffer capacity in bytes for a loc on an arch; 0 = not checked.
-uint64_t capacity(Loc loc, Arch a) {
-  const uint64_t K = 1024;
-  switch (loc) {
-    case Loc::Vec:
-      return a == Arch::A5 ? 256 * K : 192 * K;
-    case Loc::Mat:
-      return 512 * K;
-    case Loc::Left:
-    case Loc::Right:
-      return 64 * K;
-    case Loc::Acc:
-      return a == Arch::A5 ? 256 * K : 128 * K;
-    default:
-      return 0;
-  }
-}
 
 std::string extent(int32_t v) { return v == kDyn ? "?" : std::to_string(v); }
 
@@ -69,7 +53,7 @@ std::string tile_problem(const Type& t, Arch arch) {
              std::to_string(uint64_t(t.rows) * es) + " bytes)";
   }
   uint64_t elems = uint64_t(t.rows) * uint64_t(t.cols);  // < 2^62: no overflow
-  uint64_t cap = capacity(t.loc, arch);
+  uint64_t cap = tile_memory_bytes(arch, t.loc);
   if (cap && elems > cap / es)
     return std::to_string(t.rows) + "x" + std::to_string(t.cols) + "x" + ty + " needs " +
            (elems > (uint64_t(1) << 56) ? std::string("too many")

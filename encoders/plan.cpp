@@ -3,40 +3,9 @@
 
 #include <algorithm>
 
+#include "tile_layout.h"
+
 namespace ptoas::cg {
-
-namespace {
-
-// Tile memory per location and arch, as the interpreter sizes its arenas
-// (runtime/interp/exec.cpp arena_sizes; duplicated because encoders/ may not
-// include runtime/).
-size_t loc_bytes(Arch arch, Loc l) {
-  switch (l) {
-    case Loc::Vec: return arch == Arch::A5 ? 256 * 1024 : 192 * 1024;
-    case Loc::Mat: return 512 * 1024;
-    case Loc::Left: case Loc::Right: return 64 * 1024;
-    case Loc::Acc: return arch == Arch::A5 ? 256 * 1024 : 128 * 1024;
-    case Loc::Bias: case Loc::Scaling: return 64 * 1024;
-    default: return 0;
-  }
-}
-
-size_t tile_bytes(const Type& t) {
-  size_t es = std::max(1u, dtype_bytes(t.elem));
-  size_t rows = size_t(std::max(0, t.rows)), cols = size_t(std::max(0, t.cols));
-  if (t.slayout != SLayout::NoneBox) {  // whole inner boxes (the interpreter's tile_storage_bytes)
-    size_t ir, ic;
-    if (t.fractal == 1024) ir = ic = 16;
-    else if (t.fractal == 32) ir = t.slayout == SLayout::RowMajor ? 16 : 2, ic = t.slayout == SLayout::RowMajor ? 2 : 16;
-    else if (t.slayout == SLayout::RowMajor) ir = 16, ic = std::max<size_t>(1, 32 / es);
-    else ir = std::max<size_t>(1, 32 / es), ic = 16;
-    rows = (rows + ir - 1) / ir * ir;
-    cols = (cols + ic - 1) / ic * ic;
-  }
-  return rows * cols * es;
-}
-
-}  // namespace
 
 bool parse_target(std::string_view name, Target& out) {
   if (name == "avx2") {
@@ -139,8 +108,8 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
       unsupported(m, in, diag, tg, "this tile type");
       return;
     }
-    size_t bytes = tile_bytes(t);
-    size_t cap = loc_bytes(m.arch, t.loc);
+    size_t bytes = tile_storage_bytes(t);
+    size_t cap = tile_memory_bytes(m.arch, t.loc);
     if (in.flags & kInstHasAddr) {
       int64_t addr;
       if (!constant_int(m, m.operand(in, 0), addr) || addr < 0) {

@@ -8,6 +8,7 @@
 // per ymm); the tail lanes are masked with ymm15 either way.
 #include <algorithm>
 
+#include "tile_layout.h"
 #include "x86_gen.h"
 
 namespace ptoas::cg::x86::gen {
@@ -829,23 +830,6 @@ int log2_exact(int64_t v) {
   while ((int64_t(1) << l) < v) ++l;
   return l;
 }
-void inner_box(const ptoas::Type& t, int64_t& ir, int64_t& ic) {
-  int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
-  if (t.fractal == 1024) { ir = 16; ic = 16; return; }
-  if (t.fractal == 32) {
-    if (t.slayout == SLayout::RowMajor) { ir = 16; ic = 2; } else { ir = 2; ic = 16; }
-    return;
-  }
-  if (t.slayout == SLayout::RowMajor) { ir = 16; ic = std::max<int64_t>(1, 32 / es); }
-  else { ir = std::max<int64_t>(1, 32 / es); ic = 16; }
-}
-int64_t storage_bytes(const ptoas::Type& t) {
-  int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
-  if (t.slayout == SLayout::NoneBox) return int64_t(t.rows) * t.cols * es;
-  int64_t ir, ic;
-  inner_box(t, ir, ic);
-  return (t.rows + ir - 1) / ir * ir * ((t.cols + ic - 1) / ic) * ic * es;
-}
 }  // namespace
 
 // rax = byte offset of element (r, c) of a tile of type t; clobbers rdx.
@@ -863,7 +847,7 @@ bool Gen::elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const R
     add(rax, rm ? c : r);
   } else {
     int64_t ir, ic;
-    inner_box(t, ir, ic);
+    tile_inner_box(t, ir, ic);
     int lir = log2_exact(ir), lic = log2_exact(ic);
     if (lir < 0 || lic < 0) {
       fail(in, "a boxed tile with a non-power-of-two inner box");
@@ -910,7 +894,7 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   if (load) {
     if (tt.pad != 0 && tt.pad != 1) return fail(in, "pto.tload into a boxed tile with a pad value");
     tile_ptr(rdi, t);
-    mov(rcx, storage_bytes(tt));
+    mov(rcx, int64_t(tile_storage_bytes(tt)));
     xor_(eax, eax);
     rep();
     stosb();

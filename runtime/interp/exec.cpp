@@ -54,44 +54,7 @@ int64_t div_floor(int64_t a, int64_t b) {
 
 bool is_float(DType d) { return dtype_is_float(d); }
 
-// ---- layouts ---------------------------------------------------------------------
-
-namespace {
-void inner_box(const Type& t, int64_t& ir, int64_t& ic) {
-  int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
-  if (t.fractal == 1024) { ir = 16; ic = 16; return; }
-  if (t.fractal == 32) {
-    if (t.slayout == SLayout::RowMajor) { ir = 16; ic = 2; } else { ir = 2; ic = 16; }
-    return;
-  }
-  if (t.slayout == SLayout::RowMajor) { ir = 16; ic = std::max<int64_t>(1, 32 / es); }
-  else { ir = std::max<int64_t>(1, 32 / es); ic = 16; }
-}
-}  // namespace
-
-int64_t tile_elem_index(const Type& t, int64_t r, int64_t c) {
-  if (t.slayout == SLayout::NoneBox)
-    return t.blayout == BLayout::RowMajor ? r * t.cols + c : c * t.rows + r;
-  int64_t ir, ic;
-  inner_box(t, ir, ic);
-  int64_t nbr = (t.rows + ir - 1) / ir, nbc = (t.cols + ic - 1) / ic;
-  int64_t br = r / ir, bc = c / ic, rr = r % ir, cc = c % ic;
-  bool col_boxes = t.blayout == BLayout::ColMajor;
-  bool col_inner = t.slayout == SLayout::ColMajor;
-  if (col_boxes && !col_inner) return (nbr * bc + br) * ir * ic + rr * ic + cc;  // NZ
-  if (!col_boxes && col_inner) return (nbc * br + bc) * ir * ic + cc * ir + rr;  // ZN
-  if (!col_boxes && !col_inner) return (nbc * br + bc) * ir * ic + rr * ic + cc;  // ZZ
-  return (nbr * bc + br) * ir * ic + cc * ir + rr;                                // NN
-}
-
-size_t tile_storage_bytes(const Type& t) {
-  int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
-  if (t.slayout == SLayout::NoneBox) return size_t(int64_t(t.rows) * t.cols * es);
-  int64_t ir, ic;
-  inner_box(t, ir, ic);
-  int64_t nbr = (t.rows + ir - 1) / ir, nbc = (t.cols + ic - 1) / ic;
-  return size_t(nbr * ir * nbc * ic * es);
-}
+// ---- layouts: asm/tile_layout.h ------------------------------------------------------
 
 uint8_t* TileAcc::at(int64_t r, int64_t c) const {
   return base + tile_elem_index(*t, r, c) * esize;
@@ -116,14 +79,7 @@ int64_t pad_value_i(const Type& t) {
 
 ArenaSizes arena_sizes(Arch arch) {
   ArenaSizes s{};
-  s.bytes[size_t(Loc::Vec)] = arch == Arch::A5 ? 256 * 1024 : 192 * 1024;
-  s.bytes[size_t(Loc::Mat)] = 512 * 1024;
-  s.bytes[size_t(Loc::Left)] = 64 * 1024;
-  s.bytes[size_t(Loc::Right)] = 64 * 1024;
-  s.bytes[size_t(Loc::Acc)] = arch == Arch::A5 ? 256 * 1024 : 128 * 1024;
-  s.bytes[size_t(Loc::Bias)] = 64 * 1024;
-  s.bytes[size_t(Loc::Scaling)] = 64 * 1024;
-  s.bytes[size_t(Loc::Gm)] = 0;
+  for (size_t l = 0; l < 8; ++l) s.bytes[l] = tile_memory_bytes(arch, Loc(l));
   return s;
 }
 

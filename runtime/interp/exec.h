@@ -7,6 +7,7 @@
 
 #include "elem.h"
 #include "interp.h"
+#include "tile_layout.h"
 
 namespace ptoas::rt {
 
@@ -58,10 +59,6 @@ struct TileAcc {
   void seti(int64_t r, int64_t c, int64_t v) const { store_i(at(r, c), elem, v); }
 };
 
-// Element index of (r, c) in a tile of type t (ND, DN, and the boxed
-// NZ/ZN/ZZ/NN layouts; PTO-ISA notes §2.3), and the tile's storage size.
-int64_t tile_elem_index(const Type& t, int64_t r, int64_t c);
-size_t tile_storage_bytes(const Type& t);
 
 class Exec;
 using Handler = void (*)(Exec&, const Inst&);
