@@ -64,6 +64,26 @@ void typed_values(Binder& b, Binder::Cursor& c, std::vector<ValueId>& vals) {
                           b.type_text(types[i]));
 }
 
+// `%a = %x, %b = %y` (scf.for iter_args, scf.while): returns the names and
+// appends the initial values to `inits`.
+std::vector<uint32_t> init_list(Binder& b, Binder::Cursor& in, std::vector<ValueId>& inits) {
+  std::vector<uint32_t> names;
+  while (!in.done()) {
+    uint32_t nt = in.expect(Tok::ValueDef, "'%name = %init'");
+    in.expect(Tok::Equal, "'='");
+    // The lexer sees `%x, %b =` as a definition list, so an initial value
+    // may arrive as a ValueDef token.
+    uint32_t it = in.pos;
+    if (in.peek() != Tok::ValueUse && in.peek() != Tok::ValueDef)
+      in.fail_here("expected the initial value");
+    ++in.pos;
+    names.push_back(nt);
+    inits.push_back(b.use_value(it));
+    if (!in.done()) in.expect(Tok::Comma, "','");
+  }
+  return names;
+}
+
 }  // namespace
 
 // func.func [private|public|nested] @name(%a: T, ...) [-> T | -> (T, ...)]
@@ -198,20 +218,7 @@ void Binder::bind_structural(Op op, Cursor& c, const SynStmt& s) {
       if (c.accept_ident("iter_args")) {
         if (c.peek() != Tok::LParen) c.fail_here("expected '(' after iter_args");
         Cursor in = c.enter();
-        std::vector<uint32_t> names;
-        while (!in.done()) {
-          uint32_t nt = in.expect(Tok::ValueDef, "'%name = %init'");
-          in.expect(Tok::Equal, "'='");
-          // `%a = %x, %b = %y`: the lexer sees `%x, %b =` as a definition
-          // list, so an initial value may arrive as a ValueDef token.
-          uint32_t it = in.pos;
-          if (in.peek() != Tok::ValueUse && in.peek() != Tok::ValueDef)
-            in.fail_here("expected the initial value");
-          ++in.pos;
-          names.push_back(nt);
-          p.ins.push_back(use_value(it));
-          if (!in.done()) in.expect(Tok::Comma, "','");
-        }
+        std::vector<uint32_t> names = init_list(*this, in, p.ins);
         c.expect(Tok::Arrow, "'->' and the types of the loop results");
         parse_type_list(c, p.result_types);
         if (p.result_types.size() != names.size())
@@ -253,19 +260,7 @@ void Binder::bind_structural(Op op, Cursor& c, const SynStmt& s) {
       if (c.peek() != Tok::LParen) c.fail_here("expected '(' and the initial values");
       {
         Cursor in = c.enter();
-        while (!in.done()) {
-          uint32_t nt = in.expect(Tok::ValueDef, "'%name = %init'");
-          in.expect(Tok::Equal, "'='");
-          // `%a = %x, %b = %y`: the lexer sees `%x, %b =` as a definition
-          // list, so an initial value may arrive as a ValueDef token.
-          uint32_t it = in.pos;
-          if (in.peek() != Tok::ValueUse && in.peek() != Tok::ValueDef)
-            in.fail_here("expected the initial value");
-          ++in.pos;
-          names.push_back(nt);
-          p.ins.push_back(use_value(it));
-          if (!in.done()) in.expect(Tok::Comma, "','");
-        }
+        names = init_list(*this, in, p.ins);
       }
       c.expect(Tok::Colon, "':' and the loop's function type");
       std::vector<TypeId> in_types;
