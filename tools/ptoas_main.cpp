@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codegen.h"
+#include "cli_common.h"
 #include "diag.h"
 #include "frontend.h"
 #include "ir.h"
@@ -23,56 +24,6 @@ namespace {
 
 constexpr int kExitBadInput = 1;
 constexpr int kExitUsage = 2;
-
-// LLVM-style single-dash long options (`-target=avx2`) become `--target=avx2`
-// before CLI11 sees them; short options (-o, -O2) keep their meaning.
-const char* const kLongOptions[] = {
-    "target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only",
-    "version", "help", "disable-infer-layout", "emit-addptr-trace", "pto-insert-sync-debug",
-    "output", "stats", "no-verify"};
-
-std::vector<std::string> rewrite_args(int argc, char** argv) {
-  std::vector<std::string> out;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
-      std::string name = a.substr(1, a.find('=') == std::string::npos ? std::string::npos
-                                                                       : a.find('=') - 1);
-      for (const char* k : kLongOptions)
-        if (name == k) {
-          a = "-" + a;
-          break;
-        }
-    }
-    out.push_back(a);
-  }
-  return out;
-}
-
-bool read_all(const std::string& path, std::string& text, std::string& err) {
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    err = std::strerror(EISDIR);
-    return false;
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    err = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) {
-    err = "read error";
-    return false;
-  }
-  text = ss.str();
-  return true;
-}
 
 // Writes through a temporary file renamed into place, so that a failed run
 // never leaves a partial output behind.
@@ -95,11 +46,6 @@ bool write_output(const std::string& path, const std::string& data) {
     return false;
   }
   return true;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower((unsigned char)c));
-  return s;
 }
 
 }  // namespace
@@ -150,7 +96,12 @@ int main(int argc, char** argv) {
   g->add_flag("--emit-addptr-trace", ignored_b, "Ignored");
   g->add_option("--pto-insert-sync-debug", ignored_s, "Ignored");
 
-  std::vector<std::string> args = rewrite_args(argc, argv);
+  // Single-dash long options as the official tool takes them (-target=avx2).
+  std::vector<std::string> args = ptoas::cli::rewrite_args(
+      argc, argv,
+      {"target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only", "version",
+       "help", "disable-infer-layout", "emit-addptr-trace", "pto-insert-sync-debug", "output",
+       "stats", "no-verify"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptoas %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -170,7 +121,7 @@ int main(int argc, char** argv) {
 
   ptoas::FrontendOptions opts;
   if (!arch.empty()) {
-    std::string a = lower(arch);
+    std::string a = ptoas::cli::lower_ascii(arch);
     if (a != "a3" && a != "a5") {
       std::fprintf(stderr, "ptoas: error: invalid --pto-arch='%s'; expected 'a3' or 'a5'\n",
                    arch.c_str());
@@ -219,7 +170,7 @@ int main(int argc, char** argv) {
   }
 
   std::string text, err;
-  if (!read_all(input, text, err)) {
+  if (!ptoas::cli::read_input(input, text, err)) {
     std::fprintf(stderr, "ptoas: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
     return kExitUsage;
   }

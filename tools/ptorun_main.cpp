@@ -14,60 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "cli_common.h"
 #include "ptort.h"
 
 namespace {
 
 constexpr int kExitBadInput = 1;
 constexpr int kExitUsage = 2;
-
-// LLVM-style single-dash long options (`-target=interp`) become
-// `--target=interp` before CLI11 sees them.
-const char* const kLongOptions[] = {"target", "arg", "out", "inout", "blocks", "threads",
-                                    "pto-arch", "function", "version", "help"};
-
-std::vector<std::string> rewrite_args(int argc, char** argv) {
-  std::vector<std::string> out;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
-      std::string name = a.substr(1, a.find('=') == std::string::npos ? std::string::npos
-                                                                       : a.find('=') - 1);
-      for (const char* k : kLongOptions)
-        if (name == k) {
-          a = "-" + a;
-          break;
-        }
-    }
-    out.push_back(a);
-  }
-  return out;
-}
-
-bool read_all(const std::string& path, std::string& text, std::string& err) {
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    err = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) {
-    err = "read error";
-    return false;
-  }
-  text = ss.str();
-  return true;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower((unsigned char)c));
-  return s;
-}
 
 void error(const std::string& msg) {
   // One "ptorun: error:" line per message line.
@@ -132,7 +85,11 @@ int main(int argc, char** argv) {
                  "The function to run (default: the one with pto.entry, else the only one)");
   app.add_flag("--version", show_version, "Print the version and exit");
 
-  std::vector<std::string> args = rewrite_args(argc, argv);
+  // Single-dash long options as ptoas takes them (-target=interp).
+  std::vector<std::string> args = ptoas::cli::rewrite_args(
+      argc, argv,
+      {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "function", "version",
+       "help"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptorun %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -152,7 +109,7 @@ int main(int argc, char** argv) {
 
   ptoas::FrontendOptions opts;
   if (!arch.empty()) {
-    std::string a = lower(arch);
+    std::string a = ptoas::cli::lower_ascii(arch);
     if (a != "a3" && a != "a5") {
       std::fprintf(stderr, "ptorun: error: invalid --pto-arch='%s'; expected 'a3' or 'a5'\n",
                    arch.c_str());
@@ -194,7 +151,7 @@ int main(int argc, char** argv) {
 
   // The kernel.
   std::string text, err;
-  if (!read_all(input, text, err)) {
+  if (!ptoas::cli::read_input(input, text, err)) {
     std::fprintf(stderr, "ptorun: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
     return kExitUsage;
   }
