@@ -20,7 +20,10 @@
 
 namespace ptoas::cg {
 
-enum class Target : uint8_t { Avx2 };
+// Avx2: AVX2 + FMA + F16C + BMI2 (ymm, vmaskmov tails); Avx512: adds
+// AVX-512 F/BW/DQ/VL (zmm, opmask tails). One lowering serves both
+// (docs/x86_backend.md).
+enum class Target : uint8_t { Avx2, Avx512 };
 bool parse_target(std::string_view name, Target& out);
 std::string_view target_name(Target t);
 

@@ -12,10 +12,14 @@ bool parse_target(std::string_view name, Target& out) {
     out = Target::Avx2;
     return true;
   }
+  if (name == "avx512") {
+    out = Target::Avx512;
+    return true;
+  }
   return false;
 }
 
-std::string_view target_name(Target) { return "avx2"; }
+std::string_view target_name(Target t) { return t == Target::Avx512 ? "avx512" : "avx2"; }
 
 unsigned slot_count(const Type& t) {
   switch (t.kind) {

@@ -70,11 +70,11 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output,
                  "Output file, or - for standard output (text outputs default to stdout)");
   app.add_option("--target", target,
-                 "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. avx2 generates "
-                 "code (--emit=obj|asm|header); every target answers --emit=ir")
+                 "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. avx2 and avx512 "
+                 "generate x86-64 code (--emit=obj|asm|header); every target answers --emit=ir")
       ->check(CLI::IsMember({"cce", "avx2", "avx512", "sve", "ptx", "amdgpu", "host"}));
   app.add_option("--emit", emit,
-                 "What to produce: ir (canonical IR after verification); for -target=avx2 also "
+                 "What to produce: ir (canonical IR after verification); for -target=avx2|avx512 also "
                  "obj (the default: a relocatable x86-64 ELF .o), asm (Intel-syntax listing) and "
                  "header (C prototypes)")
       ->check(CLI::IsMember({"ir", "obj", "asm", "header", "ptx", "cpp"}));
@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   opts.syntax_only = syntax_only;
   opts.no_verify = no_verify;
 
-  // Native targets with a backend: avx2 (obj by default, asm, header).
+  // Native targets with a backend: avx2, avx512 (obj by default, asm, header).
   ptoas::cg::Target cg_target;
   bool native = ptoas::cg::parse_target(target, cg_target);
   if (native && emit.empty()) emit = "obj";

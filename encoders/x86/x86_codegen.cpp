@@ -757,7 +757,7 @@ bool compile_function(const Module& m, InstId fn, Target t, FuncCode& out, Diag&
   FramePlan plan;
   if (!plan_frame(m, fn, t, plan, diag)) return false;
   if (plan.nslots > (1u << 24)) {
-    diag.error(m.inst(fn).loc, 0, "the function has too many values for the avx2 backend");
+    diag.error(m.inst(fn).loc, 0, "the function has too many values for the x86 backend");
     return false;
   }
   const Inst& f = m.inst(fn);
@@ -786,9 +786,9 @@ std::vector<uint8_t> rodata() {
   put(kOneF32, 0x3f800000u);
   put(kNegInfF32, 0xff800000u);
   put(kPosInfF32, 0x7f800000u);
-  for (int i = 0; i < 8; ++i) put(kIota + 4 * i, uint32_t(i));
+  for (int i = 0; i < 16; ++i) put(kIota + 4 * i, uint32_t(i));
   auto put4 = [&](int idx, uint64_t bits) {
-    for (int k = 0; k < 4; ++k) std::memcpy(r.data() + dconst(idx) + 8 * k, &bits, 8);
+    for (int k = 0; k < 8; ++k) std::memcpy(r.data() + dconst(idx) + 8 * k, &bits, 8);
   };
   auto putd = [&](int idx, double v) {
     uint64_t b;

@@ -8,12 +8,20 @@
 //   * scf.for / scf.if / scf.while are branches; yields copy through scratch
 //     slots;
 //   * views are (base, shape, strides) computed at run time;
-//   * tile ops are loops over the valid region: 8 x 32-bit lanes per ymm,
-//     the ragged tail with vmaskmovps (masked lanes are never loaded or
-//     stored), so nothing outside the valid region or a buffer is touched.
+//   * tile ops are loops over the valid region, one vector of 32-bit lanes
+//     at a time: 8 per ymm (avx2) or 16 per zmm (avx512). The ragged tail
+//     is masked (vmaskmovps with ymm15, or opmask k1), so masked lanes are
+//     never loaded or stored and nothing outside the valid region or a
+//     buffer is touched.
+//   * one lowering serves both widths: V(i) is ymm i or zmm i, H(i) its
+//     lower half, and the few forms that differ (masked moves, compares
+//     into masks, blends, gathers, rounding, half extraction) go through
+//     the helpers below. Compares give vector masks on both targets
+//     (avx512: vpmovm2d), so the lowering never branches on the width.
 //
 // Registers: rbp frame, r15 tile arena base, r14 constants base; rbx, r12,
-// r13 callee-saved scratch; ymm15 the tail mask inside tile loops.
+// r13 callee-saved scratch; ymm15 (avx2) or k1 (avx512) the tail mask
+// inside tile loops; k2 and k7 scratch masks.
 #pragma once
 #include <xbyak/xbyak.h>
 
@@ -32,14 +40,15 @@ using namespace Xbyak;
 using namespace Xbyak::util;
 
 // Constants (rodata()) offsets.
-inline constexpr int kMaskTable = 0;   // 8 x 0xffffffff, 8 x 0
+inline constexpr int kMaskTable = 0;   // 8 x 0xffffffff, 8 x 0 (avx2 tail masks)
 inline constexpr int kSignF32 = 64;    // 0x80000000
 inline constexpr int kAbsF32 = 68;     // 0x7fffffff
 inline constexpr int kOneF32 = 72;     // 1.0f
 inline constexpr int kNegInfF32 = 76;  // 0xff800000
 inline constexpr int kPosInfF32 = 80;  // 0x7f800000
-inline constexpr int kIota = 96;       // int32 0..7
-// 4-lane (32-byte) double / int64 vectors, usable as ymm memory operands.
+inline constexpr int kIota = 128;      // int32 0..15
+// Vectors of 8 doubles / int64 (64 bytes: a zmm memory operand; avx2 reads
+// the first 32).
 enum DConst : int {
   kDOne, kDExpHi, kDExpLo, kDLog2e, kDLn2Hi, kDLn2Lo,
   kDExpC,                  // 13 Taylor coefficients 1/12! .. 1/0!
@@ -48,9 +57,9 @@ enum DConst : int {
   kDLogC,                  // 9 coefficients 1/17, 1/15, .., 1/3, 1
   kDConstCount = kDLogC + 9,
 };
-inline constexpr int kDConstBase = 128;
-inline constexpr int dconst(int i) { return kDConstBase + 32 * i; }
-inline constexpr int kRodataBytes = kDConstBase + 32 * kDConstCount;
+inline constexpr int kDConstBase = 192;
+inline constexpr int dconst(int i) { return kDConstBase + 64 * i; }
+inline constexpr int kRodataBytes = kDConstBase + 64 * kDConstCount;
 
 // Xbyak's AutoGrow buffer without mprotect: the bytes are copied out and
 // never executed from here.
@@ -85,7 +94,10 @@ enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min };
 class Gen : public CodeGenerator {
  public:
   Gen(const Module& m, InstId fn, Target t, const FramePlan& p, Diag& d)
-      : CodeGenerator(4096, AutoGrow, &g_alloc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d) {}
+      : CodeGenerator(4096, AutoGrow, &g_alloc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d) {
+    const char* e = std::getenv("PTOAS_TEST_UNMASKED_TAILS");
+    break_tails_ = e && e[0] == '1';
+  }
 
   bool run(FuncCode& out);
 
@@ -96,6 +108,10 @@ class Gen : public CodeGenerator {
   const FramePlan& p_;
   Diag& diag_;
   Label epilogue_;
+  // Test hook (PTOAS_TEST_UNMASKED_TAILS=1): tail stores write whole
+  // vectors, a deliberately broken kernel the Bochs and differential
+  // suites must catch.
+  bool break_tails_ = false;
   std::vector<LineEntry>* lines_ = nullptr;
   bool ok_ = true;
 
@@ -111,6 +127,81 @@ class Gen : public CodeGenerator {
   void fail(const Inst& in, std::string_view what = {}) {
     unsupported(m_, in, diag_, tg_, what);
     ok_ = false;
+  }
+
+  // ---- vector width (x86_gen.h file comment) ----
+  bool z() const { return tg_ == Target::Avx512; }
+  int lanes() const { return z() ? 16 : 8; }
+  Xmm V(int i) const { return z() ? Xmm(Zmm(i)) : Xmm(Ymm(i)); }
+  Xmm H(int i) const { return z() ? Xmm(Ymm(i)) : Xmm(i); }
+  // Vector load / store; `masked`: only the tail lanes (ymm15 / k1).
+  void vld(const Xmm& v, const Address& a, bool masked) {
+    if (!masked) vmovups(v, a);
+    else if (z()) vmovups(v | k1 | T_z, a);
+    else vmaskmovps(v, ymm15, a);
+  }
+  void vst(const Address& a, const Xmm& v, bool masked) {
+    if (!masked || break_tails_) vmovups(a, v);
+    else if (z()) vmovups(a | k1, v);
+    else vmaskmovps(a, ymm15, v);
+  }
+  // The mask of the first rcx lanes (0 <= rcx <= lanes()); clobbers
+  // rcx, rax.
+  void tail_mask_rcx() {
+    if (z()) {
+      mov(eax, -1);
+      bzhi(eax, eax, ecx);
+      kmovw(k1, eax);
+    } else {
+      neg(rcx);
+      vmovups(ymm15, ptr[r14 + rcx * 4 + (kMaskTable + 32)]);
+    }
+  }
+  // m = (a pred b) per 32-bit / 64-bit lane, as all-ones vector lanes.
+  void cmp_ps(const Xmm& m, const Xmm& a, const Operand& b, uint8_t pred) {
+    if (!z()) return vcmpps(m, a, b, pred);
+    vcmpps(k7, a, b, pred);
+    vpmovm2d(m, k7);
+  }
+  void cmp_pd(const Xmm& m, const Xmm& a, const Operand& b, uint8_t pred) {
+    if (!z()) return vcmppd(m, a, b, pred);
+    vcmppd(k7, a, b, pred);
+    vpmovm2q(m, k7);
+  }
+  // d = m ? b : a per lane (m a vector mask).
+  void blend_ps(const Xmm& d, const Xmm& a, const Xmm& b, const Xmm& m) {
+    if (!z()) return vblendvps(d, a, b, m);
+    vpmovd2m(k7, m);
+    vblendmps(d | k7, a, b);
+  }
+  void blend_pd(const Xmm& d, const Xmm& a, const Xmm& b, const Xmm& m) {
+    if (!z()) return vblendvpd(d, a, b, m);
+    vpmovq2m(k7, m);
+    vblendmpd(d | k7, a, b);
+  }
+  void round_pd(const Xmm& d, const Xmm& s) {  // to nearest even, no exception
+    if (z()) vrndscalepd(d, s, 8);
+    else vroundpd(d, s, 8);
+  }
+  void extract_hi(const Xmm& h, const Xmm& v) {
+    if (z()) vextractf64x4(Ymm(h.getIdx()), Zmm(v.getIdx()), 1);
+    else vextractf128(h, Ymm(v.getIdx()), 1);
+  }
+  void insert_hi(const Xmm& v, const Xmm& h) {
+    if (z()) vinsertf64x4(Zmm(v.getIdx()), Zmm(v.getIdx()), Ymm(h.getIdx()), 1);
+    else vinsertf128(Ymm(v.getIdx()), Ymm(v.getIdx()), h, 1);
+  }
+  // d = 32-bit lanes gathered from [base + idx * 4] under the tail mask
+  // (the other lanes 0); clobbers ymm14 / k2.
+  void gather_ps(const Xmm& d, const Reg64& base, const Xmm& idx) {
+    vxorps(d, d, d);
+    if (z()) {
+      kmovw(k2, k1);
+      vgatherdps(d | k2, ptr[base + Zmm(idx.getIdx()) * 4]);
+    } else {
+      vmovaps(ymm14, ymm15);
+      vgatherdps(d, ptr[base + Ymm(idx.getIdx()) * 4], ymm14);
+    }
   }
 
   // Canonical 64-bit form of an integer of type d in r.
@@ -172,10 +263,10 @@ class Gen : public CodeGenerator {
     bool rowvec, colvec, dn;
   };
   Geo geo(ValueId t) const;
-  void bin(Bin k, bool f32);          // ymm0 = ymm0 op ymm1
-  void math(Op o);                    // ymm0 = exp / log / rsqrt (ymm0), f32
-  void exp_pd(const Ymm& x);          // 4 doubles in place (ymm10-13 scratch)
-  void log_pd(const Ymm& x);
+  void bin(Bin k, bool f32);          // V0 = V0 op V1
+  void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32
+  void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
+  void log_pd(const Xmm& x);
   Address dc(int i) { return ptr[r14 + dconst(i)]; }
   void clamp(const Reg64& r, int64_t cap) {
     mov(rcx, cap);

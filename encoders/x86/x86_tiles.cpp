@@ -4,8 +4,8 @@
 //
 // Tiles are ND (row-major) or DN (column-major) with 4-byte elements. A loop
 // over a valid region runs rows-outer (every tile ND or one column wide:
-// 8 columns per ymm) or columns-outer (every tile DN or one row high: 8 rows
-// per ymm); the tail lanes are masked with ymm15 either way.
+// one vector of columns) or columns-outer (every tile DN or one row high:
+// one vector of rows); the tail lanes are masked either way.
 #include <algorithm>
 
 #include "tile_layout.h"
@@ -53,18 +53,17 @@ void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& st
   test(r9, r9);
   jle(done, T_NEAR);
   mov(r13, r9);
-  and_(r13, -8);
+  and_(r13, -lanes());
   mov(rcx, r9);
-  and_(ecx, 7);
-  neg(rcx);
-  vmovups(ymm15, ptr[r14 + rcx * 4 + (kMaskTable + 32)]);
+  and_(ecx, lanes() - 1);
+  tail_mask_rcx();
   L(row);
   xor_(eax, eax);
   cmp(rax, r13);
   jge(tail, T_NEAR);
   L(vec);
   body(false);
-  add(rax, 8);
+  add(rax, lanes());
   cmp(rax, r13);
   jl(vec, T_NEAR);
   L(tail);
@@ -81,9 +80,9 @@ void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& st
   L(done);
 }
 
-// Loads / stores 8 lanes at [p + rax*4], masked by ymm15 in the tail.
-#define LD(y, p) (masked ? vmaskmovps(y, ymm15, ptr[p + rax * 4]) : vmovups(y, ptr[p + rax * 4]))
-#define ST(p, y) (masked ? vmaskmovps(ptr[p + rax * 4], ymm15, y) : vmovups(ptr[p + rax * 4], y))
+// Loads / stores one vector at [p + rax*4], masked in the tail.
+#define LD(y, p) vld(y, ptr[p + rax * 4], masked)
+#define ST(p, y) vst(ptr[p + rax * 4], y, masked)
 
 // ---- tload / tstore ------------------------------------------------------------------
 
@@ -171,15 +170,15 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
       mov(rdi, r12);
       mov(rsi, rbx);
       row_loop({rdi, rsi}, {{nullptr, tstride}, {&vstride, 0}}, [&](bool masked) {
-        LD(ymm0, rsi);
-        ST(rdi, ymm0);
+        LD(V(0), rsi);
+        ST(rdi, V(0));
       });
     } else {
       mov(rdi, rbx);
       mov(rsi, r12);
       row_loop({rdi, rsi}, {{&vstride, 0}, {nullptr, tstride}}, [&](bool masked) {
-        LD(ymm0, rsi);
-        ST(rdi, ymm0);
+        LD(V(0), rsi);
+        ST(rdi, V(0));
       });
     }
     jmp(done, T_NEAR);
@@ -235,25 +234,26 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
 // ---- element ops ---------------------------------------------------------------------
 
 void Gen::bin(Bin k, bool f32) {
+  Xmm x0 = V(0), x1 = V(1), x3 = V(3);
   switch (k) {
-    case Bin::Add: f32 ? vaddps(ymm0, ymm0, ymm1) : vpaddd(ymm0, ymm0, ymm1); break;
-    case Bin::Sub: f32 ? vsubps(ymm0, ymm0, ymm1) : vpsubd(ymm0, ymm0, ymm1); break;
-    case Bin::Mul: f32 ? vmulps(ymm0, ymm0, ymm1) : vpmulld(ymm0, ymm0, ymm1); break;
-    case Bin::Div: vdivps(ymm0, ymm0, ymm1); break;
+    case Bin::Add: f32 ? vaddps(x0, x0, x1) : vpaddd(x0, x0, x1); break;
+    case Bin::Sub: f32 ? vsubps(x0, x0, x1) : vpsubd(x0, x0, x1); break;
+    case Bin::Mul: f32 ? vmulps(x0, x0, x1) : vpmulld(x0, x0, x1); break;
+    case Bin::Div: vdivps(x0, x0, x1); break;
     // Interpreter order (std::max / std::min): max(a, b) = (a < b) ? b : a,
     // min(a, b) = (b < a) ? b : a, a NaN on either side gives a. vmaxps
     // x, y = (x > y) ? x : y and vminps x, y = (x < y) ? x : y, so b goes
     // first. Passing an operand through quiets a signalling NaN as the
     // interpreter does (f32 -> double): + -0.0 changes no other value.
     case Bin::Max:
-      if (!f32) return vpmaxsd(ymm0, ymm0, ymm1);
-      vmaxps(ymm0, ymm1, ymm0);
-      vaddps(ymm0, ymm0, ymm3);
+      if (!f32) return vpmaxsd(x0, x0, x1);
+      vmaxps(x0, x1, x0);
+      vaddps(x0, x0, x3);
       break;
     case Bin::Min:
-      if (!f32) return vpminsd(ymm0, ymm0, ymm1);
-      vminps(ymm0, ymm1, ymm0);
-      vaddps(ymm0, ymm0, ymm3);
+      if (!f32) return vpminsd(x0, x0, x1);
+      vminps(x0, x1, x0);
+      vaddps(x0, x0, x3);
       break;
   }
 }
@@ -294,14 +294,14 @@ void Gen::tile_op(const Inst& in) {
   }
 }
 
-// Constants the element loops keep in registers: ymm3 -0.0, ymm4 abs mask,
-// ymm5 1.0, ymm6 0.
+// Constants the element loops keep in registers: V3 -0.0, V4 abs mask,
+// V5 1.0, V6 0.
 #define LOOP_CONSTANTS()                          \
   do {                                            \
-    vbroadcastss(ymm3, dword[r14 + kSignF32]);    \
-    vbroadcastss(ymm4, dword[r14 + kAbsF32]);     \
-    vbroadcastss(ymm5, dword[r14 + kOneF32]);     \
-    vxorps(ymm6, ymm6, ymm6);                     \
+    vbroadcastss(V(3), dword[r14 + kSignF32]);    \
+    vbroadcastss(V(4), dword[r14 + kAbsF32]);     \
+    vbroadcastss(V(5), dword[r14 + kOneF32]);     \
+    vxorps(V(6), V(6), V(6));                     \
   } while (0)
 
 void Gen::elementwise(const Inst& in) {
@@ -378,8 +378,8 @@ void Gen::elementwise(const Inst& in) {
   clamp(r8, colmajor ? cap_c : cap_r);
   clamp(r9, colmajor ? cap_r : cap_c);
   if (scal != kNone) {
-    if (f32) vbroadcastss(ymm2, dword[rbp + disp(sl(scal))]);
-    else vpbroadcastd(ymm2, dword[rbp + disp(sl(scal))]);
+    if (f32) vbroadcastss(V(2), dword[rbp + disp(sl(scal))]);
+    else vpbroadcastd(V(2), dword[rbp + disp(sl(scal))]);
   }
   LOOP_CONSTANTS();
   std::vector<Reg64> ptrs;
@@ -391,56 +391,57 @@ void Gen::elementwise(const Inst& in) {
     Geo g = geo(all[i]);
     strides.push_back({nullptr, colmajor ? g.cs : g.rs});
   }
+  Xmm x0 = V(0), x1 = V(1), x2 = V(2), x3 = V(3), x4 = V(4), x5 = V(5), x6 = V(6);
   row_loop(ptrs, strides, [&](bool masked) {
-    if (tiles.size() >= 1) LD(ymm0, rsi);
-    if (tiles.size() >= 2) LD(ymm1, rdx);
+    if (tiles.size() >= 1) LD(x0, rsi);
+    if (tiles.size() >= 2) LD(x1, rdx);
     if (scal != kNone) {
       if (scalar_first) {  // scalar op tile
-        vmovaps(ymm1, ymm0);
-        vmovaps(ymm0, ymm2);
+        vmovaps(x1, x0);
+        vmovaps(x0, x2);
       } else {
-        vmovaps(ymm1, ymm2);
+        vmovaps(x1, x2);
       }
     }
     if (is_bin) {
       bin(bk, f32);
     } else {
       switch (o) {
-        case Op::TExpandS: vmovaps(ymm0, ymm2); break;
+        case Op::TExpandS: vmovaps(x0, x2); break;
         case Op::TNeg:
           if (f32) {
-            vxorps(ymm0, ymm0, ymm3);
-            vaddps(ymm0, ymm0, ymm3);  // quiet a signalling NaN (see bin)
+            vxorps(x0, x0, x3);
+            vaddps(x0, x0, x3);  // quiet a signalling NaN (see bin)
           } else {
-            vpsubd(ymm0, ymm6, ymm0);
+            vpsubd(x0, x6, x0);
           }
           break;
         case Op::TAbs:
-          vandps(ymm0, ymm0, ymm4);
-          vaddps(ymm0, ymm0, ymm3);
+          vandps(x0, x0, x4);
+          vaddps(x0, x0, x3);
           break;
         case Op::TRelu:  // std::max(x, 0) = (x < 0) ? 0 : x: NaN and -0 kept
           if (f32) {
-            vmaxps(ymm0, ymm6, ymm0);
-            vaddps(ymm0, ymm0, ymm3);
+            vmaxps(x0, x6, x0);
+            vaddps(x0, x0, x3);
           } else {
-            vpmaxsd(ymm0, ymm0, ymm6);
+            vpmaxsd(x0, x0, x6);
           }
           break;
-        case Op::TSqrt: vsqrtps(ymm0, ymm0); break;
-        case Op::TRecip: vdivps(ymm0, ymm5, ymm0); break;
+        case Op::TSqrt: vsqrtps(x0, x0); break;
+        case Op::TRecip: vdivps(x0, x5, x0); break;
         case Op::TExp: case Op::TLog: case Op::TRsqrt: math(o); break;
         default: break;
       }
     }
-    ST(rdi, ymm0);
+    ST(rdi, x0);
   });
 }
 
 // ---- row reductions -------------------------------------------------------------------
 
 // dst[r, 0] = reduce(src[r, 0..vcol)) for r < src valid rows, in the
-// interpreter's order: each lane of a ymm is one row, the columns are
+// interpreter's order: each vector lane is one row, the columns are
 // gathered one after the other (sequential sum in f32 is exactly the
 // interpreter's double sum rounded to f32 at each step, so bit-exact).
 void Gen::row_reduce(const Inst& in) {
@@ -460,58 +461,56 @@ void Gen::row_reduce(const Inst& in) {
   jle(done, T_NEAR);
   test(r9, r9);
   jle(done, T_NEAR);
-  // ymm7 = lane offsets (elements) of 8 consecutive rows.
-  vmovups(ymm7, ptr[r14 + kIota]);
+  // V7 = lane offsets (elements) of lanes() consecutive rows.
+  Xmm x0 = V(0), x1 = V(1), x2 = V(2), x3 = V(3), x4 = V(4), x5 = V(5), x7 = V(7);
+  vmovups(x7, ptr[r14 + kIota]);
   mov(eax, uint32_t(gs.rs / 4));
   vmovd(xmm1, eax);
-  vpbroadcastd(ymm1, xmm1);
-  vpmulld(ymm7, ymm7, ymm1);
-  vbroadcastss(ymm3, dword[r14 + kSignF32]);
+  vpbroadcastd(x1, xmm1);
+  vpmulld(x7, x7, x1);
+  vbroadcastss(x3, dword[r14 + kSignF32]);
   tile_ptr(rsi, src);
   tile_ptr(rdi, dst);
   bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax;
   L(grp);
-  mov(rcx, 8);
+  mov(rcx, lanes());
   cmp(rcx, r8);
   cmovg(rcx, r8);
-  neg(rcx);
-  vmovups(ymm15, ptr[r14 + rcx * 4 + (kMaskTable + 32)]);
+  tail_mask_rcx();
   mov(rdx, rsi);
   mov(r10, r9);
-  auto gather = [&](const Ymm& y) {
-    vmovaps(ymm14, ymm15);
-    vxorps(y, y, y);
-    vgatherdps(y, ptr[rdx + ymm7 * 4], ymm14);
+  auto gather = [&](const Xmm& y) {
+    gather_ps(y, rdx, x7);
     add(rdx, int(gs.cs));
   };
   if (sum) {
-    vxorps(ymm0, ymm0, ymm0);
+    vxorps(x0, x0, x0);
   } else {
-    gather(ymm0);
+    gather(x0);
     dec(r10);
     jz(first, T_NEAR);
   }
   L(col);
-  gather(ymm1);
+  gather(x1);
   if (sum) {
-    vaddps(ymm0, ymm0, ymm1);
+    vaddps(x0, x0, x1);
   } else {
     // acc = isnan(acc) ? acc : (isnan(x) || x > acc [x < acc]) ? x : acc
-    if (mx) vmaxps(ymm2, ymm1, ymm0);
-    else vminps(ymm2, ymm1, ymm0);
-    vcmpunordps(ymm4, ymm1, ymm1);
-    vcmpordps(ymm5, ymm0, ymm0);
-    vandps(ymm4, ymm4, ymm5);
-    vblendvps(ymm0, ymm2, ymm1, ymm4);
+    if (mx) vmaxps(x2, x1, x0);
+    else vminps(x2, x1, x0);
+    cmp_ps(x4, x1, x1, 3);  // unordered
+    cmp_ps(x5, x0, x0, 7);  // ordered
+    vandps(x4, x4, x5);
+    blend_ps(x0, x2, x1, x4);
   }
   dec(r10);
   jnz(col, T_NEAR);
   L(first);
-  if (!sum) vaddps(ymm0, ymm0, ymm3);  // quiet a signalling NaN (f32 -> double)
-  vmaskmovps(ptr[rdi], ymm15, ymm0);
-  add(rdi, 32);
-  add(rsi, int(8 * gs.rs));
-  sub(r8, 8);
+  if (!sum) vaddps(x0, x0, x3);  // quiet a signalling NaN (f32 -> double)
+  vst(ptr[rdi], x0, true);
+  add(rdi, 4 * lanes());
+  add(rsi, int(lanes() * gs.rs));
+  sub(r8, lanes());
   jg(grp, T_NEAR);
   L(done);
 }
@@ -568,16 +567,16 @@ void Gen::row_expand(const Inst& in) {
   }
   row_loop(ptrs, strides, [&](bool masked) {
     if (plain) {
-      vbroadcastss(ymm0, dword[rsi]);
-      if (f32) vaddps(ymm0, ymm0, ymm3);  // quiets a signalling NaN, as the interpreter's copy
+      vbroadcastss(V(0), dword[rsi]);
+      if (f32) vaddps(V(0), V(0), V(3));  // quiets a signalling NaN, as the interpreter's copy
     } else {
-      if (colk == 0) vbroadcastss(ymm0, dword[rsi]);
-      else LD(ymm0, rsi);
-      if (colk == 1) vbroadcastss(ymm1, dword[rdx]);
-      else LD(ymm1, rdx);
+      if (colk == 0) vbroadcastss(V(0), dword[rsi]);
+      else LD(V(0), rsi);
+      if (colk == 1) vbroadcastss(V(1), dword[rdx]);
+      else LD(V(1), rdx);
       bin(bk, f32);
     }
-    ST(rdi, ymm0);
+    ST(rdi, V(0));
   });
 }
 
@@ -631,19 +630,19 @@ void Gen::col_expand(const Inst& in) {
     strides.push_back({&r11, 0});
   }
   row_loop(ptrs, strides, [&](bool masked) {
-    LD(ymm0, rsi);
+    LD(V(0), rsi);
     if (!plain) {
-      LD(ymm1, rdx);
+      LD(V(1), rdx);
       bin(bk, f32);
     } else if (f32) {
-      vaddps(ymm0, ymm0, ymm3);  // quiets a signalling NaN, as the interpreter's copy
+      vaddps(V(0), V(0), V(3));  // quiets a signalling NaN, as the interpreter's copy
     }
-    ST(rdi, ymm0);
+    ST(rdi, V(0));
   });
 }
 
 // ---- exp / log / rsqrt ---------------------------------------------------------------------
-// Each half of ymm0 is widened to 4 doubles and evaluated in double
+// Each half of V0 is widened to doubles (4 per ymm, 8 per zmm) and evaluated in double
 // precision (relative error ~1e-16), then rounded to f32 once; the
 // interpreter rounds the double std::exp / std::log / 1 / std::sqrt to f32
 // the same way, so results differ only where the two double values straddle
@@ -654,20 +653,21 @@ void Gen::col_expand(const Inst& in) {
 // Taylor polynomial to degree 12, times 2^n built in the exponent field.
 // x is clamped to [-200, 200] first: e^200 rounds to +Inf and e^-200 to +0
 // in f32, as the unclamped values do.
-void Gen::exp_pd(const Ymm& x) {
+void Gen::exp_pd(const Xmm& x) {
+  Xmm n = V(10), p = V(11);
   vminpd(x, x, dc(kDExpHi));
   vmaxpd(x, x, dc(kDExpLo));
-  vmulpd(ymm10, x, dc(kDLog2e));
-  vroundpd(ymm10, ymm10, 8);               // n, to nearest even, no exception
-  vfnmadd231pd(x, ymm10, dc(kDLn2Hi));     // r = x - n ln2_hi
-  vfnmadd231pd(x, ymm10, dc(kDLn2Lo));     //     - n ln2_lo
-  vmovupd(ymm11, dc(kDExpC));
-  for (int i = 1; i < 13; ++i) vfmadd213pd(ymm11, x, dc(kDExpC + i));  // p = p r + c
-  vcvtpd2dq(xmm10, ymm10);
-  vpmovsxdq(ymm10, xmm10);
-  vpaddq(ymm10, ymm10, dc(kI64Bias));
-  vpsllq(ymm10, ymm10, 52);                // 2^n
-  vmulpd(x, ymm11, ymm10);
+  vmulpd(n, x, dc(kDLog2e));
+  round_pd(n, n);                          // n, to nearest even, no exception
+  vfnmadd231pd(x, n, dc(kDLn2Hi));         // r = x - n ln2_hi
+  vfnmadd231pd(x, n, dc(kDLn2Lo));         //     - n ln2_lo
+  vmovupd(p, dc(kDExpC));
+  for (int i = 1; i < 13; ++i) vfmadd213pd(p, x, dc(kDExpC + i));  // p = p r + c
+  vcvtpd2dq(H(10), n);
+  vpmovsxdq(n, H(10));
+  vpaddq(n, n, dc(kI64Bias));
+  vpsllq(n, n, 52);                        // 2^n
+  vmulpd(x, p, n);
 }
 
 // log: x = m 2^e with m in [sqrt(1/2), sqrt(2)); s = (m - 1) / (m + 1),
@@ -675,72 +675,74 @@ void Gen::exp_pd(const Ymm& x) {
 // next term is below 1e-15 relative); log x = e ln2 + log m. Valid for
 // positive finite normal doubles (every positive finite f32); zero,
 // negative, Inf and NaN lanes are replaced by the caller.
-void Gen::log_pd(const Ymm& x) {
-  vpsrlq(ymm10, x, 52);                    // biased exponent (x > 0)
-  vpor(ymm10, ymm10, dc(kDMagic));
-  vsubpd(ymm10, ymm10, dc(kDMagicBias));   // e, exactly
+void Gen::log_pd(const Xmm& x) {
+  Xmm e = V(10), t = V(11), u = V(12), p = V(13);
+  vpsrlq(e, x, 52);                        // biased exponent (x > 0)
+  vpor(e, e, dc(kDMagic));
+  vsubpd(e, e, dc(kDMagicBias));           // e, exactly
   vandpd(x, x, dc(kDMantMask));
   vorpd(x, x, dc(kDExpOne));               // m in [1, 2)
-  vcmppd(ymm11, x, dc(kDSqrt2), 0x1E);     // m > sqrt 2 (GT_OQ)
-  vmulpd(ymm12, x, dc(kDHalf));
-  vblendvpd(x, x, ymm12, ymm11);
-  vandpd(ymm11, ymm11, dc(kDOne));
-  vaddpd(ymm10, ymm10, ymm11);
-  vsubpd(ymm11, x, dc(kDOne));             // f = m - 1 (exact)
-  vaddpd(ymm12, x, dc(kDOne));             // m + 1
-  vdivpd(ymm11, ymm11, ymm12);             // s
-  vmulpd(ymm12, ymm11, ymm11);             // z = s^2
-  vmovupd(ymm13, dc(kDLogC));
-  for (int i = 1; i < 9; ++i) vfmadd213pd(ymm13, ymm12, dc(kDLogC + i));
-  vaddpd(ymm11, ymm11, ymm11);
-  vmulpd(ymm11, ymm11, ymm13);             // 2 s p
-  vfmadd231pd(ymm11, ymm10, dc(kDLn2Lo));  // + e ln2_lo
-  vfmadd231pd(ymm11, ymm10, dc(kDLn2Hi));  // + e ln2_hi (exact product)
-  vmovapd(x, ymm11);
+  cmp_pd(t, x, dc(kDSqrt2), 0x1E);         // m > sqrt 2 (GT_OQ)
+  vmulpd(u, x, dc(kDHalf));
+  blend_pd(x, x, u, t);
+  vandpd(t, t, dc(kDOne));
+  vaddpd(e, e, t);
+  vsubpd(t, x, dc(kDOne));                 // f = m - 1 (exact)
+  vaddpd(u, x, dc(kDOne));                 // m + 1
+  vdivpd(t, t, u);                         // s
+  vmulpd(u, t, t);                         // z = s^2
+  vmovupd(p, dc(kDLogC));
+  for (int i = 1; i < 9; ++i) vfmadd213pd(p, u, dc(kDLogC + i));
+  vaddpd(t, t, t);
+  vmulpd(t, t, p);                         // 2 s p
+  vfmadd231pd(t, e, dc(kDLn2Lo));          // + e ln2_lo
+  vfmadd231pd(t, e, dc(kDLn2Hi));          // + e ln2_hi (exact product)
+  vmovapd(x, t);
 }
 
 void Gen::math(Op o) {
-  auto half = [&](const Ymm& y) {
+  auto half = [&](const Xmm& y) {
     if (o == Op::TExp) {
       exp_pd(y);
     } else if (o == Op::TLog) {
       log_pd(y);
     } else {  // 1 / sqrt(x) in double, exactly the interpreter's operations
       vsqrtpd(y, y);
-      vmovupd(ymm10, dc(kDOne));
-      vdivpd(y, ymm10, y);
+      vmovupd(V(10), dc(kDOne));
+      vdivpd(y, V(10), y);
     }
   };
-  vcvtps2pd(ymm8, xmm0);
-  half(ymm8);
-  vcvtpd2ps(xmm8, ymm8);
-  vextractf128(xmm9, ymm0, 1);
-  vcvtps2pd(ymm9, xmm9);
-  half(ymm9);
-  vcvtpd2ps(xmm9, ymm9);
-  vinsertf128(ymm8, ymm8, xmm9, 1);
+  Xmm x0 = V(0), x6 = V(6), x8 = V(8), x10 = V(10), x11 = V(11), x12 = V(12);
+  vcvtps2pd(x8, H(0));
+  half(x8);
+  vcvtpd2ps(H(8), x8);
+  extract_hi(H(9), x0);
+  vcvtps2pd(V(9), H(9));
+  half(V(9));
+  vcvtpd2ps(H(9), V(9));
+  insert_hi(x8, H(9));
   if (o == Op::TRsqrt) {
-    vmovaps(ymm0, ymm8);
+    vmovaps(x0, x8);
     return;
   }
   if (o == Op::TLog) {
     // x == +-0: -Inf; x < 0: the default NaN (what std::log gives); +Inf:
     // +Inf.
-    vcmpeqps(ymm10, ymm0, ymm6);
-    vbroadcastss(ymm11, dword[r14 + kNegInfF32]);
-    vblendvps(ymm8, ymm8, ymm11, ymm10);
-    vcmpltps(ymm10, ymm0, ymm6);
-    vbroadcastss(ymm12, dword[r14 + kNegInfF32]);
-    vmulps(ymm12, ymm12, ymm6);            // -Inf * 0 = the default NaN
-    vblendvps(ymm8, ymm8, ymm12, ymm10);
-    vbroadcastss(ymm11, dword[r14 + kPosInfF32]);
-    vcmpeqps(ymm10, ymm0, ymm11);
-    vblendvps(ymm8, ymm8, ymm11, ymm10);
+    cmp_ps(x10, x0, x6, 0);                // EQ_OQ
+    vbroadcastss(x11, dword[r14 + kNegInfF32]);
+    blend_ps(x8, x8, x11, x10);
+    cmp_ps(x10, x0, x6, 1);                // LT_OS
+    vbroadcastss(x12, dword[r14 + kNegInfF32]);
+    vmulps(x12, x12, x6);                  // -Inf * 0 = the default NaN
+    blend_ps(x8, x8, x12, x10);
+    vbroadcastss(x11, dword[r14 + kPosInfF32]);
+    cmp_ps(x10, x0, x11, 0);
+    blend_ps(x8, x8, x11, x10);
   }
   // NaN in: the same NaN, quieted.
-  vcmpunordps(ymm10, ymm0, ymm0);
-  vaddps(ymm11, ymm0, ymm0);
-  vblendvps(ymm0, ymm8, ymm11, ymm10);
+  cmp_ps(x10, x0, x0, 3);                  // UNORD_Q
+  vaddps(x11, x0, x0);
+  blend_ps(x0, x8, x11, x10);
 }
 
 // ---- tcvt --------------------------------------------------------------------------------

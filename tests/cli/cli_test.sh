@@ -269,7 +269,7 @@ expect_rc 0 "--syntax-only on a good file" || true
 
 # ---- not implemented yet ------------------------------------------------------------------
 
-run --emit=asm --target=avx512 good.pto
+run --emit=asm --target=sve good.pto
 expect_rc 1 "--emit=asm" || true
 expect_out err.txt "not implemented yet" "--emit=asm message"
 run good.pto
