@@ -7,7 +7,8 @@ PKGS=(build-essential cmake git pkg-config
   libxbyak-dev libzydis-dev zydis-tools
   llvm-16-dev lld-16 liblld-16-dev libzstd-dev libedit-dev zlib1g-dev
   clang-14 libclang-rt-14-dev
-  python3-numpy)
+  python3-numpy
+  bochs bochsbios vgabios bochs-term)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
