@@ -786,6 +786,10 @@ std::vector<uint8_t> rodata() {
   put(kOneF32, 0x3f800000u);
   put(kNegInfF32, 0xff800000u);
   put(kPosInfF32, 0x7f800000u);
+  put(kLow16, 0x0000ffffu);
+  put(kLow8, 0x000000ffu);
+  put(kBf16Bias, 0x00007fffu);
+  put(kBf16Quiet, 0x00400000u);
   for (int i = 0; i < 16; ++i) put(kIota + 4 * i, uint32_t(i));
   auto put4 = [&](int idx, uint64_t bits) {
     for (int k = 0; k < 8; ++k) std::memcpy(r.data() + dconst(idx) + 8 * k, &bits, 8);

@@ -46,6 +46,10 @@ inline constexpr int kAbsF32 = 68;     // 0x7fffffff
 inline constexpr int kOneF32 = 72;     // 1.0f
 inline constexpr int kNegInfF32 = 76;  // 0xff800000
 inline constexpr int kPosInfF32 = 80;  // 0x7f800000
+inline constexpr int kLow16 = 84;      // 0x0000ffff
+inline constexpr int kLow8 = 88;       // 0x000000ff
+inline constexpr int kBf16Bias = 92;   // 0x00007fff (round to nearest even)
+inline constexpr int kBf16Quiet = 96;  // 0x00400000 (the f32 quiet bit)
 inline constexpr int kIota = 128;      // int32 0..15
 // Vectors of 8 doubles / int64 (64 bytes: a zmm memory operand; avx2 reads
 // the first 32).
@@ -89,7 +93,7 @@ inline unsigned int_bits(DType d) {
 inline bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index || d == DType::I1; }
 
 // Binary kinds of the element ops.
-enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min };
+enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min, And, Or, Xor, Shl, Shr };
 
 class Gen : public CodeGenerator {
  public:
@@ -263,7 +267,18 @@ class Gen : public CodeGenerator {
     bool rowvec, colvec, dn;
   };
   Geo geo(ValueId t) const;
-  void bin(Bin k, bool f32);          // V0 = V0 op V1
+  // Element types of the vector loops: each is computed in 32-bit lanes
+  // (f32 for f32/f16/bf16, i32 for the integers up to 32 bits).
+  static bool lane_type(DType d);
+  // Loads lanes() elements of d at e as 32-bit lanes (avx2 narrow tails
+  // read the whole vector: only used on tiles, inside the arena).
+  void vld_e(DType d, const Xmm& v, const RegExp& e, bool masked);
+  // Stores the 32-bit lanes of v as d at e, rounding f32 to f16 / bf16 to
+  // nearest even, truncating integers (clobbers V12-V14, rbx, rcx).
+  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked);
+  void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)
+  void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width
+  void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class
   void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32
   void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
   void log_pd(const Xmm& x);

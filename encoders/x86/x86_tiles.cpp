@@ -24,12 +24,148 @@ bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
     fail(in, "a tile of dynamic shape");
     return false;
   }
-  unsigned es = dtype_bytes(t.elem);
-  if ((es != 4 && !(movement && es == 2)) || (!movement && t.elem != DType::F32 && t.elem != DType::I32)) {
+  if (!lane_type(t.elem)) {
     fail(in);
     return false;
   }
+  (void)movement;
   return true;
+}
+
+bool Gen::lane_type(DType d) {
+  switch (d) {
+    case DType::F32: case DType::F16: case DType::BF16: case DType::I32: case DType::U32:
+    case DType::I16: case DType::U16: case DType::I8: case DType::U8:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Gen::vld_e(DType d, const Xmm& v, const RegExp& e, bool masked) {
+  if (dtype_bytes(d) == 4) return vld(v, ptr[e], masked);
+  Xmm t = masked && z() ? v | k1 | T_z : v;
+  switch (d) {
+    case DType::F16: vcvtph2ps(t, ptr[e]); break;
+    case DType::BF16:
+      vpmovzxwd(t, ptr[e]);
+      vpslld(v, v, 16);
+      break;
+    case DType::I16: vpmovsxwd(t, ptr[e]); break;
+    case DType::U16: vpmovzxwd(t, ptr[e]); break;
+    case DType::I8: vpmovsxbd(t, ptr[e]); break;
+    default: vpmovzxbd(t, ptr[e]); break;
+  }
+}
+
+void Gen::vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
+  if (z()) {
+    if (k == Bin::And) vpandd(d, a, b);
+    else if (k == Bin::Or) vpord(d, a, b);
+    else vpxord(d, a, b);
+  } else {
+    if (k == Bin::And) vpand(d, a, b);
+    else if (k == Bin::Or) vpor(d, a, b);
+    else vpxor(d, a, b);
+  }
+}
+
+void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked) {
+  unsigned es = dtype_bytes(d);
+  if (es == 4) return vst(ptr[e], v, masked);
+  if (d == DType::BF16) {
+    // Round to nearest even on the bits: x + 0x7fff + bit 16; a NaN keeps
+    // its top bits and is quieted (the interpreter's f32_to_bf16_bits).
+    Xmm r = V(13), t = V(14), m = V(12);
+    vpslld(r, v, 15);
+    vpsrld(r, r, 31);
+    vpbroadcastd(t, dword[r14 + kBf16Bias]);
+    vpaddd(r, r, t);
+    vpaddd(r, r, v);
+    vpbroadcastd(t, dword[r14 + kBf16Quiet]);
+    vlogic(Bin::Or, t, t, v);
+    cmp_ps(m, v, v, 3);  // unordered
+    blend_ps(v, r, t, m);
+    vpsrld(v, v, 16);
+  }
+  if (z()) {
+    Address a = masked && !break_tails_ ? ptr[e] | k1 : ptr[e];
+    if (d == DType::F16) vcvtps2ph(a, v, 0);  // round to nearest even
+    else if (es == 2) vpmovdw(a, v);          // truncating
+    else vpmovdb(a, v);
+    return;
+  }
+  // avx2: pack the 8 lanes into the low bytes of xmm14.
+  Ymm y(v.getIdx());
+  if (d == DType::F16) {
+    vcvtps2ph(xmm14, y, 0);
+  } else {
+    vpbroadcastd(ymm13, dword[r14 + (es == 2 ? kLow16 : kLow8)]);
+    vpand(ymm14, y, ymm13);
+    vextracti128(xmm13, ymm14, 1);
+    vpackusdw(xmm14, xmm14, xmm13);
+    if (es == 1) vpackuswb(xmm14, xmm14, xmm14);
+  }
+  if (!masked || break_tails_) {
+    if (es == 2) vmovdqu(ptr[e], xmm14);
+    else vmovq(ptr[e], xmm14);
+    return;
+  }
+  // The tail, (r9 - rax) elements, in pieces of 8, 4, 2, 1 bytes: nothing
+  // past the valid region is written.
+  Label l4, l2, l1, end;
+  lea(rbx, ptr[e]);
+  mov(rcx, r9);
+  sub(rcx, rax);
+  if (es == 2) add(rcx, rcx);
+  if (es == 2) {
+    test(cl, 8);
+    jz(l4, T_NEAR);
+    vmovq(qword[rbx], xmm14);
+    vpsrldq(xmm14, xmm14, 8);
+    add(rbx, 8);
+  }
+  L(l4);
+  test(cl, 4);
+  jz(l2, T_NEAR);
+  vmovd(dword[rbx], xmm14);
+  vpsrldq(xmm14, xmm14, 4);
+  add(rbx, 4);
+  L(l2);
+  test(cl, 2);
+  jz(l1, T_NEAR);
+  vpextrw(word[rbx], xmm14, 0);
+  vpsrldq(xmm14, xmm14, 2);
+  add(rbx, 2);
+  L(l1);
+  if (es == 1) {
+    test(cl, 1);
+    jz(end, T_NEAR);
+    vpextrb(byte[rbx], xmm14, 0);
+  }
+  L(end);
+}
+
+void Gen::bcast_e(DType d, const Xmm& v, const RegExp& e) {
+  switch (d) {
+    case DType::F16:
+      movzx(ecx, word[e]);
+      vmovd(xmm13, ecx);
+      vcvtph2ps(xmm13, xmm13);
+      vbroadcastss(v, xmm13);
+      return;
+    case DType::BF16:
+      movzx(ecx, word[e]);
+      shl(ecx, 16);
+      break;
+    case DType::I16: movsx(ecx, word[e]); break;
+    case DType::U16: movzx(ecx, word[e]); break;
+    case DType::I8: movsx(ecx, byte[e]); break;
+    case DType::U8: movzx(ecx, byte[e]); break;
+    default: return vbroadcastss(v, dword[e]);
+  }
+  vmovd(xmm13, ecx);
+  vpbroadcastd(v, xmm13);
 }
 
 Gen::Geo Gen::geo(ValueId v) const {
@@ -80,9 +216,10 @@ void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& st
   L(done);
 }
 
-// Loads / stores one vector at [p + rax*4], masked in the tail.
-#define LD(y, p) vld(y, ptr[p + rax * 4], masked)
-#define ST(p, y) vst(ptr[p + rax * 4], y, masked)
+// Loads / stores one vector of element type d (size es) at element rax of
+// the row at p, masked in the tail.
+#define LD(y, p) vld_e(d, y, p + rax * int(es), masked)
+#define ST(p, y) vst_e(d, p + rax * int(es), y, masked)
 
 // ---- tload / tstore ------------------------------------------------------------------
 
@@ -114,6 +251,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
     return fail(in, std::string(what) + " a view of rank " + std::to_string(rank));
   unsigned es = dtype_bytes(tt.elem);
+  DType d = tt.elem;
   if (dtype_bytes(vt.elem) != es) return fail(in);
   if (!load && vt.elem != tt.elem)
     return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
@@ -122,21 +260,25 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   if (load) {
     uint32_t pad = 0;
     bool fl = dtype_is_float(tt.elem);
-    bool uns = tt.elem == DType::U32 || tt.elem == DType::U16;
+    bool uns = dtype_is_unsigned(tt.elem);
     if (es == 4) {
       if (tt.pad == 2) pad = fl ? 0x7f800000u : uns ? 0xffffffffu : 0x7fffffffu;
       if (tt.pad == 3) pad = fl ? 0xff800000u : uns ? 0u : 0x80000000u;
-    } else {
+    } else if (es == 2) {
       uint32_t inf = tt.elem == DType::F16 ? 0x7c00u : 0x7f80u;
       if (tt.pad == 2) pad = fl ? inf : uns ? 0xffffu : 0x7fffu;
       if (tt.pad == 3) pad = fl ? inf | 0x8000u : uns ? 0u : 0x8000u;
+    } else {
+      if (tt.pad == 2) pad = uns ? 0xffu : 0x7fu;
+      if (tt.pad == 3) pad = uns ? 0u : 0x80u;
     }
     tile_ptr(rdi, t);
     mov(ecx, uint32_t(tt.rows) * uint32_t(tt.cols));
     mov(eax, pad);
     rep();
     if (es == 4) stosd();
-    else stosw();
+    else if (es == 2) stosw();
+    else stosb();
   }
   // r8 x r9 = rows x cols of the overlap; r10 / r11 = the view's row /
   // column stride in bytes; rbx = the view base, r12 = the tile base.
@@ -150,9 +292,9 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     cmp(r9, rcx);
     cmovg(r9, rcx);
     mov(r10, q(v, 3));
-    shl(r10, es == 4 ? 2 : 1);
+    if (es > 1) shl(r10, es == 4 ? 2 : 1);
     mov(r11, q(v, 4));
-    shl(r11, es == 4 ? 2 : 1);
+    if (es > 1) shl(r11, es == 4 ? 2 : 1);
   } else {
     clamp(r8, 1);
     mov(rcx, q(v, 1));
@@ -160,7 +302,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     cmovg(r9, rcx);
     xor_(r10d, r10d);
     mov(r11, q(v, 2));
-    shl(r11, es == 4 ? 2 : 1);
+    if (es > 1) shl(r11, es == 4 ? 2 : 1);
   }
   mov(rbx, q(v, 0));
   tile_ptr(r12, t);
@@ -210,13 +352,15 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     mov(rdx, r12);
     mov(rax, r9);
     L(col);
-    const Reg& tmp = es == 4 ? Reg(esi) : Reg(si);
+    const Reg& tmp = es == 4 ? Reg(esi) : es == 2 ? Reg(si) : Reg(sil);
+    Address vm = es == 4 ? dword[rcx] : es == 2 ? word[rcx] : byte[rcx];
+    Address tm = es == 4 ? dword[rdx] : es == 2 ? word[rdx] : byte[rdx];
     if (load) {
-      mov(tmp, es == 4 ? dword[rcx] : word[rcx]);
-      mov(es == 4 ? dword[rdx] : word[rdx], tmp);
+      mov(tmp, vm);
+      mov(tm, tmp);
     } else {
-      mov(tmp, es == 4 ? dword[rdx] : word[rdx]);
-      mov(es == 4 ? dword[rcx] : word[rcx], tmp);
+      mov(tmp, tm);
+      mov(vm, tmp);
     }
     add(rcx, r11);
     add(rdx, int(g.cs));
@@ -233,8 +377,9 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
 
 // ---- element ops ---------------------------------------------------------------------
 
-void Gen::bin(Bin k, bool f32) {
+void Gen::bin(Bin k, DType d) {
   Xmm x0 = V(0), x1 = V(1), x3 = V(3);
+  bool f32 = dtype_is_float(d), u32 = d == DType::U32;
   switch (k) {
     case Bin::Add: f32 ? vaddps(x0, x0, x1) : vpaddd(x0, x0, x1); break;
     case Bin::Sub: f32 ? vsubps(x0, x0, x1) : vpsubd(x0, x0, x1); break;
@@ -245,16 +390,23 @@ void Gen::bin(Bin k, bool f32) {
     // x, y = (x > y) ? x : y and vminps x, y = (x < y) ? x : y, so b goes
     // first. Passing an operand through quiets a signalling NaN as the
     // interpreter does (f32 -> double): + -0.0 changes no other value.
+    // Narrow integers are sign- or zero-extended, so signed 32-bit max /
+    // min order them right; u32 needs the unsigned forms.
     case Bin::Max:
-      if (!f32) return vpmaxsd(x0, x0, x1);
+      if (!f32) return u32 ? vpmaxud(x0, x0, x1) : vpmaxsd(x0, x0, x1);
       vmaxps(x0, x1, x0);
       vaddps(x0, x0, x3);
       break;
     case Bin::Min:
-      if (!f32) return vpminsd(x0, x0, x1);
+      if (!f32) return u32 ? vpminud(x0, x0, x1) : vpminsd(x0, x0, x1);
       vminps(x0, x1, x0);
       vaddps(x0, x0, x3);
       break;
+    case Bin::And: case Bin::Or: case Bin::Xor: vlogic(k, x0, x0, x1); break;
+    // Shift counts are taken as they are; the interpreter reports counts
+    // outside 0..bits-1 as errors (here: 0, or all sign bits, for >= 32).
+    case Bin::Shl: vpsllvd(x0, x0, x1); break;
+    case Bin::Shr: dtype_is_unsigned(d) ? vpsrlvd(x0, x0, x1) : vpsravd(x0, x0, x1); break;
   }
 }
 
@@ -269,6 +421,11 @@ bool bin_of(Op o, Bin& k) {
     case Op::TDiv: case Op::TDivS: case Op::TRowExpandDiv: case Op::TColExpandDiv: k = B::Div; return true;
     case Op::TMax: case Op::TMaxS: case Op::TRowExpandMax: case Op::TColExpandMax: k = B::Max; return true;
     case Op::TMin: case Op::TMinS: case Op::TRowExpandMin: case Op::TColExpandMin: k = B::Min; return true;
+    case Op::TAnd: case Op::TAndS: k = B::And; return true;
+    case Op::TOr: case Op::TOrS: k = B::Or; return true;
+    case Op::TXor: case Op::TXorS: k = B::Xor; return true;
+    case Op::TShl: case Op::TShlS: k = B::Shl; return true;
+    case Op::TShr: case Op::TShrS: k = B::Shr; return true;
     default: return false;
   }
 }
@@ -310,7 +467,9 @@ void Gen::elementwise(const Inst& in) {
   ValueId dst = op(in, in.n_ins);
   if (ty(dst).kind != TypeKind::TileBuf) return fail(in);
   DType d = ty(dst).elem;
-  bool f32 = d == DType::F32, i32 = d == DType::I32;
+  unsigned es = dtype_bytes(d);
+  // f32: the lanes are f32 (f32, f16, bf16); otherwise i32 lanes.
+  bool f32 = dtype_is_float(d), lanes_ok = lane_type(d), ints = lanes_ok && !f32;
   Op o = in.op;
   Bin bk = Bin::Add;
   bool is_bin = bin_of(o, bk);
@@ -318,12 +477,16 @@ void Gen::elementwise(const Inst& in) {
   switch (o) {
     case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
     case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TMaxS: case Op::TMinS:
-    case Op::TExpandS: case Op::TNeg: case Op::TRelu:
-      have = f32 || i32;
+    case Op::TExpandS: case Op::TNeg: case Op::TRelu: case Op::TAbs:
+      have = lanes_ok;
       break;
-    case Op::TDiv: case Op::TDivS: case Op::TAbs: case Op::TSqrt: case Op::TRecip:
+    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip:
     case Op::TExp: case Op::TLog: case Op::TRsqrt:
-      have = f32;
+      have = lanes_ok && f32;
+      break;
+    case Op::TAnd: case Op::TOr: case Op::TXor: case Op::TShl: case Op::TShr: case Op::TNot:
+    case Op::TAndS: case Op::TOrS: case Op::TXorS: case Op::TShlS: case Op::TShrS:
+      have = ints;
       break;
     default: break;
   }
@@ -346,6 +509,8 @@ void Gen::elementwise(const Inst& in) {
       if (ty(v).elem != d)
         return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(ty(v).elem)) +
                             " scalar on a " + std::string(dtype_name(d)) + " tile");
+      if (d == DType::F16 || d == DType::BF16)
+        return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(d)) + " scalar");
       scal = v;
       scalar_first = i == 0;
     }
@@ -377,10 +542,7 @@ void Gen::elementwise(const Inst& in) {
   mov(r9, q(dst, colmajor ? 1 : 2));
   clamp(r8, colmajor ? cap_c : cap_r);
   clamp(r9, colmajor ? cap_r : cap_c);
-  if (scal != kNone) {
-    if (f32) vbroadcastss(V(2), dword[rbp + disp(sl(scal))]);
-    else vpbroadcastd(V(2), dword[rbp + disp(sl(scal))]);
-  }
+  if (scal != kNone) vbroadcastss(V(2), dword[rbp + disp(sl(scal))]);  // f32 bits, or the low 32 bits
   LOOP_CONSTANTS();
   std::vector<Reg64> ptrs;
   std::vector<Stride> strides;
@@ -404,7 +566,7 @@ void Gen::elementwise(const Inst& in) {
       }
     }
     if (is_bin) {
-      bin(bk, f32);
+      bin(bk, d);
     } else {
       switch (o) {
         case Op::TExpandS: vmovaps(x0, x2); break;
@@ -417,14 +579,26 @@ void Gen::elementwise(const Inst& in) {
           }
           break;
         case Op::TAbs:
-          vandps(x0, x0, x4);
-          vaddps(x0, x0, x3);
+          if (f32) {
+            vandps(x0, x0, x4);
+            vaddps(x0, x0, x3);
+          } else if (d != DType::U32) {  // narrow unsigned values are non-negative
+            vpabsd(x0, x0);
+          }
+          break;
+        case Op::TNot:
+          if (z()) {
+            vpternlogd(x0, x0, x0, 0x55);
+          } else {
+            vpcmpeqd(ymm7, ymm7, ymm7);
+            vpxor(x0, x0, ymm7);
+          }
           break;
         case Op::TRelu:  // std::max(x, 0) = (x < 0) ? 0 : x: NaN and -0 kept
           if (f32) {
             vmaxps(x0, x6, x0);
             vaddps(x0, x0, x3);
-          } else {
+          } else if (d != DType::U32) {
             vpmaxsd(x0, x0, x6);
           }
           break;
@@ -527,10 +701,11 @@ void Gen::row_expand(const Inst& in) {
   ValueId dst = op(in, in.n_ins);
   if (!tile_type_ok(in, dst, false)) return;
   DType d = ty(dst).elem;
-  bool f32 = d == DType::F32;
+  unsigned es = dtype_bytes(d);
+  bool f32 = dtype_is_float(d);
   Bin bk = Bin::Add;
   if (!plain) bin_of(in.op, bk);
-  if (!f32 && (d != DType::I32 || bk == Bin::Div)) return fail(in);
+  if (!lane_type(d) || (!f32 && bk == Bin::Div)) return fail(in);
   ValueId s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
   int colk = -1;  // which source is the column
   for (unsigned i = 0; i < nsrc; ++i) {
@@ -567,14 +742,14 @@ void Gen::row_expand(const Inst& in) {
   }
   row_loop(ptrs, strides, [&](bool masked) {
     if (plain) {
-      vbroadcastss(V(0), dword[rsi]);
+      bcast_e(d, V(0), rsi);
       if (f32) vaddps(V(0), V(0), V(3));  // quiets a signalling NaN, as the interpreter's copy
     } else {
-      if (colk == 0) vbroadcastss(V(0), dword[rsi]);
+      if (colk == 0) bcast_e(d, V(0), rsi);
       else LD(V(0), rsi);
-      if (colk == 1) vbroadcastss(V(1), dword[rdx]);
+      if (colk == 1) bcast_e(d, V(1), rdx);
       else LD(V(1), rdx);
-      bin(bk, f32);
+      bin(bk, d);
     }
     ST(rdi, V(0));
   });
@@ -589,10 +764,11 @@ void Gen::col_expand(const Inst& in) {
   ValueId dst = op(in, in.n_ins);
   if (!tile_type_ok(in, dst, false)) return;
   DType d = ty(dst).elem;
-  bool f32 = d == DType::F32;
+  unsigned es = dtype_bytes(d);
+  bool f32 = dtype_is_float(d);
   Bin bk = Bin::Add;
   if (!plain) bin_of(in.op, bk);
-  if (!f32 && (d != DType::I32 || bk == Bin::Div)) return fail(in);
+  if (!lane_type(d) || (!f32 && bk == Bin::Div)) return fail(in);
   ValueId s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
   Geo gd = geo(dst);
   if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
@@ -633,7 +809,7 @@ void Gen::col_expand(const Inst& in) {
     LD(V(0), rsi);
     if (!plain) {
       LD(V(1), rdx);
-      bin(bk, f32);
+      bin(bk, d);
     } else if (f32) {
       vaddps(V(0), V(0), V(3));  // quiets a signalling NaN, as the interpreter's copy
     }
@@ -678,7 +854,7 @@ void Gen::exp_pd(const Xmm& x) {
 void Gen::log_pd(const Xmm& x) {
   Xmm e = V(10), t = V(11), u = V(12), p = V(13);
   vpsrlq(e, x, 52);                        // biased exponent (x > 0)
-  vpor(e, e, dc(kDMagic));
+  vlogic(Bin::Or, e, e, dc(kDMagic));
   vsubpd(e, e, dc(kDMagicBias));           // e, exactly
   vandpd(x, x, dc(kDMantMask));
   vorpd(x, x, dc(kDExpOne));               // m in [1, 2)
@@ -820,334 +996,5 @@ void Gen::tcvt(const Inst& in) {
 #undef ST
 #undef LOOP_CONSTANTS
 
-// ---- boxed tiles, tmov, ttri, tmatmul -----------------------------------------------
-//
-// Element loops: each element's byte offset is the interpreter's
-// tile_elem_index (runtime/interp/exec.cpp) computed in registers.
-
-namespace {
-int log2_exact(int64_t v) {
-  if (v <= 0 || (v & (v - 1))) return -1;
-  int l = 0;
-  while ((int64_t(1) << l) < v) ++l;
-  return l;
-}
-}  // namespace
-
-// rax = byte offset of element (r, c) of a tile of type t; clobbers rdx.
-bool Gen::elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const Reg64& c) {
-  int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
-  int les = log2_exact(es);
-  if (t.rows <= 0 || t.cols <= 0 || les < 0) {
-    fail(in, "a tile of dynamic shape or odd element size");
-    return false;
-  }
-  if (t.slayout == SLayout::NoneBox) {
-    bool rm = t.blayout == BLayout::RowMajor;
-    mov(rax, rm ? r : c);
-    imul(rax, rax, rm ? t.cols : t.rows);
-    add(rax, rm ? c : r);
-  } else {
-    int64_t ir, ic;
-    tile_inner_box(t, ir, ic);
-    int lir = log2_exact(ir), lic = log2_exact(ic);
-    if (lir < 0 || lic < 0) {
-      fail(in, "a boxed tile with a non-power-of-two inner box");
-      return false;
-    }
-    int64_t nbr = (t.rows + ir - 1) / ir, nbc = (t.cols + ic - 1) / ic;
-    bool col_boxes = t.blayout == BLayout::ColMajor;
-    bool col_inner = t.slayout == SLayout::ColMajor;
-    mov(rax, r);
-    shr(rax, lir);  // br
-    mov(rdx, c);
-    shr(rdx, lic);  // bc
-    if (col_boxes) {
-      imul(rdx, rdx, int(nbr));
-      add(rax, rdx);
-    } else {
-      imul(rax, rax, int(nbc));
-      add(rax, rdx);
-    }
-    imul(rax, rax, int(ir * ic));
-    mov(rdx, col_inner ? c : r);
-    and_(rdx, int(col_inner ? ic - 1 : ir - 1));
-    imul(rdx, rdx, int(col_inner ? ir : ic));
-    add(rax, rdx);
-    mov(rdx, col_inner ? r : c);
-    and_(rdx, int(col_inner ? ir - 1 : ic - 1));
-    add(rax, rdx);
-  }
-  if (les) shl(rax, les);
-  return true;
-}
-
-// tload / tstore of a boxed tile: the pad fill of the whole storage, then an
-// element loop over the overlap of the valid region and the view.
-void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
-  const ptoas::Type& tt = ty(t);
-  const ptoas::Type& vt = ty(v);
-  unsigned rank = (p_.slots[v].count - 1u) / 2u;
-  unsigned es = dtype_bytes(tt.elem);
-  if (vt.kind == TypeKind::Ptr || rank != 2 || dtype_bytes(vt.elem) != es || vt.elem != tt.elem ||
-      (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0)
-    return fail(in, std::string(load ? "pto.tload into" : "pto.tstore from") +
-                        " a boxed tile with this view or element type");
-  if (load) {
-    if (tt.pad != 0 && tt.pad != 1) return fail(in, "pto.tload into a boxed tile with a pad value");
-    tile_ptr(rdi, t);
-    mov(rcx, int64_t(tile_storage_bytes(tt)));
-    xor_(eax, eax);
-    rep();
-    stosb();
-  }
-  mov(r8, q(t, 1));
-  mov(r9, q(t, 2));
-  clamp(r8, tt.rows);
-  clamp(r9, tt.cols);
-  mov(rcx, q(v, 1));
-  cmp(r8, rcx);
-  cmovg(r8, rcx);
-  mov(rcx, q(v, 2));
-  cmp(r9, rcx);
-  cmovg(r9, rcx);
-  mov(r10, q(v, 3));
-  mov(r11, q(v, 4));
-  if (es > 1) {
-    shl(r10, es == 4 ? 2 : 1);
-    shl(r11, es == 4 ? 2 : 1);
-  }
-  mov(rbx, q(v, 0));
-  tile_ptr(r12, t);
-  Label row, col, nextrow, end;
-  xor_(r13d, r13d);
-  L(row);
-  cmp(r13, r8);
-  jge(end, T_NEAR);
-  xor_(esi, esi);
-  L(col);
-  cmp(rsi, r9);
-  jge(nextrow, T_NEAR);
-  if (!elem_off(in, tt, r13, rsi)) return;
-  mov(rcx, r13);
-  imul(rcx, r10);
-  mov(rdx, rsi);
-  imul(rdx, r11);
-  add(rcx, rdx);
-  add(rcx, rbx);
-  add(rax, r12);
-  const Reg& tmp = es == 4 ? Reg(edx) : es == 2 ? Reg(dx) : Reg(dl);
-  auto at = [&](const Reg64& p) { return es == 4 ? dword[p] : es == 2 ? word[p] : byte[p]; };
-  if (load) {
-    mov(tmp, at(rcx));
-    mov(at(rax), tmp);
-  } else {
-    mov(tmp, at(rax));
-    mov(at(rcx), tmp);
-  }
-  inc(rsi);
-  jmp(col, T_NEAR);
-  L(nextrow);
-  inc(r13);
-  jmp(row, T_NEAR);
-  L(end);
-}
-
-// tmov between tiles of one element type (any layouts): dst[r, c] = src[r, c]
-// over dst's valid region (capped by both tiles' shapes).
-void Gen::tmov(const Inst& in) {
-  if (in.n_ins != 1 || in.n_outs != 1) return fail(in, "pto.tmov with a quantization operand");
-  if (m_.attr_word(in, "reluPreMode") == "normal_relu" || m_.find_attr(in, "relu"))
-    return fail(in, "pto.tmov with relu");
-  ValueId s = op(in, 0), d = op(in, 1);
-  if (ty(s).kind != TypeKind::TileBuf || ty(d).kind != TypeKind::TileBuf) return fail(in);
-  const ptoas::Type& st = ty(s);
-  const ptoas::Type& dt = ty(d);
-  unsigned es = dtype_bytes(dt.elem);
-  if (st.elem != dt.elem)
-    return fail(in, "pto.tmov that converts " + std::string(dtype_name(st.elem)) + " to " +
-                        std::string(dtype_name(dt.elem)));
-  if (es != 1 && es != 2 && es != 4) return fail(in);
-  if (s == d) return;
-  mov(r8, q(d, 1));
-  mov(r9, q(d, 2));
-  clamp(r8, std::min(st.rows, dt.rows));
-  clamp(r9, std::min(st.cols, dt.cols));
-  Label row, col, nextrow, end;
-  xor_(r13d, r13d);
-  L(row);
-  cmp(r13, r8);
-  jge(end, T_NEAR);
-  xor_(esi, esi);
-  L(col);
-  cmp(rsi, r9);
-  jge(nextrow, T_NEAR);
-  if (!elem_off(in, st, r13, rsi)) return;
-  mov(rcx, rax);
-  add(rcx, r15);
-  add(rcx, q(s, 0));
-  if (!elem_off(in, dt, r13, rsi)) return;
-  add(rax, r15);
-  add(rax, q(d, 0));
-  const Reg& tmp = es == 4 ? Reg(edx) : es == 2 ? Reg(dx) : Reg(dl);
-  auto at = [&](const Reg64& p) { return es == 4 ? dword[p] : es == 2 ? word[p] : byte[p]; };
-  mov(tmp, at(rcx));
-  mov(at(rax), tmp);
-  inc(rsi);
-  jmp(col, T_NEAR);
-  L(nextrow);
-  inc(r13);
-  jmp(row, T_NEAR);
-  L(end);
-}
-
-// ttri ins(diag?) outs(dst): 1 where (lower) j <= i + diag, (upper)
-// !(j < i + diag); 0 elsewhere; f32 and i32.
-void Gen::ttri(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins > 1) return fail(in);
-  ValueId d = op(in, in.n_ins);
-  if (ty(d).kind != TypeKind::TileBuf) return fail(in);
-  const ptoas::Type& dt = ty(d);
-  if (dt.elem != DType::F32 && dt.elem != DType::I32) return fail(in);
-  const Attr* a = m_.find_attr(in, "upperOrLower");
-  bool upper = a && a->ival != 0;
-  uint32_t one = dt.elem == DType::F32 ? 0x3f800000u : 1u;
-  if (in.n_ins == 1) mov(rbx, q(op(in, 0)));
-  else xor_(ebx, ebx);
-  mov(r8, q(d, 1));
-  mov(r9, q(d, 2));
-  clamp(r8, dt.rows);
-  clamp(r9, dt.cols);
-  mov(r12d, one);
-  Label row, col, nextrow, end;
-  xor_(r13d, r13d);
-  L(row);
-  cmp(r13, r8);
-  jge(end, T_NEAR);
-  xor_(esi, esi);
-  L(col);
-  cmp(rsi, r9);
-  jge(nextrow, T_NEAR);
-  if (!elem_off(in, dt, r13, rsi)) return;
-  add(rax, r15);
-  add(rax, q(d, 0));
-  mov(rcx, r13);
-  add(rcx, rbx);  // i + diag
-  xor_(edx, edx);
-  cmp(rsi, rcx);
-  if (upper) cmovge(edx, r12d);
-  else cmovle(edx, r12d);
-  mov(dword[rax], edx);
-  inc(rsi);
-  jmp(col, T_NEAR);
-  L(nextrow);
-  inc(r13);
-  jmp(row, T_NEAR);
-  L(end);
-}
-
-// tmatmul / tmatmul.acc / tmatmul.bias: per (i, j) one accumulator, k in
-// order: f32 acc = fma(a, b, acc) (vfmadd231ss; bf16 operands widened
-// exactly), then + cin / + bias[0, j] as f32 adds; i8 x i8 -> i32 wrapping.
-// m = a.vrow, k = a.vcol, n = b.vcol, capped by the tiles' shapes.
-void Gen::matmul(const Inst& in) {
-  bool acc_in = in.op == Op::TMatmulAcc, bias = in.op == Op::TMatmulBias;
-  unsigned ia = acc_in ? 1 : 0;
-  if (in.n_outs != 1 || in.n_ins != (acc_in || bias ? 3u : 2u)) return fail(in);
-  ValueId a = op(in, ia), b = op(in, ia + 1), c = op(in, in.n_ins);
-  ValueId cin = acc_in ? op(in, 0) : kNone, bt = bias ? op(in, 2) : kNone;
-  for (ValueId v : {a, b, c, cin, bt})
-    if (v != kNone && ty(v).kind != TypeKind::TileBuf) return fail(in);
-  DType ae = ty(a).elem, ce = ty(c).elem;
-  bool f32 = ce == DType::F32 && (ae == DType::F32 || ae == DType::BF16) && ty(b).elem == ae;
-  bool i32 = ce == DType::I32 && ae == DType::I8 && ty(b).elem == ae;
-  if (!f32 && !i32) return fail(in, "pto.tmatmul with these element types");
-  if ((acc_in && ty(cin).elem != ce) || (bias && ty(bt).elem != ce)) return fail(in);
-  if (c == a || c == b) return fail(in, "pto.tmatmul whose result is one of its operands");
-  const ptoas::Type &at = ty(a), &btt = ty(b), &ct = ty(c);
-  mov(r8, q(a, 1));
-  clamp(r8, std::min(at.rows, ct.rows));
-  mov(r10, q(a, 2));
-  clamp(r10, std::min(at.cols, btt.rows));
-  mov(r9, q(b, 2));
-  clamp(r9, std::min(btt.cols, ct.cols));
-  if (acc_in) {
-    clamp(r8, ty(cin).rows);
-    clamp(r9, ty(cin).cols);
-  }
-  if (bias) clamp(r9, ty(bt).cols);
-  Label row, col, nextrow, end, kl, kdone;
-  xor_(r13d, r13d);
-  L(row);
-  cmp(r13, r8);
-  jge(end, T_NEAR);
-  xor_(esi, esi);
-  L(col);
-  cmp(rsi, r9);
-  jge(nextrow, T_NEAR);
-  vxorps(xmm0, xmm0, xmm0);
-  xor_(r11d, r11d);
-  xor_(edi, edi);
-  L(kl);
-  cmp(rdi, r10);
-  jge(kdone, T_NEAR);
-  if (!elem_off(in, at, r13, rdi)) return;
-  mov(rcx, rax);
-  add(rcx, r15);
-  add(rcx, q(a, 0));
-  if (!elem_off(in, btt, rdi, rsi)) return;
-  add(rax, r15);
-  add(rax, q(b, 0));
-  if (i32) {
-    movsx(edx, byte[rcx]);
-    movsx(ecx, byte[rax]);
-    imul(edx, ecx);
-    add(r11d, edx);
-  } else if (ae == DType::F32) {
-    vmovss(xmm1, dword[rcx]);
-    vmovss(xmm2, dword[rax]);
-    vfmadd231ss(xmm0, xmm1, xmm2);
-  } else {
-    movzx(edx, word[rcx]);
-    shl(edx, 16);
-    vmovd(xmm1, edx);
-    movzx(edx, word[rax]);
-    shl(edx, 16);
-    vmovd(xmm2, edx);
-    vfmadd231ss(xmm0, xmm1, xmm2);
-  }
-  inc(rdi);
-  jmp(kl, T_NEAR);
-  L(kdone);
-  if (acc_in) {
-    if (!elem_off(in, ty(cin), r13, rsi)) return;
-    add(rax, r15);
-    add(rax, q(cin, 0));
-    if (i32) add(r11d, dword[rax]);
-    else {
-      vmovss(xmm1, dword[rax]);
-      vaddss(xmm0, xmm1, xmm0);
-    }
-  }
-  if (bias) {
-    xor_(r12d, r12d);
-    if (!elem_off(in, ty(bt), r12, rsi)) return;
-    add(rax, r15);
-    add(rax, q(bt, 0));
-    if (i32) add(r11d, dword[rax]);
-    else vaddss(xmm0, xmm0, dword[rax]);
-  }
-  if (!elem_off(in, ct, r13, rsi)) return;
-  add(rax, r15);
-  add(rax, q(c, 0));
-  if (i32) mov(dword[rax], r11d);
-  else vmovss(dword[rax], xmm0);
-  inc(rsi);
-  jmp(col, T_NEAR);
-  L(nextrow);
-  inc(r13);
-  jmp(row, T_NEAR);
-  L(end);
-}
 
 }  // namespace ptoas::cg::x86::gen
