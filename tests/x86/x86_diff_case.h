@@ -1,0 +1,89 @@
+// x86_diff: the differential test of the x86 backends against the reference
+// interpreter. A Case is one kernel with its inputs, built before anything
+// runs (x86_diff_elt.cpp, x86_diff_misc.cpp); the driver (x86_diff.cpp)
+// runs every case on the interpreter and on a target (avx2 natively; a
+// batch target can run many cases at once) and compares the output buffers.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frontend.h"
+#include "interp.h"
+#include "ops.h"
+
+namespace x86diff {
+
+using ptoas::DType;
+
+struct Buffer {
+  std::string name;           // "a", "b", "c", "oi", ...
+  DType elem = DType::I32;    // how its elements are compared and printed
+  std::vector<uint8_t> data;  // initial contents (outputs: a sentinel)
+  bool output = false;        // compared after the run
+  size_t ld = 0;              // elements per row, for messages (0: none)
+};
+
+// One kernel parameter: a buffer (index into Case::bufs) or a scalar.
+struct Param {
+  int buf = -1;
+  ptoas::rt::Arg scalar;
+};
+
+struct Case {
+  std::string name;  // "tadd f16 ragged DN", printed in messages
+  std::string text;  // the kernel, .pto text
+  ptoas::Arch arch = ptoas::Arch::A3;
+  std::vector<Buffer> bufs;
+  std::vector<Param> params;
+  uint32_t ulp_tol = 0;         // floats: allowed distance, in ULP of the element type
+  bool expect_refused = false;  // the target must refuse to compile it, with a message
+  // Optional: true when a difference at element i of buffer b is allowed.
+  std::function<bool(size_t b, size_t i, uint64_t ref, uint64_t got)> tolerate;
+  // Optional: what element i of buffer b is called in messages.
+  std::function<std::string(size_t b, size_t i)> where;
+};
+
+// A shape class: a rows x cols tile with a vr x vc valid region (the view).
+struct Shape {
+  const char* name;
+  int rows, cols, vr, vc;
+};
+// Full tile, ragged valid region, one row, one column, widths that are not
+// a multiple of 8, a single element, a big one.
+const std::vector<Shape>& shapes();
+
+// ---- shared helpers (x86_diff_elt.cpp) ----
+uint32_t rnd();
+// A random input element of `d` (its bits, zero-extended): special values
+// of the type (NaN with payloads, +-Inf, +-0, subnormals, integer extremes)
+// four times in ten, else an ordinary value.
+uint64_t sample(DType d);
+uint64_t load_elem(const std::vector<uint8_t>& buf, DType d, size_t i);
+void store_elem(std::vector<uint8_t>& buf, DType d, size_t i, uint64_t bits);
+// A buffer of n elements: random samples, or (output) the sentinel 0xDEADBEEF
+// truncated to the element size.
+Buffer make_buffer(const std::string& name, DType d, size_t n, size_t ld, bool output);
+// The scalar argument `bits` of type d, as the interpreter binds it.
+ptoas::rt::Arg scalar_arg(DType d, uint64_t bits);
+// Case with buffers a, b (inputs), c (output) and scalar s, as the kernels of
+// kernel_head() take them.
+Case abc_case(const std::string& name, const std::string& text, DType in, DType out, size_t n, size_t ld,
+              DType sdt, uint64_t sbits);
+
+// Kernel text pieces. The kernels are `@k(%a, %b, %c, %s)`.
+std::string tile_ty(int r, int c, const std::string& dt, bool dn, const char* valid = "?x?");
+std::string view(const std::string& name, const std::string& p, const std::string& shape,
+                 const std::string& strides, const std::string& dt);
+std::string load(const std::string& view, const std::string& tile, const std::string& tty, const std::string& dt,
+                 const std::string& vr, const std::string& vc);
+
+// Case generators.
+void elementwise_cases(std::vector<Case>& out);  // x86_diff_elt.cpp: every dtype
+void misc_cases(std::vector<Case>& out);         // x86_diff_misc.cpp: reductions, tcvt, matmul, ttri, scalars
+// Op / dtype pairs elementwise_cases() left out because the op table allows
+// them on neither a3 nor a5 ("trelu i16").
+const std::vector<std::string>& skipped_pairs();
+
+}  // namespace x86diff
