@@ -86,6 +86,8 @@ void Gen::prologue() {
     if (p_.slots[v].first < 0) continue;
     if (t.kind == TypeKind::Ptr) {
       param(sl(v), DType::I64, false);
+    } else if (t.elem == DType::F16 || t.elem == DType::BF16) {
+      param(sl(v), DType::U16, false);  // a uint16_t bit pattern (DESIGN §5)
     } else if (dtype_is_float(t.elem)) {
       if (t.elem != DType::F32 && t.elem != DType::F64) {
         fail(m_.inst(fn_), "a " + std::string(dtype_name(t.elem)) + " scalar parameter");
@@ -829,7 +831,7 @@ bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_po
   std::vector<std::pair<int, bool>> cls;  // (class, is_f64)
   for (unsigned i = 0; i < body.arg_count; ++i) {
     const ptoas::Type& t = m.type_of(m.region_arg(body, i));
-    bool fl = t.kind == TypeKind::Scalar && dtype_is_float(t.elem);
+    bool fl = t.kind == TypeKind::Scalar && (t.elem == DType::F32 || t.elem == DType::F64);
     cls.push_back({fl ? 1 : 0, t.elem == DType::F64});
   }
   cls.push_back({0, false});

@@ -301,6 +301,16 @@ class Gen : public CodeGenerator {
   };
   void row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
                 const std::function<void(bool)>& body);
+  bool elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, std::vector<Reg64>& ptrs,
+                 std::vector<Stride>& strides);
+  // Fused multi-term ops (taddc, tsubc, taddsc, tsubsc, tmuladddst,
+  // tfusedmuladd(relu), tsubrelu, tlrelu, tprelu, taxpy) and column
+  // reductions (tcolsum / tcolmax / tcolmin / tcolprod).
+  void fused(const Inst& in);
+  void col_reduce(const Inst& in);
+  void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)
+  void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)
+  void minmax_step(bool mx, const Xmm& acc, const Xmm& x);  // the interpreter's NaN rule (V2, V4, V5)
 };
 
 }  // namespace ptoas::cg::x86::gen

@@ -74,18 +74,7 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked) {
   unsigned es = dtype_bytes(d);
   if (es == 4) return vst(ptr[e], v, masked);
   if (d == DType::BF16) {
-    // Round to nearest even on the bits: x + 0x7fff + bit 16; a NaN keeps
-    // its top bits and is quieted (the interpreter's f32_to_bf16_bits).
-    Xmm r = V(13), t = V(14), m = V(12);
-    vpslld(r, v, 15);
-    vpsrld(r, r, 31);
-    vpbroadcastd(t, dword[r14 + kBf16Bias]);
-    vpaddd(r, r, t);
-    vpaddd(r, r, v);
-    vpbroadcastd(t, dword[r14 + kBf16Quiet]);
-    vlogic(Bin::Or, t, t, v);
-    cmp_ps(m, v, v, 3);  // unordered
-    blend_ps(v, r, t, m);
+    bf16_bits(v);
     vpsrld(v, v, 16);
   }
   if (z()) {
@@ -144,6 +133,43 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked) {
     vpextrb(byte[rbx], xmm14, 0);
   }
   L(end);
+}
+
+// Round to nearest even on the bits: x + 0x7fff + bit 16; a NaN keeps its
+// top bits and is quieted (the interpreter's f32_to_bf16_bits).
+void Gen::bf16_bits(const Xmm& v) {
+  Xmm r = V(13), t = V(14), m = V(12);
+  vpslld(r, v, 15);
+  vpsrld(r, r, 31);
+  vpbroadcastd(t, dword[r14 + kBf16Bias]);
+  vpaddd(r, r, t);
+  vpaddd(r, r, v);
+  vpbroadcastd(t, dword[r14 + kBf16Quiet]);
+  vlogic(Bin::Or, t, t, v);
+  cmp_ps(m, v, v, 3);  // unordered
+  blend_ps(v, r, t, m);
+}
+
+void Gen::round_lane(DType d, const Xmm& v) {
+  if (d == DType::F16) {
+    vcvtps2ph(H(13), v, 0);
+    vcvtph2ps(v, H(13));
+  } else if (d == DType::BF16) {
+    bf16_bits(v);
+    vpsrld(v, v, 16);
+    vpslld(v, v, 16);
+  }
+}
+
+// acc = isnan(acc) ? acc : (isnan(x) || x > acc [x < acc]) ? x : acc
+void Gen::minmax_step(bool mx, const Xmm& acc, const Xmm& x) {
+  Xmm t = V(2), m = V(4), o = V(5);
+  if (mx) vmaxps(t, x, acc);
+  else vminps(t, x, acc);
+  cmp_ps(m, x, x, 3);      // unordered
+  cmp_ps(o, acc, acc, 7);  // ordered
+  vandps(m, m, o);
+  blend_ps(acc, t, x, m);
 }
 
 void Gen::bcast_e(DType d, const Xmm& v, const RegExp& e) {
@@ -437,6 +463,11 @@ void Gen::tile_op(const Inst& in) {
     case Op::TLoad: return tload(in);
     case Op::TStore: return tstore(in);
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: return row_reduce(in);
+    case Op::TColSum: case Op::TColMax: case Op::TColMin: case Op::TColProd: return col_reduce(in);
+    case Op::TAddC: case Op::TSubC: case Op::TAddSC: case Op::TSubSC: case Op::TMulAddDst:
+    case Op::TFusedMulAdd: case Op::TFusedMulAddRelu: case Op::TSubRelu: case Op::TLRelu:
+    case Op::TPrelu: case Op::TAxpy:
+      return fused(in);
     case Op::TCvt: return tcvt(in);
     case Op::TMov: return tmov(in);
     case Op::TTri: return ttri(in);
@@ -460,6 +491,47 @@ void Gen::tile_op(const Inst& in) {
     vbroadcastss(V(5), dword[r14 + kOneF32]);     \
     vxorps(V(6), V(6), V(6));                     \
   } while (0)
+
+// Sets up a row_loop over dst's valid region for dst and the source tiles
+// (pointers rdi, then rsi, rdx, r10, r11 in order). Loop order: columns
+// outer when every tile is DN (or one row high) and one is DN; rows outer
+// when every tile is ND (or one column wide); other mixes are refused. The
+// region is capped at what every tile physically holds (the interpreter
+// reports a source that is too small).
+bool Gen::elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, std::vector<Reg64>& ptrs,
+                    std::vector<Stride>& strides) {
+  std::vector<ValueId> all{dst};
+  all.insert(all.end(), tiles.begin(), tiles.end());
+  bool all_row = true, all_col = true, any_dn = false;
+  for (ValueId v : all) {
+    Geo g = geo(v);
+    all_row &= g.rowvec;
+    all_col &= g.colvec;
+    any_dn |= g.dn;
+  }
+  bool colmajor = all_col && (any_dn || !all_row);
+  if (!colmajor && !all_row) {
+    fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
+    return false;
+  }
+  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
+  for (ValueId v : tiles) {
+    cap_r = std::min(cap_r, ty(v).rows);
+    cap_c = std::min(cap_c, ty(v).cols);
+  }
+  mov(r8, q(dst, colmajor ? 2 : 1));
+  mov(r9, q(dst, colmajor ? 1 : 2));
+  clamp(r8, colmajor ? cap_c : cap_r);
+  clamp(r9, colmajor ? cap_r : cap_c);
+  static const Reg64 regs[] = {rdi, rsi, rdx, r10, r11};
+  for (size_t i = 0; i < all.size(); ++i) {
+    tile_ptr(regs[i], all[i]);
+    ptrs.push_back(regs[i]);
+    Geo g = geo(all[i]);
+    strides.push_back({nullptr, colmajor ? g.cs : g.rs});
+  }
+  return true;
+}
 
 void Gen::elementwise(const Inst& in) {
   const OpInfo& info = op_info(in.op);
@@ -509,50 +581,18 @@ void Gen::elementwise(const Inst& in) {
       if (ty(v).elem != d)
         return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(ty(v).elem)) +
                             " scalar on a " + std::string(dtype_name(d)) + " tile");
-      if (d == DType::F16 || d == DType::BF16)
-        return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(d)) + " scalar");
       scal = v;
       scalar_first = i == 0;
     }
   }
   if (tiles.size() != want_tiles || (info.sem == Sem::EltScalar && scal == kNone))
     return fail(in, "this operand form of " + std::string(info.name));
-  // Loop order: columns outer when every tile is DN (or one row high) and
-  // one is DN; rows outer when every tile is ND (or one column wide).
-  std::vector<ValueId> all{dst};
-  all.insert(all.end(), tiles.begin(), tiles.end());
-  bool all_row = true, all_col = true, any_dn = false;
-  for (ValueId v : all) {
-    Geo g = geo(v);
-    all_row &= g.rowvec;
-    all_col &= g.colvec;
-    any_dn |= g.dn;
-  }
-  bool colmajor = all_col && (any_dn || !all_row);
-  if (!colmajor && !all_row) return fail(in, "op " + std::string(info.name) + " on tiles of mixed layouts");
-  // Outer x inner: the destination's valid region, capped at what every
-  // tile physically holds (the interpreter reports a source that is too
-  // small).
-  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
-  for (ValueId v : tiles) {
-    cap_r = std::min(cap_r, ty(v).rows);
-    cap_c = std::min(cap_c, ty(v).cols);
-  }
-  mov(r8, q(dst, colmajor ? 2 : 1));
-  mov(r9, q(dst, colmajor ? 1 : 2));
-  clamp(r8, colmajor ? cap_c : cap_r);
-  clamp(r9, colmajor ? cap_r : cap_c);
-  if (scal != kNone) vbroadcastss(V(2), dword[rbp + disp(sl(scal))]);  // f32 bits, or the low 32 bits
-  LOOP_CONSTANTS();
   std::vector<Reg64> ptrs;
   std::vector<Stride> strides;
-  static const Reg64 regs[] = {rdi, rsi, rdx};
-  for (size_t i = 0; i < all.size(); ++i) {
-    tile_ptr(regs[i], all[i]);
-    ptrs.push_back(regs[i]);
-    Geo g = geo(all[i]);
-    strides.push_back({nullptr, colmajor ? g.cs : g.rs});
-  }
+  if (!elem_loop(in, dst, tiles, ptrs, strides)) return;
+  // f32 bits, f16 / bf16 bits, or the integer's low 32 bits.
+  if (scal != kNone) bcast_e(d, V(2), rbp + disp(sl(scal)));
+  LOOP_CONSTANTS();
   Xmm x0 = V(0), x1 = V(1), x2 = V(2), x3 = V(3), x4 = V(4), x5 = V(5), x6 = V(6);
   row_loop(ptrs, strides, [&](bool masked) {
     if (tiles.size() >= 1) LD(x0, rsi);
@@ -636,7 +676,7 @@ void Gen::row_reduce(const Inst& in) {
   test(r9, r9);
   jle(done, T_NEAR);
   // V7 = lane offsets (elements) of lanes() consecutive rows.
-  Xmm x0 = V(0), x1 = V(1), x2 = V(2), x3 = V(3), x4 = V(4), x5 = V(5), x7 = V(7);
+  Xmm x0 = V(0), x1 = V(1), x3 = V(3), x7 = V(7);
   vmovups(x7, ptr[r14 + kIota]);
   mov(eax, uint32_t(gs.rs / 4));
   vmovd(xmm1, eax);
@@ -666,17 +706,8 @@ void Gen::row_reduce(const Inst& in) {
   }
   L(col);
   gather(x1);
-  if (sum) {
-    vaddps(x0, x0, x1);
-  } else {
-    // acc = isnan(acc) ? acc : (isnan(x) || x > acc [x < acc]) ? x : acc
-    if (mx) vmaxps(x2, x1, x0);
-    else vminps(x2, x1, x0);
-    cmp_ps(x4, x1, x1, 3);  // unordered
-    cmp_ps(x5, x0, x0, 7);  // ordered
-    vandps(x4, x4, x5);
-    blend_ps(x0, x2, x1, x4);
-  }
+  if (sum) vaddps(x0, x0, x1);
+  else minmax_step(mx, x0, x1);
   dec(r10);
   jnz(col, T_NEAR);
   L(first);
@@ -687,6 +718,184 @@ void Gen::row_reduce(const Inst& in) {
   sub(r8, lanes());
   jg(grp, T_NEAR);
   L(done);
+}
+
+// dst[0, c] = reduce(src[0..vrow), c]) for c < src valid columns, rows in
+// order (the interpreter's order), one vector of columns at a time. Sums
+// and products round to the element type at each step, as the interpreter
+// does; max / min follow its NaN rule.
+void Gen::col_reduce(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src, false) || !tile_type_ok(in, dst, false)) return;
+  DType d = ty(dst).elem;
+  if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
+  Geo gs = geo(src), gd = geo(dst);
+  if (!gs.rowvec || !gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
+  bool fl = dtype_is_float(d), sum = in.op == Op::TColSum, prod = in.op == Op::TColProd;
+  bool mx = in.op == Op::TColMax;
+  unsigned es = dtype_bytes(d);
+  mov(r8, q(src, 1));
+  mov(r9, q(src, 2));
+  clamp(r8, ty(src).rows);
+  clamp(r9, std::min(ty(src).cols, ty(dst).cols));
+  Label done, vec, tail;
+  test(r8, r8);
+  jle(done, T_NEAR);
+  test(r9, r9);
+  jle(done, T_NEAR);
+  mov(r13, r9);
+  and_(r13, -lanes());
+  mov(rcx, r9);
+  and_(ecx, lanes() - 1);
+  tail_mask_rcx();
+  vbroadcastss(V(3), dword[r14 + kSignF32]);
+  tile_ptr(rsi, src);
+  tile_ptr(rdi, dst);
+  Xmm acc = V(0), x = V(1);
+  auto chunk = [&](bool masked) {
+    Label loop, fin;
+    lea(rdx, ptr[rsi + rax * int(es)]);
+    mov(r10, r8);
+    if (sum || prod) {
+      if (!prod) vxorps(acc, acc, acc);
+      else if (fl) vbroadcastss(acc, dword[r14 + kOneF32]);
+      else vpbroadcastd(acc, dword[r14 + kIota + 4]);  // int 1
+    } else {
+      vld_e(d, acc, rdx, masked);
+      add(rdx, int(gs.rs));
+      dec(r10);
+      jz(fin, T_NEAR);
+    }
+    L(loop);
+    vld_e(d, x, rdx, masked);
+    if (fl && (sum || prod)) {
+      sum ? vaddps(acc, acc, x) : vmulps(acc, acc, x);
+      round_lane(d, acc);
+    } else if (fl) {
+      minmax_step(mx, acc, x);
+    } else {
+      bin(sum ? Bin::Add : prod ? Bin::Mul : mx ? Bin::Max : Bin::Min, d);
+    }
+    add(rdx, int(gs.rs));
+    dec(r10);
+    jnz(loop, T_NEAR);
+    L(fin);
+    if (fl && !sum && !prod) vaddps(acc, acc, V(3));  // quiet a signalling NaN (f32 -> double)
+    vst_e(d, rdi + rax * int(es), acc, masked);
+  };
+  xor_(eax, eax);
+  cmp(rax, r13);
+  jge(tail, T_NEAR);
+  L(vec);
+  chunk(false);
+  add(rax, lanes());
+  cmp(rax, r13);
+  jl(vec, T_NEAR);
+  L(tail);
+  cmp(rax, r9);
+  jge(done, T_NEAR);
+  chunk(true);
+  L(done);
+}
+
+// The fused multi-term ops, each IEEE operation rounded to the element type
+// in turn as the interpreter evaluates them (f16 / bf16 through
+// round_lane); no FMA contraction.
+void Gen::fused(const Inst& in) {
+  if (in.n_outs != 1) return fail(in);
+  Op o = in.op;
+  ValueId dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, dst, false)) return;
+  DType d = ty(dst).elem;
+  unsigned es = dtype_bytes(d);
+  bool fl = dtype_is_float(d);
+  bool int_ok = o == Op::TAddC || o == Op::TSubC || o == Op::TAddSC || o == Op::TSubSC;
+  if (!fl && !int_ok) return fail(in);
+  unsigned n_used = o == Op::TPrelu ? 2 : in.n_ins;
+  unsigned want = (o == Op::TAddC || o == Op::TSubC || o == Op::TAddSC || o == Op::TSubSC) ? 3 : 2;
+  if (n_used < want) return fail(in, "this operand form of " + std::string(op_name(o)));
+  n_used = want;
+  bool reads_dst = o == Op::TMulAddDst || o == Op::TFusedMulAdd || o == Op::TFusedMulAddRelu || o == Op::TAxpy;
+  // Inputs: tiles get the loop's pointer registers in order; scalars are
+  // broadcast once into V8 + i.
+  std::vector<ValueId> tiles;
+  std::vector<int> tile_of(n_used, -1);
+  for (unsigned i = 0; i < n_used; ++i) {
+    ValueId v = op(in, i);
+    if (ty(v).kind == TypeKind::TileBuf) {
+      if (!tile_type_ok(in, v, false)) return;
+      if (ty(v).elem != d) return fail(in, "op " + std::string(op_name(o)) + " with mixed element types");
+      tile_of[i] = int(tiles.size());
+      tiles.push_back(v);
+    } else {
+      if (ty(v).kind != TypeKind::Scalar || ty(v).elem != d) return fail(in);
+    }
+  }
+  std::vector<Reg64> ptrs;
+  std::vector<Stride> strides;
+  if (!elem_loop(in, dst, tiles, ptrs, strides)) return;
+  for (unsigned i = 0; i < n_used; ++i)
+    if (tile_of[i] < 0) bcast_e(d, V(8 + int(i)), rbp + disp(sl(op(in, i))));
+  vxorps(V(6), V(6), V(6));
+  Xmm r = V(0), a = V(1), b = V(2), c = V(3), dv = V(4), t = V(5), zero = V(6);
+  Xmm xin[3] = {a, b, c};
+  auto add = [&](const Xmm& y, const Xmm& p, const Xmm& q2) { fl ? vaddps(y, p, q2) : vpaddd(y, p, q2); };
+  auto sub = [&](const Xmm& y, const Xmm& p, const Xmm& q2) { fl ? vsubps(y, p, q2) : vpsubd(y, p, q2); };
+  auto relu0 = [&](const Xmm& y) {  // v > 0 ? v : 0 (NaN and -0 give +0)
+    cmp_ps(t, y, zero, 0x1E);        // GT_OQ
+    vandps(y, y, t);
+  };
+  row_loop(ptrs, strides, [&](bool masked) {
+    for (unsigned i = 0; i < n_used; ++i) {
+      if (tile_of[i] >= 0) LD(xin[i], ptrs[size_t(tile_of[i]) + 1]);
+      else vmovaps(xin[i], V(8 + int(i)));
+    }
+    if (reads_dst) LD(dv, rdi);
+    switch (o) {
+      case Op::TAddC: case Op::TAddSC:
+        add(r, a, b);
+        round_lane(d, r);
+        add(r, r, c);
+        break;
+      case Op::TSubC: case Op::TSubSC:
+        sub(r, a, b);
+        round_lane(d, r);
+        add(r, r, c);
+        break;
+      case Op::TMulAddDst:
+        vmulps(r, a, b);
+        round_lane(d, r);
+        vaddps(r, r, dv);
+        break;
+      case Op::TFusedMulAdd: case Op::TFusedMulAddRelu:
+        vmulps(r, a, dv);
+        round_lane(d, r);
+        vaddps(r, r, b);
+        if (o == Op::TFusedMulAddRelu) {
+          round_lane(d, r);
+          relu0(r);
+        }
+        break;
+      case Op::TSubRelu:
+        vsubps(r, a, b);
+        round_lane(d, r);
+        relu0(r);
+        break;
+      case Op::TLRelu: case Op::TPrelu:  // x > 0 ? x : x * slope
+        vmulps(r, a, b);
+        cmp_ps(t, a, zero, 0x1E);
+        blend_ps(r, r, a, t);
+        break;
+      case Op::TAxpy:  // s * src in the element type, then + dst
+        vmulps(r, b, a);
+        round_lane(d, r);
+        vaddps(r, r, dv);
+        break;
+      default: break;
+    }
+    ST(rdi, r);
+  });
 }
 
 // ---- row / column expansion ------------------------------------------------------------
