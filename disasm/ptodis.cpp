@@ -1,6 +1,8 @@
 // ptodis (ptodis.h): a small bounds-checked ELF64 reader, Zydis 4 for x86-64.
 #include "ptodis.h"
 
+#include "dwarf_line.h"
+
 #include <Zydis/Zydis.h>
 
 #include <algorithm>
@@ -29,10 +31,12 @@ struct Func {
   uint64_t value = 0, size = 0;
 };
 
+// A row of the line table, in the section it describes.
 struct Line {
-  uint64_t offset;
+  unsigned section;
+  uint64_t address;
+  std::string file;
   uint32_t line, col;
-  std::string text;
 };
 
 class Reader {
@@ -71,6 +75,124 @@ std::string hex(uint64_t v, int w) {
   std::snprintf(b, sizeof b, "%0*llx", w, (unsigned long long)v);
   return b;
 }
+
+// The contents of section `i` with its RELA relocations applied as a linker
+// would with every section at address 0; `addr_section` gets the section of
+// the symbol of each 8-byte address.
+bool relocated(const Reader& r, const std::vector<Section>& secs, unsigned i, std::string& out,
+               std::map<uint64_t, unsigned>* addr_section, std::string& err) {
+  const Section& s = secs[i];
+  if (s.flags & 0x800 /*SHF_COMPRESSED*/) {
+    err = "compressed " + s.name + " sections are not supported";
+    return false;
+  }
+  out = s.type == 8 /*NOBITS*/ ? std::string() : r.d_.substr(s.offset, s.size);
+  for (const Section& rs : secs) {
+    if (rs.type != 4 /*RELA*/ || rs.info != i) continue;
+    if (rs.link >= secs.size() || secs[rs.link].type != 2 /*SYMTAB*/) {
+      err = "the relocations of " + s.name + " have no symbol table";
+      return false;
+    }
+    const Section& symtab = secs[rs.link];
+    for (uint64_t off = 0; off + 24 <= rs.size; off += 24) {
+      uint64_t e = rs.offset + off;
+      uint64_t where = r.get<uint64_t>(e), info = r.get<uint64_t>(e + 8);
+      int64_t addend = r.get<int64_t>(e + 16);
+      uint32_t sym = uint32_t(info >> 32), type = uint32_t(info);
+      if (type == 0 /*R_X86_64_NONE*/) continue;
+      unsigned size = type == 1 /*R_X86_64_64*/ ? 8 : (type == 10 || type == 11) /*R_X86_64_32(S)*/ ? 4 : 0;
+      if (size == 0) {
+        err = std::string("unsupported relocation ") + reloc_name(type) + " (" + std::to_string(type) +
+              ") in " + s.name;
+        return false;
+      }
+      if (uint64_t(sym) * 24 + 24 > symtab.size) {
+        err = "a relocation of " + s.name + " names a missing symbol";
+        return false;
+      }
+      if (where > out.size() || size > out.size() - where) {
+        err = "a relocation of " + s.name + " lies outside the section";
+        return false;
+      }
+      uint64_t se = symtab.offset + uint64_t(sym) * 24;
+      uint64_t v = r.get<uint64_t>(se + 8) + uint64_t(addend);
+      for (unsigned b = 0; b < size; ++b) out[where + b] = char(uint8_t(v >> (8 * b)));
+      if (size == 8 && addr_section) (*addr_section)[where] = r.get<uint16_t>(se + 6);
+    }
+  }
+  return true;
+}
+
+// Every row of the object's .debug_line with a source line, sorted by
+// (section, address), rows at one address in program order. No
+// .debug_line: no rows.
+bool read_lines(const Reader& r, const std::vector<Section>& secs, std::vector<Line>& lines,
+                std::string& err) {
+  int line_i = -1, str_i = -1, line_str_i = -1;
+  for (unsigned i = 0; i < secs.size(); ++i) {
+    if (secs[i].name == ".debug_line") line_i = int(i);
+    else if (secs[i].name == ".debug_str") str_i = int(i);
+    else if (secs[i].name == ".debug_line_str") line_str_i = int(i);
+  }
+  if (line_i < 0) return true;
+  DwarfSections ds;
+  std::string line, str, line_str;
+  if (!relocated(r, secs, unsigned(line_i), line, &ds.address_section, err)) return false;
+  if (str_i >= 0 && !relocated(r, secs, unsigned(str_i), str, nullptr, err)) return false;
+  if (line_str_i >= 0 && !relocated(r, secs, unsigned(line_str_i), line_str, nullptr, err)) return false;
+  ds.line = line;
+  ds.str = str;
+  ds.line_str = line_str;
+  LineInfo info;
+  std::string e;
+  if (!decode_line_programs(ds, info, e)) {
+    err = "malformed .debug_line: " + e;
+    return false;
+  }
+  for (const LineRow& row : info.rows)
+    if (!row.end_sequence && row.line != 0 && row.file >= 0)
+      lines.push_back({row.section, row.address, info.files[size_t(row.file)], row.line, row.column});
+  std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
+    return std::make_pair(a.section, a.address) < std::make_pair(b.section, b.address);
+  });
+  return true;
+}
+
+// `file:line: text` for a row; the text from Options::read_source (each
+// file read once), left out when it cannot be read.
+class SourceCache {
+ public:
+  explicit SourceCache(const SourceReader& read) : read_(read) {}
+  std::string describe(const Line& l) {
+    size_t slash = l.file.find_last_of('/');
+    std::string o = (slash == std::string::npos ? l.file : l.file.substr(slash + 1)) + ":" +
+                    std::to_string(l.line);
+    const std::vector<std::string>& text = lines_of(l.file);
+    if (l.line <= text.size()) o += ": " + text[l.line - 1];
+    return o;
+  }
+
+ private:
+  const std::vector<std::string>& lines_of(const std::string& file) {
+    auto it = cache_.find(file);
+    if (it != cache_.end()) return it->second;
+    std::vector<std::string>& v = cache_[file];
+    std::string t;
+    if (!read_ || !read_(file, t)) return v;
+    for (size_t a = 0; a < t.size();) {
+      size_t e = t.find('\n', a);
+      if (e == std::string::npos) e = t.size();
+      size_t b = a, z = e;
+      while (b < z && (t[b] == ' ' || t[b] == '\t')) ++b;
+      while (z > b && (t[z - 1] == ' ' || t[z - 1] == '\t' || t[z - 1] == '\r')) --z;
+      v.push_back(t.substr(b, z - b));
+      a = e + 1;
+    }
+    return v;
+  }
+  const SourceReader& read_;
+  std::map<std::string, std::vector<std::string>> cache_;
+};
 
 }  // namespace
 
@@ -147,40 +269,13 @@ bool disassemble(const std::string& name, const std::string& data, const Options
                 funcs.end());
     if (funcs.empty()) return bad("no function named '" + opt.function + "'");
   }
-  // Line table.
-  std::string src_file;
+  // Line table: the DWARF line programs (docs/debug_info.md).
   std::vector<Line> lines;
-  for (const Section& s : secs) {
-    if (s.name != ".pto.lines") continue;
-    uint64_t p = s.offset, end = s.offset + s.size;
-    auto need = [&](uint64_t n) { return n <= end - p; };
-    if (!need(16) || std::memcmp(data.data() + p, "PTOLINES", 8) != 0)
-      return bad("malformed .pto.lines section (bad header)");
-    p += 12;  // magic, version
-    uint32_t nlen = r.get<uint32_t>(p);
-    p += 4;
-    if (!need(nlen)) return bad("malformed .pto.lines section (file name)");
-    src_file.assign(data.data() + p, nlen);
-    p += nlen;
-    if (!need(4)) return bad("malformed .pto.lines section (count)");
-    uint32_t n = r.get<uint32_t>(p);
-    p += 4;
-    for (uint32_t i = 0; i < n; ++i) {
-      if (!need(16)) return bad("malformed .pto.lines section (truncated entry)");
-      Line l;
-      l.offset = r.get<uint32_t>(p);
-      l.line = r.get<uint32_t>(p + 4);
-      l.col = r.get<uint32_t>(p + 8);
-      uint32_t tl = r.get<uint32_t>(p + 12);
-      p += 16;
-      if (!need(tl)) return bad("malformed .pto.lines section (truncated text)");
-      l.text.assign(data.data() + p, tl);
-      p += tl;
-      lines.push_back(std::move(l));
-    }
+  if (opt.source) {
+    std::string lerr;
+    if (!read_lines(r, secs, lines, lerr)) return bad(lerr);
   }
-  size_t slash = src_file.find_last_of('/');
-  std::string src_base = slash == std::string::npos ? src_file : src_file.substr(slash + 1);
+  SourceCache sources(opt.read_source);
   // Relocations against executable sections: offset -> text.
   std::map<std::pair<unsigned, uint64_t>, std::string> relocs;
   for (const Section& s : secs) {
@@ -221,17 +316,17 @@ bool disassemble(const std::string& name, const std::string& data, const Options
            " bytes) in " + ts.name + ":\n";
     const uint8_t* code = reinterpret_cast<const uint8_t*>(data.data() + ts.offset);
     uint64_t pc = f.value, end = f.value + f.size;
-    size_t li = 0;
-    while (li < lines.size() && lines[li].offset < pc) ++li;
+    // Rows of this function's section, from its start on.
+    auto li = std::lower_bound(lines.begin(), lines.end(), std::make_pair(unsigned(f.shndx), pc),
+                               [](const Line& l, const std::pair<unsigned, uint64_t>& k) {
+                                 return std::make_pair(l.section, l.address) < k;
+                               });
     while (pc < end) {
-      if (opt.source) {
-        bool printed = false;
-        while (li < lines.size() && lines[li].offset <= pc) {
-          if (!printed) out += src_base + ":" + std::to_string(lines[li].line) + ": " + lines[li].text + "\n";
-          printed = true;  // one line per group (the last entry at the same offset wins below)
-          ++li;
-        }
-      }
+      // One source line per group: the last row at or before this
+      // instruction that has not been shown.
+      const Line* show = nullptr;
+      while (li != lines.end() && li->section == f.shndx && li->address <= pc) show = &*li++;
+      if (show) out += sources.describe(*show) + "\n";
       ZydisDecodedInstruction ins;
       ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
       std::string text;

@@ -1,19 +1,27 @@
 // ptodis: disassembly of the objects ptoas writes (x86-64 ELF for now), with
-// the .pto source line of each instruction group (from the `.pto.lines`
-// section, docs/x86_backend.md). Reads bytes only: never includes an encoder.
+// the .pto source line of each instruction group, from the object's DWARF
+// line table (.debug_line; docs/debug_info.md). Reads bytes only: never
+// includes an encoder; source text comes through Options::read_source.
 #pragma once
+#include <functional>
 #include <string>
 
 namespace ptoas::dis {
 
+// Reads the source file `path` (as the line table names it) into `text`;
+// false if it cannot.
+using SourceReader = std::function<bool(const std::string& path, std::string& text)>;
+
 struct Options {
   bool source = true;        // print the .pto line above each group
   std::string function;      // only this function (empty: all)
+  SourceReader read_source;  // for the text of those lines (none: numbers only)
 };
 
 // Disassembles the object image `data` (named `name` in messages) into
 // `out`. Returns false with `err` set for a malformed, truncated or
-// unsupported file, or an unknown --function; never crashes on bad input.
+// unsupported file (the line table included, when `source` is on), or an
+// unknown --function; never crashes on bad input.
 bool disassemble(const std::string& name, const std::string& data, const Options& opt,
                  std::string& out, std::string& err);
 

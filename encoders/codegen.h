@@ -56,8 +56,9 @@ struct ModuleCode {
 // (several per run); returns false if any error was reported.
 bool compile_module(const Module& m, Target t, ModuleCode& out, Diag& diag);
 
-// A relocatable ELF object (.text, .rodata, .note.GNU-stack, the `.pto.lines`
-// line table); false with a message on failure.
+// A relocatable ELF object (.text, .rodata, .note.GNU-stack, DWARF 5 line
+// table and compile unit: docs/debug_info.md); false with a message on
+// failure.
 bool write_object(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
 
 // The Intel-syntax listing (Zydis) with the .pto line above each group.
@@ -66,11 +67,6 @@ std::string asm_listing(const Module& m, const ModuleCode& code);
 // C prototypes of the public functions; false (with diagnostics) when a
 // parameter type has no C spelling.
 bool c_header(const Module& m, std::string& out, Diag& diag);
-
-// The `.pto.lines` section blob (format in docs/x86_backend.md), given each
-// function's offset in .text.
-std::vector<uint8_t> line_table_blob(const Module& m, const ModuleCode& code,
-                                     const std::vector<uint64_t>& func_offsets);
 
 // An executable image for the JIT: the kernel, a thunk
 // `void thunk(const uint64_t* args)` taking every parameter (then block_idx,

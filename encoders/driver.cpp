@@ -1,5 +1,6 @@
 // libptoas_codegen driver (codegen.h): dispatch to the target encoder, the
-// line table, the listing, C headers and JIT images. Target-neutral.
+// listing, C headers and JIT images. Target-neutral. (The line table is
+// DWARF, written with the object: x86/x86_elf.cpp, docs/debug_info.md.)
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -34,14 +35,6 @@ std::vector<uint64_t> layout(const ModuleCode& code) {
     pos += f.code.size();
   }
   return off;
-}
-
-void put32(std::vector<uint8_t>& b, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
-}
-void put_str(std::vector<uint8_t>& b, std::string_view s) {
-  put32(b, uint32_t(s.size()));
-  for (char c : s) b.push_back(uint8_t(c));
 }
 
 std::string trim(std::string_view s) {
@@ -84,34 +77,6 @@ bool compile_module(const Module& m, Target t, ModuleCode& out, Diag& diag) {
 
 bool write_object(const Module& m, const ModuleCode& code, std::string& out, std::string& err) {
   return x86::write_elf(m, code, out, err);
-}
-
-std::vector<uint8_t> line_table_blob(const Module& m, const ModuleCode& code,
-                                     const std::vector<uint64_t>& func_offsets) {
-  std::vector<uint8_t> b;
-  b.reserve(4096);
-  for (char c : std::string_view("PTOLINES")) b.push_back(uint8_t(c));
-  put32(b, 1);
-  put_str(b, m.src ? m.src->name() : "<input>");
-  size_t n = 0;
-  for (const FuncCode& f : code.funcs) n += f.lines.size();
-  put32(b, uint32_t(n));
-  for (size_t k = 0; k < code.funcs.size(); ++k)
-    for (const LineEntry& e : code.funcs[k].lines) {
-      uint32_t line = 0, col = 0;
-      std::string text;
-      if (m.src) {
-        LineCol lc = m.src->line_col(e.src_loc);
-        line = lc.line;
-        col = lc.col;
-        text = trim(m.src->line_text(lc.line));
-      }
-      put32(b, uint32_t(func_offsets[k] + e.offset));
-      put32(b, line);
-      put32(b, col);
-      put_str(b, text);
-    }
-  return b;
 }
 
 std::string asm_listing(const Module& m, const ModuleCode& code) {

@@ -1,16 +1,14 @@
-// ptodis: shows what ptoas emitted. Thin: options and file reading; the
-// work is in libptoas_disasm (disasm/ptodis.h).
+// ptodis: shows what ptoas emitted. Thin: options and file reading (the
+// object, and the .pto sources its line table names); the work is in
+// libptoas_disasm (disasm/ptodis.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <sys/stat.h>
 
+#include "cli_common.h"
 #include "ptodis.h"
 
 int main(int argc, char** argv) {
@@ -21,7 +19,7 @@ int main(int argc, char** argv) {
   app.set_help_flag("-h,--help", "Print this help and exit");
   std::string input, function;
   bool no_source = false, show_version = false;
-  app.add_option("input", input, "Object file (.o)")->required();
+  app.add_option("input", input, "Object file (.o), - for standard input")->required();
   app.add_flag("--no-source", no_source, "Do not show the .pto source lines");
   app.add_option("--function", function, "Disassemble only this function");
   app.add_flag("--version", show_version, "Print the version and exit");
@@ -45,22 +43,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptodis: error: %s\nRun 'ptodis --help' for usage.\n", e.what());
     return 2;
   }
-  struct stat st;
-  if (::stat(input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    std::fprintf(stderr, "ptodis: error: cannot read '%s': %s\n", input.c_str(), std::strerror(EISDIR));
+  std::string data, out, err;
+  if (!ptoas::cli::read_input(input, data, err)) {
+    std::fprintf(stderr, "ptodis: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
     return 2;
   }
-  std::ifstream f(input, std::ios::binary);
-  if (!f) {
-    std::fprintf(stderr, "ptodis: error: cannot read '%s': %s\n", input.c_str(), std::strerror(errno));
-    return 2;
-  }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  std::string data = ss.str(), out, err;
   ptoas::dis::Options opt;
   opt.source = !no_source;
   opt.function = function;
+  // The source text shown above each group: the .pto file the line table
+  // names (made absolute with the compilation directory), if still there.
+  // Regular files only: a crafted name must not make ptodis read a device.
+  opt.read_source = [](const std::string& path, std::string& text) {
+    struct stat st;
+    std::string why;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ptoas::cli::read_input(path, text, why);
+  };
   if (!ptoas::dis::disassemble(input, data, opt, out, err)) {
     std::fprintf(stderr, "ptodis: error: %s\n", err.c_str());
     return 1;
