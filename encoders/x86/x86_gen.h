@@ -195,16 +195,16 @@ class Gen : public CodeGenerator {
     if (z()) vinsertf64x4(Zmm(v.getIdx()), Zmm(v.getIdx()), Ymm(h.getIdx()), 1);
     else vinsertf128(Ymm(v.getIdx()), Ymm(v.getIdx()), h, 1);
   }
-  // d = 32-bit lanes gathered from [base + idx * 4] under the tail mask
+  // d = 32-bit lanes gathered from [base + idx * scale] under the tail mask
   // (the other lanes 0); clobbers ymm14 / k2.
-  void gather_ps(const Xmm& d, const Reg64& base, const Xmm& idx) {
+  void gather_ps(const Xmm& d, const Reg64& base, const Xmm& idx, int scale = 4) {
     vxorps(d, d, d);
     if (z()) {
       kmovw(k2, k1);
-      vgatherdps(d | k2, ptr[base + Zmm(idx.getIdx()) * 4]);
+      vgatherdps(d | k2, ptr[base + Zmm(idx.getIdx()) * scale]);
     } else {
       vmovaps(ymm14, ymm15);
-      vgatherdps(d, ptr[base + Ymm(idx.getIdx()) * 4], ymm14);
+      vgatherdps(d, ptr[base + Ymm(idx.getIdx()) * scale], ymm14);
     }
   }
 
@@ -274,8 +274,9 @@ class Gen : public CodeGenerator {
   // read the whole vector: only used on tiles, inside the arena).
   void vld_e(DType d, const Xmm& v, const RegExp& e, bool masked);
   // Stores the 32-bit lanes of v as d at e, rounding f32 to f16 / bf16 to
-  // nearest even, truncating integers (clobbers V12-V14, rbx, rcx).
-  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked);
+  // nearest even, truncating integers (clobbers V12-V14, rbx, rcx). The
+  // masked tail has `*count` elements, or r9 - rax (row_loop's).
+  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count = nullptr);
   void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)
   void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width
   void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class

@@ -70,7 +70,7 @@ void Gen::vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
   }
 }
 
-void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked) {
+void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count) {
   unsigned es = dtype_bytes(d);
   if (es == 4) return vst(ptr[e], v, masked);
   if (d == DType::BF16) {
@@ -100,13 +100,26 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked) {
     else vmovq(ptr[e], xmm14);
     return;
   }
-  // The tail, (r9 - rax) elements, in pieces of 8, 4, 2, 1 bytes: nothing
-  // past the valid region is written.
+  // The tail, (r9 - rax) or *count elements, in pieces of 8, 4, 2, 1
+  // bytes: nothing past the valid region is written.
   Label l4, l2, l1, end;
   lea(rbx, ptr[e]);
-  mov(rcx, r9);
-  sub(rcx, rax);
+  if (count) {
+    mov(rcx, *count);
+  } else {
+    mov(rcx, r9);
+    sub(rcx, rax);
+  }
   if (es == 2) add(rcx, rcx);
+  if (count) {  // a whole vector is possible here (16 or 8 bytes)
+    Label part;
+    cmp(rcx, 8 * int(es));
+    jb(part, T_NEAR);
+    if (es == 2) vmovdqu(ptr[rbx], xmm14);
+    else vmovq(qword[rbx], xmm14);
+    jmp(end, T_NEAR);
+    L(part);
+  }
   if (es == 2) {
     test(cl, 8);
     jz(l4, T_NEAR);
@@ -662,10 +675,14 @@ void Gen::row_reduce(const Inst& in) {
   if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
   ValueId src = op(in, 0), dst = op(in, in.n_ins);
   if (!tile_type_ok(in, src, false) || !tile_type_ok(in, dst, false)) return;
-  if (ty(src).elem != DType::F32 || ty(dst).elem != DType::F32) return fail(in);
+  DType d = ty(dst).elem;
+  if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
+  unsigned es = dtype_bytes(d);
+  bool fl = dtype_is_float(d);
   Geo gs = geo(src), gd = geo(dst);
-  if (gd.rs != 4) return fail(in, "op " + std::string(op_name(in.op)) + " into a tile whose column is not contiguous");
-  if (gs.rs % 4 || gs.rs / 4 > (1 << 20)) return fail(in);
+  if (gd.rs != int64_t(es))
+    return fail(in, "op " + std::string(op_name(in.op)) + " into a tile whose column is not contiguous");
+  if (gs.rs > (1 << 24)) return fail(in);
   mov(r8, q(src, 1));
   mov(r9, q(src, 2));
   clamp(r8, std::min(ty(src).rows, ty(dst).rows));
@@ -675,10 +692,10 @@ void Gen::row_reduce(const Inst& in) {
   jle(done, T_NEAR);
   test(r9, r9);
   jle(done, T_NEAR);
-  // V7 = lane offsets (elements) of lanes() consecutive rows.
+  // V7 = byte offsets of lanes() consecutive rows.
   Xmm x0 = V(0), x1 = V(1), x3 = V(3), x7 = V(7);
   vmovups(x7, ptr[r14 + kIota]);
-  mov(eax, uint32_t(gs.rs / 4));
+  mov(eax, uint32_t(gs.rs));
   vmovd(xmm1, eax);
   vpbroadcastd(x1, xmm1);
   vpmulld(x7, x7, x1);
@@ -687,16 +704,41 @@ void Gen::row_reduce(const Inst& in) {
   tile_ptr(rdi, dst);
   bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax;
   L(grp);
-  mov(rcx, lanes());
-  cmp(rcx, r8);
-  cmovg(rcx, r8);
+  mov(r11, lanes());  // rows in this group
+  cmp(r11, r8);
+  cmovg(r11, r8);
+  mov(rcx, r11);
   tail_mask_rcx();
   mov(rdx, rsi);
   mov(r10, r9);
+  // One column of the group's rows, as 32-bit lanes. Narrow elements are
+  // gathered as dwords at their own address (the low bytes; the rest is
+  // inside the tile arena) and widened in place.
   auto gather = [&](const Xmm& y) {
-    gather_ps(y, rdx, x7);
+    gather_ps(y, rdx, x7, 1);
     add(rdx, int(gs.cs));
+    switch (d) {
+      case DType::BF16: vpslld(y, y, 16); break;
+      case DType::I16: vpslld(y, y, 16); vpsrad(y, y, 16); break;
+      case DType::U16: vpslld(y, y, 16); vpsrld(y, y, 16); break;
+      case DType::I8: vpslld(y, y, 24); vpsrad(y, y, 24); break;
+      case DType::U8: vpslld(y, y, 24); vpsrld(y, y, 24); break;
+      case DType::F16:
+        if (z()) {
+          vpmovdw(H(y.getIdx()), y);
+        } else {
+          vpslld(y, y, 16);
+          vpsrld(y, y, 16);
+          vextracti128(xmm14, Ymm(y.getIdx()), 1);
+          vpackusdw(Xmm(y.getIdx()), Xmm(y.getIdx()), xmm14);
+        }
+        vcvtph2ps(y, H(y.getIdx()));
+        break;
+      default: break;
+    }
   };
+  // Sums: f32 accumulates in f32 (f16 / bf16 too: the interpreter's
+  // TROWSUM accumulator), integers wrap; max / min in the lane type.
   if (sum) {
     vxorps(x0, x0, x0);
   } else {
@@ -706,14 +748,15 @@ void Gen::row_reduce(const Inst& in) {
   }
   L(col);
   gather(x1);
-  if (sum) vaddps(x0, x0, x1);
-  else minmax_step(mx, x0, x1);
+  if (fl && sum) vaddps(x0, x0, x1);
+  else if (fl) minmax_step(mx, x0, x1);
+  else bin(sum ? Bin::Add : mx ? Bin::Max : Bin::Min, d);
   dec(r10);
   jnz(col, T_NEAR);
   L(first);
-  if (!sum) vaddps(x0, x0, x3);  // quiet a signalling NaN (f32 -> double)
-  vst(ptr[rdi], x0, true);
-  add(rdi, 4 * lanes());
+  if (fl && !sum) vaddps(x0, x0, x3);  // quiet a signalling NaN (f32 -> double)
+  vst_e(d, rdi, x0, true, &r11);
+  add(rdi, int(es) * lanes());
   add(rsi, int(lanes() * gs.rs));
   sub(r8, lanes());
   jg(grp, T_NEAR);
