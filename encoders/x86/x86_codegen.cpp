@@ -793,6 +793,7 @@ std::vector<uint8_t> rodata() {
   put(kBf16Bias, 0x00007fffu);
   put(kBf16Quiet, 0x00400000u);
   for (int i = 0; i < 16; ++i) put(kIota + 4 * i, uint32_t(i));
+  for (int i = 0; i < 8; ++i) put(kBitSel + 4 * i, 1u << i);
   auto put4 = [&](int idx, uint64_t bits) {
     for (int k = 0; k < 8; ++k) std::memcpy(r.data() + dconst(idx) + 8 * k, &bits, 8);
   };

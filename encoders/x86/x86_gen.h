@@ -51,6 +51,7 @@ inline constexpr int kLow8 = 88;       // 0x000000ff
 inline constexpr int kBf16Bias = 92;   // 0x00007fff (round to nearest even)
 inline constexpr int kBf16Quiet = 96;  // 0x00400000 (the f32 quiet bit)
 inline constexpr int kIota = 128;      // int32 0..15
+inline constexpr int kBitSel = 192;    // int32 1, 2, 4, .., 128 (avx2 mask bits to lanes)
 // Vectors of 8 doubles / int64 (64 bytes: a zmm memory operand; avx2 reads
 // the first 32).
 enum DConst : int {
@@ -61,7 +62,7 @@ enum DConst : int {
   kDLogC,                  // 9 coefficients 1/17, 1/15, .., 1/3, 1
   kDConstCount = kDLogC + 9,
 };
-inline constexpr int kDConstBase = 192;
+inline constexpr int kDConstBase = 256;
 inline constexpr int dconst(int i) { return kDConstBase + 64 * i; }
 inline constexpr int kRodataBytes = kDConstBase + 64 * kDConstCount;
 
@@ -309,6 +310,10 @@ class Gen : public CodeGenerator {
   // reductions (tcolsum / tcolmax / tcolmin / tcolprod).
   void fused(const Inst& in);
   void col_reduce(const Inst& in);
+  // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
+  // (docs/semantics.md §5).
+  void tcmp(const Inst& in);
+  void tsel(const Inst& in);
   void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)
   void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)
   void minmax_step(bool mx, const Xmm& acc, const Xmm& x);  // the interpreter's NaN rule (V2, V4, V5)
