@@ -136,6 +136,14 @@ void unary(Exec& ex, const Inst& in) {
 
 double rnd(DType d, double v) { return round_to(d, v); }
 
+// IEEE add / sub / mul whose NaN result is pinned to the left operand's NaN
+// when it has one, else the right's (what x86's `addps a, b` gives, and
+// not left to how the compiler orders a commutative operation).
+double nan_l(double a, double b, double r) { return std::isnan(a) ? a : std::isnan(b) ? b : r; }
+double add_l(double a, double b) { return nan_l(a, b, a + b); }
+double sub_l(double a, double b) { return nan_l(a, b, a - b); }
+double mul_l(double a, double b) { return nan_l(a, b, a * b); }
+
 void fused(Exec& ex, const Inst& in) {
   TileAcc d = ex.out_tile(in, 0);
   DType T = d.elem;
@@ -174,32 +182,32 @@ void fused(Exec& ex, const Inst& in) {
       if (fl) {
         double y = 0;
         switch (op) {
-          case Op::TAddC: y = rnd(T, F(0, r, c) + F(1, r, c)) + F(2, r, c); break;
-          case Op::TSubC: y = rnd(T, F(0, r, c) - F(1, r, c)) + F(2, r, c); break;
-          case Op::TAddSC: y = rnd(T, F(0, r, c) + F(1, r, c)) + F(2, r, c); break;
-          case Op::TSubSC: y = rnd(T, F(0, r, c) - F(1, r, c)) + F(2, r, c); break;
-          case Op::TMulAddDst: y = rnd(T, F(0, r, c) * F(1, r, c)) + d.getf(r, c); break;
-          case Op::TFusedMulAdd: y = rnd(T, F(0, r, c) * d.getf(r, c)) + F(1, r, c); break;
+          case Op::TAddC: y = add_l(rnd(T, add_l(F(0, r, c), F(1, r, c))), F(2, r, c)); break;
+          case Op::TSubC: y = add_l(rnd(T, sub_l(F(0, r, c), F(1, r, c))), F(2, r, c)); break;
+          case Op::TAddSC: y = add_l(rnd(T, add_l(F(0, r, c), F(1, r, c))), F(2, r, c)); break;
+          case Op::TSubSC: y = add_l(rnd(T, sub_l(F(0, r, c), F(1, r, c))), F(2, r, c)); break;
+          case Op::TMulAddDst: y = add_l(rnd(T, mul_l(F(0, r, c), F(1, r, c))), d.getf(r, c)); break;
+          case Op::TFusedMulAdd: y = add_l(rnd(T, mul_l(F(0, r, c), d.getf(r, c))), F(1, r, c)); break;
           case Op::TFusedMulAddRelu: {
-            double v = rnd(T, rnd(T, F(0, r, c) * d.getf(r, c)) + F(1, r, c));
+            double v = rnd(T, add_l(rnd(T, mul_l(F(0, r, c), d.getf(r, c))), F(1, r, c)));
             y = v > 0 ? v : 0;
             break;
           }
           case Op::TSubRelu: {
-            double v = rnd(T, F(0, r, c) - F(1, r, c));
+            double v = rnd(T, sub_l(F(0, r, c), F(1, r, c)));
             y = v > 0 ? v : 0;
             break;
           }
           case Op::TLRelu:
           case Op::TPrelu: {
             double x = F(0, r, c);
-            y = x > 0 ? x : x * F(1, r, c);
+            y = x > 0 ? x : mul_l(x, F(1, r, c));
             break;
           }
           case Op::TAxpy: {
             // dst = s * src + dst; the product is formed in the src type.
             DType st = t[0].elem;
-            y = rnd(st, F(1, r, c) * F(0, r, c)) + d.getf(r, c);
+            y = add_l(rnd(st, mul_l(F(1, r, c), F(0, r, c))), d.getf(r, c));
             break;
           }
           default: break;
