@@ -7,37 +7,103 @@
 #include <cstring>
 
 #include "codegen.h"
+#include "elem.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 namespace ptoas::rt {
 
 bool cpu_supports(const std::string& target) {
-  if (target != "avx2") return false;
+  if (target != "avx2" && target != "avx512") return false;
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (target == "avx2") return avx2;
+  // AVX-512: CPUID.7.0:EBX F (16), DQ (17), BW (30), VL (31), and the OS
+  // must have enabled XSAVE (CPUID.1:ECX.OSXSAVE) with SSE, AVX, opmask,
+  // ZMM_Hi256 and Hi16_ZMM state in XCR0 (bits 1, 2, 5, 6, 7).
+  unsigned a, b, c, d;
+  if (!avx2 || !__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return false;
+  if (__get_cpuid_max(0, nullptr) < 7) return false;
+  __cpuid_count(7, 0, a, b, c, d);
+  const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
+  if ((b & need) != need) return false;
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (lo & 0xe6u) == 0xe6u;
 #else
   return false;
 #endif
+}
+
+std::vector<DType> jit_param_types(const Module& m, InstId fn) {
+  std::vector<DType> out;
+  const Region& body = m.region(m.inst(fn), 0);
+  for (unsigned i = 0; i < body.arg_count; ++i) {
+    const Type& ty = m.type_of(m.region_arg(body, i));
+    out.push_back(ty.kind == TypeKind::Scalar ? ty.elem : DType::None);
+  }
+  return out;
+}
+
+std::vector<uint64_t> jit_slots(const std::vector<DType>& param_types, const std::vector<Arg>& args,
+                                int64_t block_idx, int64_t block_num) {
+  std::vector<uint64_t> slots(param_types.size() + 2, 0);
+  for (size_t i = 0; i < param_types.size() && i < args.size(); ++i) {
+    const Arg& a = args[i];
+    DType d = param_types[i];
+    if (a.kind == Arg::Kind::Ptr) {
+      slots[i] = reinterpret_cast<uintptr_t>(a.data);
+    } else if (d == DType::F32) {
+      float f = a.kind == Arg::Kind::Float ? float(a.f) : float(a.i);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      slots[i] = b;
+    } else if (d == DType::F64) {
+      double f = a.kind == Arg::Kind::Float ? a.f : double(a.i);
+      std::memcpy(&slots[i], &f, 8);
+    } else if (d == DType::F16 || d == DType::BF16) {  // uint16_t bit patterns (DESIGN §5)
+      double f = a.kind == Arg::Kind::Float ? a.f : double(a.i);
+      float r = float(round_to(d, f));  // exact in f32
+      slots[i] = d == DType::F16 ? f32_to_f16_bits(r) : f32_to_bf16_bits(r);
+    } else {
+      slots[i] = uint64_t(a.kind == Arg::Kind::Int ? a.i : int64_t(a.f));
+    }
+  }
+  slots[param_types.size()] = uint64_t(block_idx);
+  slots[param_types.size() + 1] = uint64_t(block_num);
+  return slots;
 }
 
 JitKernel::~JitKernel() {
   if (mem_) ::munmap(mem_, size_);
 }
 
-bool JitKernel::load(const Module& m, InstId fn, const std::string& target, Diag& diag,
-                     std::string& err) {
+bool JitKernel::assemble(const Module& m, InstId fn, const std::string& target, Diag& diag,
+                         std::string& err, cg::JitImage& img) {
   cg::Target t;
   if (!cg::parse_target(target, t)) {
     err = "target " + target + " has no JIT";
     return false;
   }
-  cg::JitImage img;
   if (!cg::build_jit_image(m, fn, t, img, diag)) {
     err = "the kernel cannot be assembled for " + target;
     return false;
   }
+  param_types_ = jit_param_types(m, fn);
+  return true;
+}
+
+bool JitKernel::load(const Module& m, InstId fn, const std::string& target, Diag& diag,
+                     std::string& err) {
+  cg::JitImage img;
+  if (!assemble(m, fn, target, diag, err, img)) return false;
   if (!cpu_supports(target)) {
-    err = "this CPU cannot run " + target + " code (it needs AVX2 and FMA)";
+    err = target == "avx512"
+              ? "this CPU cannot run avx512 code (it needs AVX-512 F/BW/DQ/VL enabled by the OS)"
+              : "this CPU cannot run " + target + " code (it needs AVX2 and FMA)";
     return false;
   }
   size_t page = size_t(::sysconf(_SC_PAGESIZE));
@@ -56,36 +122,19 @@ bool JitKernel::load(const Module& m, InstId fn, const std::string& target, Diag
   mem_ = p;
   size_ = n;
   thunk_ = reinterpret_cast<void (*)(const uint64_t*)>(static_cast<uint8_t*>(p) + img.thunk_offset);
-  const Region& body = m.region(m.inst(fn), 0);
-  param_types_.clear();
-  for (unsigned i = 0; i < body.arg_count; ++i) {
-    const Type& ty = m.type_of(m.region_arg(body, i));
-    param_types_.push_back(ty.kind == TypeKind::Scalar ? ty.elem : DType::None);
-  }
+  return true;
+}
+
+bool JitKernel::load_for_bochs(const Module& m, InstId fn, const std::string& target, Diag& diag,
+                               std::string& err) {
+  auto img = std::make_unique<cg::JitImage>();
+  if (!assemble(m, fn, target, diag, err, *img)) return false;
+  image_ = std::move(img);
   return true;
 }
 
 void JitKernel::run(const std::vector<Arg>& args, int64_t block_idx, int64_t block_num) const {
-  std::vector<uint64_t> slots(param_types_.size() + 2, 0);
-  for (size_t i = 0; i < param_types_.size() && i < args.size(); ++i) {
-    const Arg& a = args[i];
-    DType d = param_types_[i];
-    if (a.kind == Arg::Kind::Ptr) {
-      slots[i] = reinterpret_cast<uintptr_t>(a.data);
-    } else if (d == DType::F32) {
-      float f = a.kind == Arg::Kind::Float ? float(a.f) : float(a.i);
-      uint32_t b;
-      std::memcpy(&b, &f, 4);
-      slots[i] = b;
-    } else if (d == DType::F64) {
-      double f = a.kind == Arg::Kind::Float ? a.f : double(a.i);
-      std::memcpy(&slots[i], &f, 8);
-    } else {
-      slots[i] = uint64_t(a.kind == Arg::Kind::Int ? a.i : int64_t(a.f));
-    }
-  }
-  slots[param_types_.size()] = uint64_t(block_idx);
-  slots[param_types_.size() + 1] = uint64_t(block_num);
+  std::vector<uint64_t> slots = jit_slots(param_types_, args, block_idx, block_num);
   thunk_(slots.data());
 }
 

@@ -3,9 +3,11 @@
 // read-write, filled, then switched to read-execute; never both).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "codegen.h"
 #include "diag.h"
 #include "interp.h"
 #include "ir.h"
@@ -19,23 +21,48 @@ class JitKernel {
   JitKernel& operator=(const JitKernel&) = delete;
   ~JitKernel();
 
-  // Assembles `fn` of `m` for `target` ("avx2"); errors (unsupported ops,
-  // a CPU without the features) go to diag / err. Returns false on failure.
+  // Assembles `fn` of `m` for `target` ("avx2", "avx512"); errors
+  // (unsupported ops, a CPU without the features) go to diag / err. Returns
+  // false on failure.
   bool load(const Module& m, InstId fn, const std::string& target, Diag& diag, std::string& err);
 
-  // Runs one block. `args` are bound as the interpreter binds them
-  // (Arg::Kind::Ptr / Int / Float), one per parameter.
+  // Assembles `fn` for `target` without mapping it: the image is run under
+  // Bochs (runtime/bochs/bochs_runner.h) by the launcher, whatever this CPU
+  // has. Returns false on failure.
+  bool load_for_bochs(const Module& m, InstId fn, const std::string& target, Diag& diag,
+                      std::string& err);
+
+  // Runs one block natively. `args` are bound as the interpreter binds them
+  // (Arg::Kind::Ptr / Int / Float), one per parameter. Not for a kernel
+  // loaded for Bochs.
   void run(const std::vector<Arg>& args, int64_t block_idx, int64_t block_num) const;
 
+  bool under_bochs() const { return bool(image_); }
+  const cg::JitImage* image() const { return image_.get(); }  // under_bochs() only
+
  private:
+  bool assemble(const Module& m, InstId fn, const std::string& target, Diag& diag, std::string& err,
+                cg::JitImage& img);
+
   void* mem_ = nullptr;
   size_t size_ = 0;
   void (*thunk_)(const uint64_t*) = nullptr;
   std::vector<DType> param_types_;   // Scalar params: the type; Ptr params: None
+  std::unique_ptr<cg::JitImage> image_;  // load_for_bochs
 };
 
 // True when this CPU can run code for `target` (avx2: AVX2 + FMA, OS-enabled
-// YMM state).
+// YMM state; avx512: also AVX-512 F/BW/DQ/VL with OS-enabled opmask and ZMM
+// state, XCR0 bits 5-7).
 bool cpu_supports(const std::string& target);
+
+// The thunk's view of `fn`'s parameters: a scalar's type, None for a pointer.
+std::vector<DType> jit_param_types(const Module& m, InstId fn);
+
+// The 64-bit argument slots the thunk takes for one block (DESIGN §5):
+// pointers, integers sign/zero-extended, f32 bits in the low half, f64 bits;
+// then block_idx, block_num.
+std::vector<uint64_t> jit_slots(const std::vector<DType>& param_types, const std::vector<Arg>& args,
+                                int64_t block_idx, int64_t block_num);
 
 }  // namespace ptoas::rt

@@ -14,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "bochs_runner.h"
 #include "elem.h"
 
 namespace ptoas::rt {
@@ -317,6 +318,18 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   // new block starts. Every block below a failing one has started by then,
   // so the lowest failing block is the same whatever the timing.
   const int64_t nb = req.blocks;
+  // A kernel loaded for Bochs: every block in one boot, in order; the runner
+  // copies the buffers in and back (runtime/bochs/bochs_runner.h).
+  if (req.native && req.native->under_bochs()) {
+    std::vector<BochsJob> jobs{bochs_job(m, req.fn, *req.native->image(), args, nb)};
+    BochsResult res;
+    std::string e;
+    if (!bochs_run(jobs, BochsOptions{}, res, e)) {
+      err = "under Bochs: " + (res.job_errors.empty() || res.job_errors[0].empty() ? e : res.job_errors[0]);
+      return false;
+    }
+    return true;
+  }
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   unsigned nt = req.threads ? req.threads : hw;
   nt = unsigned(std::min<int64_t>(nt, nb));

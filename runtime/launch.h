@@ -47,7 +47,9 @@ struct LaunchRequest {
   std::vector<KernelArg> args;
   int64_t blocks = 1;
   unsigned threads = 0;   // worker threads; 0: hardware_concurrency (never more than blocks)
-  const JitKernel* native = nullptr;  // run this JIT-compiled kernel instead of the interpreter
+  // Run this JIT-compiled kernel instead of the interpreter. One loaded with
+  // load_for_bochs runs all blocks in one Bochs boot (threads is ignored).
+  const JitKernel* native = nullptr;
 };
 
 // Parses `text` as a value of scalar type `t` into `out` (Int for integers,

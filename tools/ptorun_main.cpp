@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bochs_runner.h"
 #include "cli_common.h"
 #include "ptort.h"
 
@@ -57,8 +59,10 @@ int main(int argc, char** argv) {
   app.add_option("input", input, "Kernel .pto file, or - for standard input")->required();
   app.add_option("--target", target,
                  "Where to run: interp (the reference interpreter), avx2 (JIT-compiled x86-64 "
-                 "code) or host (default; runs on the interpreter for now). avx512, sve, ptx, "
-                 "amdgpu and cce are not implemented yet")
+                 "code), avx512 (JIT-compiled AVX-512 code: natively on a CPU with AVX-512 "
+                 "F/BW/DQ/VL, otherwise all blocks in one run of the Bochs emulator, which must "
+                 "be installed; PTOAS_FORCE_BOCHS=1 uses Bochs anyway) or host (default; runs "
+                 "on the interpreter for now). sve, ptx, amdgpu and cce are not implemented yet")
       ->check(CLI::IsMember({"host", "interp", "avx2", "avx512", "sve", "ptx", "amdgpu", "cce"}));
   app.add_option("--arg", arg_opts, "NAME=VALUE or NAME=file.npy: an argument for parameter NAME")
       ->expected(1)
@@ -141,7 +145,7 @@ int main(int argc, char** argv) {
       !split(inout_opts, Binding::InOut, "--inout"))
     return kExitUsage;
 
-  if (target != "interp" && target != "host" && target != "avx2") {
+  if (target != "interp" && target != "host" && target != "avx2" && target != "avx512") {
     std::fprintf(stderr, "ptorun: error: target %s is not implemented yet; use --target=interp\n",
                  target.c_str());
     return kExitBadInput;
@@ -167,11 +171,29 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   // Native targets: JIT-assemble the kernel (W^X pages) and run it through
-  // the same launcher checks.
+  // the same launcher checks. avx512 without AVX-512 here: under Bochs.
   ptoas::rt::JitKernel jit;
   if (target == "avx2" && !jit.load(module, fn, target, diag, err)) {
     error(err);
     return kExitBadInput;
+  }
+  if (target == "avx512") {
+    const char* force = std::getenv("PTOAS_FORCE_BOCHS");
+    bool bochs = (force && *force && std::strcmp(force, "0") != 0) || !ptoas::rt::cpu_supports(target);
+    if (bochs) {
+      std::fprintf(stderr, ptoas::rt::cpu_supports(target)
+                               ? "ptorun: PTOAS_FORCE_BOCHS is set; running under Bochs\n"
+                               : "ptorun: this CPU has no AVX-512; running under Bochs\n");
+      std::string why;
+      if (!ptoas::rt::bochs_available(&why)) {
+        error(why);
+        return kExitBadInput;
+      }
+    }
+    if (!(bochs ? jit.load_for_bochs(module, fn, target, diag, err) : jit.load(module, fn, target, diag, err))) {
+      error(err);
+      return kExitBadInput;
+    }
   }
   std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(module, fn);
   auto param = [&](const std::string& name) -> const ptoas::rt::ParamInfo* {
@@ -189,7 +211,7 @@ int main(int argc, char** argv) {
   req.fn = fn;
   req.blocks = blocks;
   req.threads = threads;
-  if (target == "avx2") req.native = &jit;
+  if (target == "avx2" || target == "avx512") req.native = &jit;
   bool missing_file = false, bad_file = false;
   struct Writeback {
     std::string path;

@@ -1,0 +1,646 @@
+// The Bochs runner (bochs_runner.h, docs/bochs_runner.md).
+#include "bochs_runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "jit.h"
+
+extern char** environ;
+
+namespace ptoas::rt {
+
+// The boot ROM (boot.S), generated at build time (bochs_rom.cpp).
+extern const unsigned char kBochsRom[];
+extern const size_t kBochsRomSize;
+
+namespace {
+
+// Guest memory map and payload header: mirrors boot.S.
+constexpr uint64_t kPayloadBase = 0x01000000;
+constexpr uint64_t kHeaderBytes = 4096;
+constexpr uint64_t kMagic = 0x534843424f545021ull;  // "!PTOBCHS"
+enum HeaderField : unsigned {
+  H_MAGIC, H_NJOBS, H_JOBS, H_STATUS, H_JOB, H_BLOCK, H_VECTOR, H_ERROR, H_RIP, H_CR2, H_RSP,
+  H_XCR0, H_DONE, H_SIZE
+};
+enum Status : uint64_t { S_LOADED, S_RUNNING, S_DONE, S_EXCEPTION, S_RESET, S_NO_PAYLOAD };
+constexpr uint64_t kJobRecordBytes = 32;  // entry, n_blocks, slots, stride
+constexpr uint64_t kAlign = 64;
+constexpr uint64_t kRedZone = 256;      // pattern bytes around every buffer region
+constexpr uint8_t kRedByte = 0xa5;
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+void put64(std::vector<uint8_t>& b, uint64_t off, uint64_t v) { std::memcpy(&b[off], &v, 8); }
+uint64_t get64(const std::vector<uint8_t>& b, uint64_t off) {
+  uint64_t v;
+  std::memcpy(&v, &b[off], 8);
+  return v;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+std::string mib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / double(1 << 20));
+  return buf;
+}
+
+const char* vector_name(uint64_t v) {
+  static const char* const names[] = {
+      "#DE (divide error)", "#DB (debug)", "NMI", "#BP (breakpoint)", "#OF (overflow)",
+      "#BR (bound range)", "#UD (invalid opcode)", "#NM (device not available)",
+      "#DF (double fault)", "vector 9", "#TS (invalid TSS)", "#NP (segment not present)",
+      "#SS (stack fault)", "#GP (general protection)", "#PF (page fault)", "vector 15",
+      "#MF (x87 error)", "#AC (alignment check)", "#MC (machine check)",
+      "#XM (SIMD floating-point exception)", "#VE (virtualization)", "#CP (control protection)"};
+  return v < sizeof names / sizeof names[0] ? names[v] : "a reserved vector";
+}
+
+// An executable on PATH, or "".
+std::string find_program(const char* name) {
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  size_t i = 0;
+  while (i <= p.size()) {
+    size_t j = p.find(':', i);
+    if (j == std::string::npos) j = p.size();
+    std::string dir = p.substr(i, j - i);
+    if (dir.empty()) dir = ".";
+    std::string f = dir + "/" + name;
+    if (::access(f.c_str(), X_OK) == 0) return f;
+    i = j + 1;
+  }
+  return "";
+}
+
+// The Bochs executable: $PTOAS_BOCHS, else bochs-bin on PATH (the Debian
+// `bochs` wrapper only adds -q).
+std::string bochs_path() {
+  if (const char* e = std::getenv("PTOAS_BOCHS"); e && *e) return e;
+  return find_program("bochs-bin");
+}
+
+bool read_file(const std::string& path, std::vector<uint8_t>& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return true;
+}
+
+bool write_file(const std::string& path, const void* data, size_t n) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return false;
+  f.write(static_cast<const char*>(data), std::streamsize(n));
+  return bool(f);
+}
+
+// A private temporary directory, removed (with the files this runner puts
+// there) unless kept.
+class TempDir {
+ public:
+  bool create(std::string& err) {
+    const char* t = std::getenv("TMPDIR");
+    std::string base = t && *t ? t : "/tmp";
+    // Bochs' configuration and debugger parsers take no quoting for
+    // unusual characters: fall back to /tmp for such a TMPDIR.
+    if (base.find_first_of(" \t\"',#=") != std::string::npos) base = "/tmp";
+    std::string tmpl = base + "/ptoas-bochs.XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!::mkdtemp(buf.data())) {
+      err = "cannot create a temporary directory in " + base + ": " + std::strerror(errno);
+      return false;
+    }
+    path_ = buf.data();
+    return true;
+  }
+  const std::string& path() const { return path_; }
+  std::string file(const char* name) const { return path_ + "/" + name; }
+  void keep() { keep_ = true; }
+  ~TempDir() {
+    if (path_.empty() || keep_) return;
+    for (const char* f : kFiles) ::unlink(file(f).c_str());
+    ::rmdir(path_.c_str());
+  }
+  static constexpr const char* kFiles[] = {"rom.bin", "payload.bin", "bochsrc", "debug.rc",
+                                           "header.out", "buffers.out", "transcript.txt",
+                                           "bochs.log"};
+
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
+
+struct Proc {
+  bool started = false;
+  bool timed_out = false;
+  int status = 0;
+  double seconds = 0;
+  std::string error;
+};
+
+// Runs argv with stdin from /dev/null and stdout/stderr to `log`, TERM=dumb
+// (Bochs' term display needs a terminal type, not a terminal). On timeout,
+// SIGINT drops Bochs into its debugger, which then runs the rest of the
+// debugger script (the result dumps) and quits; SIGKILL if it does not.
+Proc run_process(const std::vector<std::string>& argv, const std::string& log, double timeout_s) {
+  Proc r;
+  std::vector<char*> av;
+  for (const std::string& a : argv) av.push_back(const_cast<char*>(a.c_str()));
+  av.push_back(nullptr);
+  std::vector<std::string> envs;
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "TERM=", 5) != 0) envs.emplace_back(*e);
+  envs.emplace_back("TERM=dumb");
+  std::vector<char*> ev;
+  for (const std::string& e : envs) ev.push_back(const_cast<char*>(e.c_str()));
+  ev.push_back(nullptr);
+  int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (out < 0 || in < 0) {
+    r.error = "cannot open " + log + ": " + std::strerror(errno);
+    if (out >= 0) ::close(out);
+    if (in >= 0) ::close(in);
+    return r;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    ::execve(av[0], av.data(), ev.data());
+    _exit(127);
+  }
+  ::close(out);
+  ::close(in);
+  if (pid < 0) {
+    r.error = std::string("cannot start bochs: ") + std::strerror(errno);
+    return r;
+  }
+  r.started = true;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  int sent = 0;  // 1: SIGINT, 2: SIGKILL
+  double nap = 0.0005;
+  for (;;) {
+    int st = 0;
+    pid_t w = ::waitpid(pid, &st, WNOHANG);
+    if (w == pid) {
+      r.status = st;
+      break;
+    }
+    if (w < 0 && errno != EINTR) {
+      r.error = std::string("waitpid: ") + std::strerror(errno);
+      break;
+    }
+    double t = elapsed();
+    if (sent == 0 && t > timeout_s) {
+      r.timed_out = true;
+      ::kill(pid, SIGINT);
+      sent = 1;
+    } else if (sent == 1 && t > timeout_s + 10) {
+      ::kill(pid, SIGKILL);
+      sent = 2;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+    nap = std::min(nap * 2, 0.01);
+  }
+  r.seconds = elapsed();
+  return r;
+}
+
+// What the guest printed on port 0xE9 ("PTOBOCHS: ..." lines), the last
+// tick count the debugger showed, and the first Bochs errors or panics.
+struct Transcript {
+  std::vector<std::string> guest;
+  uint64_t ticks = 0;
+  std::vector<std::string> bochs_errors;
+};
+
+Transcript read_transcript(const std::string& transcript, const std::string& log) {
+  Transcript t;
+  std::ifstream f(transcript);
+  std::string line;
+  while (std::getline(f, line)) {
+    size_t g = line.find("PTOBOCHS: ");
+    if (g != std::string::npos) t.guest.push_back(line.substr(g + 10));
+    size_t n = line.find("Next at t=");
+    if (n != std::string::npos) t.ticks = std::strtoull(line.c_str() + n + 10, nullptr, 10);
+    // "00000012345p[CPU0 ] ..." (p: panic, e: error) or a fatal message.
+    size_t d = 0;
+    while (d < line.size() && line[d] >= '0' && line[d] <= '9') ++d;
+    bool leveled = d >= 8 && d + 1 < line.size() && line[d + 1] == '[';
+    if ((leveled && (line[d] == 'p' || line[d] == 'e')) || line.rfind("Bochs is exiting", 0) == 0 ||
+        line.find("PANIC") != std::string::npos || line.find("cannot") != std::string::npos) {
+      if (t.bochs_errors.size() < 3) t.bochs_errors.push_back(leveled ? line.substr(d + 1) : line);
+    }
+  }
+  std::ifstream lf(log);
+  while (std::getline(lf, line)) {
+    size_t d = 0;
+    while (d < line.size() && line[d] >= '0' && line[d] <= '9') ++d;
+    if (d >= 8 && d + 1 < line.size() && line[d + 1] == '[' && (line[d] == 'p' || line[d] == 'e'))
+      if (t.bochs_errors.size() < 3) t.bochs_errors.push_back(line.substr(d + 1));
+  }
+  return t;
+}
+
+// One guest memory region: the union of overlapping host buffers.
+struct Region {
+  uint8_t* host = nullptr;
+  uint64_t bytes = 0;
+  uint64_t guest = 0;
+  std::vector<unsigned> jobs;  // the jobs that use it (for red-zone reports)
+};
+
+struct BootPlan {
+  std::vector<size_t> jobs;  // indices into the batch
+  std::vector<uint8_t> payload;
+  std::vector<uint64_t> code_guest;  // per planned job: where its image starts
+  std::vector<Region> regions;
+  uint64_t buffers_guest = 0, buffers_bytes = 0;
+};
+
+struct JobPlacement {
+  uint64_t code_off = 0, slots_off = 0;
+};
+
+uint64_t job_fixed_bytes(const BochsJob& j) {
+  uint64_t code = align_up(j.image ? j.image->bytes.size() : 0, kAlign);
+  uint64_t slots = align_up(uint64_t(j.blocks.size()) * (j.image ? j.image->n_slots : 0) * 8, kAlign);
+  return code + slots + kJobRecordBytes;
+}
+
+uint64_t job_buffer_bytes(const BochsJob& j) {
+  uint64_t n = 0;
+  for (const BochsBuffer& b : j.buffers) n += align_up(b.bytes, kAlign) + kRedZone;
+  return n;
+}
+
+// Checks a job on its own; "" when it can be planned.
+std::string check_job(const BochsJob& j) {
+  if (!j.image) return "no image";
+  if (j.image->bytes.empty() || j.image->thunk_offset >= j.image->bytes.size())
+    return "the image has no code";
+  if (j.is_pointer.size() != j.image->n_slots)
+    return "is_pointer has " + std::to_string(j.is_pointer.size()) + " entries, the image takes " +
+           std::to_string(j.image->n_slots) + " slots";
+  for (size_t b = 0; b < j.blocks.size(); ++b)
+    if (j.blocks[b].size() != j.image->n_slots)
+      return "block " + std::to_string(b) + " has " + std::to_string(j.blocks[b].size()) +
+             " slots, the image takes " + std::to_string(j.image->n_slots);
+  for (size_t b = 0; b < j.blocks.size(); ++b)
+    for (size_t s = 0; s < j.blocks[b].size(); ++s) {
+      if (!j.is_pointer[s]) continue;
+      uint64_t p = j.blocks[b][s];
+      bool in = false;
+      for (const BochsBuffer& buf : j.buffers) {
+        uint64_t lo = uint64_t(reinterpret_cast<uintptr_t>(buf.data));
+        if (p >= lo && p <= lo + buf.bytes) in = true;
+      }
+      if (!in)
+        return "block " + std::to_string(b) + ": pointer slot " + std::to_string(s) +
+               " is not inside any of the job's buffers";
+    }
+  uint64_t need = kHeaderBytes + job_fixed_bytes(j) + job_buffer_bytes(j) + kRedZone;
+  if (need > kBochsMaxPayloadBytes)
+    return "it needs " + mib(need) + " of guest memory, more than the Bochs runner's " +
+           mib(kBochsMaxPayloadBytes) + " per run";
+  return "";
+}
+
+// Lays out `todo` (job indices, in order) into one payload, taking as many
+// as fit under the cap (at least one). Removes the planned ones from todo.
+BootPlan plan_boot(const std::vector<BochsJob>& jobs, std::vector<size_t>& todo) {
+  BootPlan p;
+  uint64_t fixed = kHeaderBytes, bufs = kRedZone;
+  size_t take = 0;
+  for (; take < todo.size(); ++take) {
+    const BochsJob& j = jobs[todo[take]];
+    uint64_t f = job_fixed_bytes(j), b = job_buffer_bytes(j);
+    if (take > 0 && fixed + f + bufs + b > kBochsMaxPayloadBytes) break;
+    fixed += f;
+    bufs += b;
+  }
+  p.jobs.assign(todo.begin(), todo.begin() + long(take));
+  todo.erase(todo.begin(), todo.begin() + long(take));
+
+  // Regions: the union of the buffers of all planned jobs.
+  struct Span {
+    uint8_t* lo;
+    uint64_t bytes;
+    unsigned job;
+  };
+  std::vector<Span> spans;
+  for (size_t k = 0; k < p.jobs.size(); ++k)
+    for (const BochsBuffer& b : jobs[p.jobs[k]].buffers)
+      spans.push_back({static_cast<uint8_t*>(b.data), b.bytes, unsigned(k)});
+  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return std::less<const uint8_t*>()(a.lo, b.lo);
+  });
+  for (const Span& s : spans) {
+    if (!p.regions.empty()) {
+      Region& r = p.regions.back();
+      uint8_t* end = r.host + r.bytes;
+      if (s.lo == r.host || std::less<const uint8_t*>()(s.lo, end)) {
+        uint64_t new_end = std::max<uint64_t>(r.bytes, uint64_t(s.lo - r.host) + s.bytes);
+        r.bytes = new_end;
+        if (std::find(r.jobs.begin(), r.jobs.end(), s.job) == r.jobs.end()) r.jobs.push_back(s.job);
+        continue;
+      }
+    }
+    p.regions.push_back({s.lo, s.bytes, 0, {s.job}});
+  }
+
+  // Header, job table, then per job its code and slots, then the buffers.
+  uint64_t off = kHeaderBytes;
+  uint64_t table = off;
+  off = align_up(off + kJobRecordBytes * p.jobs.size(), kAlign);
+  std::vector<JobPlacement> place(p.jobs.size());
+  for (size_t k = 0; k < p.jobs.size(); ++k) {
+    const BochsJob& j = jobs[p.jobs[k]];
+    place[k].code_off = off;
+    off = align_up(off + j.image->bytes.size(), kAlign);
+    place[k].slots_off = off;
+    off = align_up(off + uint64_t(j.blocks.size()) * j.image->n_slots * 8, kAlign);
+  }
+  off += kRedZone;
+  p.buffers_guest = kPayloadBase + off;
+  for (Region& r : p.regions) {
+    r.guest = kPayloadBase + off;
+    off = align_up(off + r.bytes, kAlign) + kRedZone;
+  }
+  p.buffers_bytes = kPayloadBase + off - p.buffers_guest;
+
+  p.payload.assign(off, 0);
+  std::fill(p.payload.begin() + long(p.buffers_guest - kPayloadBase), p.payload.end(), kRedByte);
+  put64(p.payload, H_MAGIC * 8, kMagic);
+  put64(p.payload, H_NJOBS * 8, p.jobs.size());
+  put64(p.payload, H_JOBS * 8, kPayloadBase + table);
+  put64(p.payload, H_SIZE * 8, p.payload.size());
+  auto guest_of = [&](uint64_t host) -> uint64_t {
+    for (const Region& r : p.regions) {
+      uint64_t lo = uint64_t(reinterpret_cast<uintptr_t>(r.host));
+      if (host >= lo && host <= lo + r.bytes) return r.guest + (host - lo);
+    }
+    return 0;  // check_job rules this out
+  };
+  for (size_t k = 0; k < p.jobs.size(); ++k) {
+    const BochsJob& j = jobs[p.jobs[k]];
+    const cg::JitImage& img = *j.image;
+    std::memcpy(&p.payload[place[k].code_off], img.bytes.data(), img.bytes.size());
+    p.code_guest.push_back(kPayloadBase + place[k].code_off);
+    uint64_t rec = table + k * kJobRecordBytes;
+    put64(p.payload, rec + 0, kPayloadBase + place[k].code_off + img.thunk_offset);
+    put64(p.payload, rec + 8, j.blocks.size());
+    put64(p.payload, rec + 16, kPayloadBase + place[k].slots_off);
+    put64(p.payload, rec + 24, uint64_t(img.n_slots) * 8);
+    for (size_t b = 0; b < j.blocks.size(); ++b)
+      for (size_t s = 0; s < img.n_slots; ++s) {
+        uint64_t v = j.blocks[b][s];
+        if (j.is_pointer[s]) v = guest_of(v);
+        put64(p.payload, place[k].slots_off + (b * img.n_slots + s) * 8, v);
+      }
+  }
+  for (const Region& r : p.regions)
+    if (r.bytes) std::memcpy(&p.payload[r.guest - kPayloadBase], r.host, r.bytes);
+  return p;
+}
+
+std::string bochsrc_text(const TempDir& dir, uint64_t payload_bytes) {
+  uint64_t megs = (kPayloadBase + payload_bytes + (uint64_t(1) << 20) - 1) >> 20;
+  megs = std::max<uint64_t>(megs + 1, 32);
+  std::ostringstream s;
+  s << "# Written by the ptoas Bochs runner (docs/bochs_runner.md).\n"
+    << "memory: guest=" << megs << ", host=" << megs << "\n"
+    << "romimage: file=" << dir.file("rom.bin") << "\n"
+    << "optramimage1: file=" << dir.file("payload.bin") << ", address=" << hex(kPayloadBase) << "\n"
+    << "cpu: model=corei7_skylake_x, count=1, reset_on_triple_fault=1\n"
+    << "display_library: term\n"
+    << "sound: driver=dummy\n"
+    << "speaker: enabled=0\n"
+    << "magic_break: enabled=1\n"
+    << "port_e9_hack: enabled=1\n"
+    << "log: " << dir.file("bochs.log") << "\n"
+    << "panic: action=fatal\n"
+    << "error: action=report\n";
+  return s.str();
+}
+
+std::string debug_script(const TempDir& dir, const BootPlan& p) {
+  std::ostringstream s;
+  s << "c\n"
+    << "writemem \"" << dir.file("header.out") << "\" " << hex(kPayloadBase) << " " << kHeaderBytes << "\n";
+  if (p.buffers_bytes)
+    s << "writemem \"" << dir.file("buffers.out") << "\" " << hex(p.buffers_guest) << " "
+      << p.buffers_bytes << "\n";
+  s << "quit\n";
+  return s.str();
+}
+
+}  // namespace
+
+bool bochs_available(std::string* why) {
+  std::string path = bochs_path();
+  if (path.empty() || ::access(path.c_str(), X_OK) != 0) {
+    if (why)
+      *why = path.empty() ? "bochs is not installed (install bochs bochs-term; scripts/install-deps.sh does)"
+                          : "$PTOAS_BOCHS (" + path + ") is not an executable";
+    return false;
+  }
+  if (kBochsRomSize != 65536) {
+    if (why) *why = "this build has no Bochs boot ROM (it is assembled on x86-64 hosts only)";
+    return false;
+  }
+  return true;
+}
+
+BochsJob bochs_job(const Module& m, InstId fn, const cg::JitImage& image, const std::vector<Arg>& args,
+                   int64_t blocks) {
+  BochsJob j;
+  j.image = &image;
+  std::vector<DType> types = jit_param_types(m, fn);
+  for (const Arg& a : args)
+    if (a.kind == Arg::Kind::Ptr) j.buffers.push_back({a.data, a.bytes});
+  j.is_pointer.assign(image.n_slots, false);
+  for (size_t i = 0; i < args.size() && i < j.is_pointer.size(); ++i)
+    j.is_pointer[i] = args[i].kind == Arg::Kind::Ptr;
+  for (int64_t b = 0; b < blocks; ++b) {
+    std::vector<uint64_t> s = jit_slots(types, args, b, blocks);
+    s.resize(image.n_slots, 0);
+    j.blocks.push_back(std::move(s));
+  }
+  return j;
+}
+
+bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, BochsResult& result,
+               std::string& err) {
+  err.clear();
+  result = BochsResult{};
+  result.job_errors.assign(jobs.size(), "");
+  auto fail_all = [&](const std::string& msg) {
+    err = msg;
+    for (std::string& e : result.job_errors)
+      if (e.empty()) e = msg;
+    return false;
+  };
+  std::string why;
+  if (!bochs_available(&why)) return fail_all(why);
+  double timeout = opt.timeout_s;
+  if (timeout <= 0) {
+    const char* e = std::getenv("PTOAS_BOCHS_TIMEOUT");
+    timeout = e && *e ? std::strtod(e, nullptr) : 0;
+    if (!(timeout > 0)) timeout = 300;
+  }
+  bool keep = opt.keep_temp;
+  if (const char* e = std::getenv("PTOAS_BOCHS_KEEP"); e && *e && std::strcmp(e, "0") != 0) keep = true;
+
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    std::string e = check_job(jobs[i]);
+    if (e.empty()) todo.push_back(i);
+    else result.job_errors[i] = e;
+  }
+  std::string bochs = bochs_path();
+  while (!todo.empty()) {
+    BootPlan plan = plan_boot(jobs, todo);
+    TempDir dir;
+    if (!dir.create(why)) return fail_all(why);
+    if (keep) dir.keep();
+    std::string where = keep ? " (files in " + dir.path() + ")" : "";
+    if (!write_file(dir.file("rom.bin"), kBochsRom, kBochsRomSize) ||
+        !write_file(dir.file("payload.bin"), plan.payload.data(), plan.payload.size()) ||
+        !write_file(dir.file("bochsrc"), bochsrc_text(dir, plan.payload.size()).data(),
+                    bochsrc_text(dir, plan.payload.size()).size())) {
+      return fail_all("cannot write the Bochs run's files to " + dir.path());
+    }
+    std::string rc = debug_script(dir, plan);
+    if (!write_file(dir.file("debug.rc"), rc.data(), rc.size()))
+      return fail_all("cannot write the Bochs run's files to " + dir.path());
+
+    Proc pr = run_process({bochs, "-q", "-f", dir.file("bochsrc"), "-rc", dir.file("debug.rc")},
+                          dir.file("transcript.txt"), timeout);
+    if (!pr.started) return fail_all(pr.error);
+    result.boots++;
+    result.seconds += pr.seconds;
+    Transcript tr = read_transcript(dir.file("transcript.txt"), dir.file("bochs.log"));
+    result.ticks += tr.ticks;
+
+    std::vector<uint8_t> hdr, bufs;
+    bool have_hdr = read_file(dir.file("header.out"), hdr) && hdr.size() == kHeaderBytes &&
+                    get64(hdr, H_MAGIC * 8) == kMagic;
+    if (!have_hdr) {
+      std::string m = "bochs exited without results";
+      if (WIFEXITED(pr.status)) m += " (exit status " + std::to_string(WEXITSTATUS(pr.status)) + ")";
+      else if (WIFSIGNALED(pr.status)) m += " (signal " + std::to_string(WTERMSIG(pr.status)) + ")";
+      if (pr.timed_out) m += " after the " + std::to_string(int(timeout)) + " s timeout";
+      for (const std::string& e : tr.bochs_errors) m += "; " + e;
+      if (!keep) {
+        dir.keep();
+        where = " (files in " + dir.path() + ")";
+      }
+      return fail_all(m + where);
+    }
+    uint64_t status = get64(hdr, H_STATUS * 8);
+    uint64_t njobs = plan.jobs.size();
+    uint64_t job = std::min<uint64_t>(get64(hdr, H_JOB * 8), njobs);
+    uint64_t block = get64(hdr, H_BLOCK * 8);
+    bool have_bufs = plan.buffers_bytes == 0 ||
+                     (read_file(dir.file("buffers.out"), bufs) && bufs.size() == plan.buffers_bytes);
+    if (!have_bufs) return fail_all("bochs did not return the buffers" + where);
+
+    // Copy back, then check the red zones between regions.
+    uint64_t zone_lo = plan.buffers_guest;
+    auto check_zone = [&](uint64_t lo, uint64_t hi, const Region* before, const Region* after) {
+      for (uint64_t a = lo; a < hi; ++a)
+        if (bufs[a - plan.buffers_guest] != kRedByte) {
+          uint64_t past = before ? a - (before->guest + before->bytes) : 0;
+          std::string m = "the kernel wrote outside its buffers (guest " + hex(a) + ", " +
+                          (!before    ? std::to_string(after->guest - a) + " bytes before a buffer"
+                           : past == 0 ? "the first byte past the end of a buffer"
+                                       : std::to_string(past) + " bytes past the end of a buffer") +
+                          ")";
+          const Region* r = before ? before : after;
+          for (unsigned k : r->jobs)
+            if (result.job_errors[plan.jobs[k]].empty()) result.job_errors[plan.jobs[k]] = m;
+          return;
+        }
+    };
+    for (size_t i = 0; i < plan.regions.size(); ++i) {
+      const Region& r = plan.regions[i];
+      if (r.bytes) std::memcpy(r.host, &bufs[r.guest - plan.buffers_guest], r.bytes);
+      check_zone(zone_lo, r.guest, i ? &plan.regions[i - 1] : nullptr, &r);
+      zone_lo = r.guest + r.bytes;
+    }
+    if (!plan.regions.empty())
+      check_zone(zone_lo, plan.buffers_guest + plan.buffers_bytes, &plan.regions.back(), nullptr);
+
+    if (status == S_DONE) continue;
+    // The guest stopped in job `job`: the ones before it ran; the ones
+    // after it go to the next boot.
+    std::string what;
+    const BochsJob* j = job < njobs ? &jobs[plan.jobs[job]] : nullptr;
+    std::string blk = j ? "block " + std::to_string(block) + " of " + std::to_string(j->blocks.size()) + ": "
+                        : "";
+    auto where_rip = [&](uint64_t rip) {
+      if (j) {
+        uint64_t code = plan.code_guest[job];
+        if (rip >= code && rip < code + j->image->bytes.size()) {
+          uint64_t o = rip - code;
+          return o >= j->image->kernel_offset ? "kernel+" + hex(o - j->image->kernel_offset)
+                                              : "image+" + hex(o);
+        }
+      }
+      return "rip " + hex(rip);
+    };
+    if (pr.timed_out) {
+      what = "timed out after " + std::to_string(int(timeout)) + " s (set PTOAS_BOCHS_TIMEOUT to allow more)";
+    } else if (status == S_EXCEPTION) {
+      uint64_t v = get64(hdr, H_VECTOR * 8);
+      what = std::string("CPU exception ") + vector_name(v) + " at " + where_rip(get64(hdr, H_RIP * 8)) +
+             ", error code " + hex(get64(hdr, H_ERROR * 8));
+      if (v == 14) what += ", address " + hex(get64(hdr, H_CR2 * 8));
+    } else if (status == S_RESET) {
+      what = "the CPU was reset (a triple fault)";
+    } else if (status == S_NO_PAYLOAD) {
+      return fail_all("the guest found no payload in memory (a runner bug)" + where);
+    } else {
+      what = "bochs stopped before the jobs finished (status " + std::to_string(status) + ")";
+      for (const std::string& e : tr.bochs_errors) what += "; " + e;
+    }
+    if (job >= njobs) return fail_all(what + where);
+    result.job_errors[plan.jobs[job]] = blk + what + where;
+    // Rerun the jobs after the failing one.
+    todo.insert(todo.begin(), plan.jobs.begin() + long(job) + 1, plan.jobs.end());
+  }
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (!result.job_errors[i].empty()) {
+      err = "job " + std::to_string(i) + ": " + result.job_errors[i];
+      return false;
+    }
+  return true;
+}
+
+}  // namespace ptoas::rt
