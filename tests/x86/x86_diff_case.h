@@ -1,8 +1,9 @@
 // x86_diff: the differential test of the x86 backends against the reference
 // interpreter. A Case is one kernel with its inputs, built before anything
-// runs (x86_diff_elt.cpp, x86_diff_misc.cpp); the driver (x86_diff.cpp)
-// runs every case on the interpreter and on a target (avx2 natively; a
-// batch target can run many cases at once) and compares the output buffers.
+// runs (x86_diff_elt.cpp, x86_diff_fused.cpp, x86_diff_misc.cpp); the
+// driver (x86_diff.cpp) runs every case on the interpreter and on a target
+// (avx2 natively; a batch target can run many cases at once) and compares
+// the output buffers.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -72,6 +73,19 @@ ptoas::rt::Arg scalar_arg(DType d, uint64_t bits);
 Case abc_case(const std::string& name, const std::string& text, DType in, DType out, size_t n, size_t ld,
               DType sdt, uint64_t sbits);
 
+// f32 f16 bf16 i32 u32 i16 u16 i8 u8: the element types of the x86 lanes.
+const std::vector<DType>& lane_types();
+bool narrow_float(DType d);  // f16 or bf16
+// Tile rows (cols) of a column-major (row-major) tile of `d` covering n:
+// a multiple of 32 bytes, except for a single row (column).
+int round32(int n, DType d);
+// The arch whose op table row allows `d` for `op` (a3 first); false when
+// neither does (the pair is then listed by skipped_pairs()).
+bool pick_arch(const std::string& op, DType d, ptoas::Arch& arch);
+// Scalars of each type for the tile-scalar ops: extremes and an ordinary
+// value (shift: amounts 0..bits-1).
+std::vector<uint64_t> scalars(DType d, bool shift);
+
 // Kernel text pieces. The kernels are `@k(%a, %b, %c, %s)`.
 std::string tile_ty(int r, int c, const std::string& dt, bool dn, const char* valid = "?x?");
 std::string view(const std::string& name, const std::string& p, const std::string& shape,
@@ -81,8 +95,10 @@ std::string load(const std::string& view, const std::string& tile, const std::st
 
 // Case generators.
 void elementwise_cases(std::vector<Case>& out);  // x86_diff_elt.cpp: every dtype
-void misc_cases(std::vector<Case>& out);         // x86_diff_misc.cpp: reductions, tcvt, matmul, ttri, scalars
-// Op / dtype pairs elementwise_cases() left out because the op table allows
+void misc_cases(std::vector<Case>& out);         // x86_diff_misc.cpp: tcvt, matmul, ttri, scalars
+void fused_cases(std::vector<Case>& out);        // x86_diff_fused.cpp: fused ops (taddc ... taxpy)
+void reduce_cases(std::vector<Case>& out);       // x86_diff_fused.cpp: row / column reductions, every dtype
+// Op / dtype pairs the case generators left out because the op table allows
 // them on neither a3 nor a5 ("trelu i16").
 const std::vector<std::string>& skipped_pairs();
 

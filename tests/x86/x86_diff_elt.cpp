@@ -159,17 +159,18 @@ std::string load(const std::string& view, const std::string& tile, const std::st
          "  pto.tload ins(%" + view + "p : " + pv + ") outs(%" + tile + " : " + tty + ")\n";
 }
 
-namespace {
+const std::vector<DType>& lane_types() {
+  static const std::vector<DType> v = {DType::F32, DType::F16, DType::BF16, DType::I32, DType::U32,
+                                       DType::I16, DType::U16, DType::I8,  DType::U8};
+  return v;
+}
 
-const DType kTypes[] = {DType::F32, DType::F16, DType::BF16, DType::I32, DType::U32,
-                        DType::I16, DType::U16, DType::I8,  DType::U8};
-
-// Tile rows (cols) of a column-major (row-major) tile of `d` covering n:
-// a multiple of 32 bytes, except for a single row (column).
 int round32(int n, DType d) {
   int per = 32 / int(dtype_bytes(d));
   return n > 1 ? (n + per - 1) / per * per : n;
 }
+
+namespace {
 
 enum Kind { Bin, TileScalar, ScalarTile, Unary, ExpandS };
 
@@ -206,8 +207,8 @@ const char* const kExpandOps[] = {"trowexpandadd", "trowexpandsub", "trowexpandm
 
 std::vector<std::string> g_skipped;  // op/dtype pairs the op table refuses
 
-// The arch whose op table row allows `d` for `op` (a3 first); false when
-// neither does (the pair is skipped and listed).
+}  // namespace
+
 bool pick_arch(const std::string& op, DType d, Arch& arch) {
   const OpInfo& info = op_info(lookup_op("pto." + op));
   if (info.dtypes_a3 & dt_bit(d)) arch = Arch::A3;
@@ -221,6 +222,8 @@ bool pick_arch(const std::string& op, DType d, Arch& arch) {
 }
 
 bool narrow_float(DType d) { return d == DType::F16 || d == DType::BF16; }
+
+namespace {
 
 // The type of %s: the element type when the op reads it, else f32 (f16 /
 // bf16 scalar parameters travel as uint16_t bit patterns).
@@ -284,7 +287,8 @@ std::string expand_kernel(const std::string& op, bool row, const Shape& s, DType
   return k + store_end("tc", ta, dt);
 }
 
-// Scalars of each type for the tile-scalar ops: extremes and an ordinary value.
+}  // namespace
+
 std::vector<uint64_t> scalars(DType d, bool shift) {
   unsigned bits = 8 * dtype_bytes(d);
   if (shift) return {0, 1, 3, bits - 1};
@@ -300,6 +304,8 @@ std::vector<uint64_t> scalars(DType d, bool shift) {
     default: return {5u, 0xffu, 0x80u, 0u};  // U8
   }
 }
+
+namespace {
 
 void add_elt(std::vector<Case>& out, const OpCase& o, const Shape& s, DType d, bool dn, Arch arch) {
   bool uses_scalar = o.kind == TileScalar || o.kind == ScalarTile || o.kind == ExpandS;
@@ -363,7 +369,7 @@ const std::vector<Shape>& shapes() {
 
 void elementwise_cases(std::vector<Case>& out) {
   for (const OpCase& o : kOps)
-    for (DType d : kTypes) {
+    for (DType d : lane_types()) {
       if (dtype_is_float(d) ? !o.fl : !o.in) continue;
       Arch arch;
       if (!pick_arch(o.op, d, arch)) continue;
@@ -373,7 +379,7 @@ void elementwise_cases(std::vector<Case>& out) {
         if (s.rows % 8 == 0) add_elt(out, o, s, d, true, arch);
       }
     }
-  for (DType d : kTypes)
+  for (DType d : lane_types())
     for (const Shape& s : shapes()) {
       std::string dt(dtype_name(d));
       size_t ld = size_t(s.cols + 3), n = ld * size_t(std::max(s.vr, s.vc) + 1);

@@ -1,4 +1,4 @@
-// x86_diff cases besides the elementwise ones: f32 row reductions, tcvt
+// x86_diff cases besides the elementwise, fused and reduction ones: tcvt
 // f32 <-> bf16, boxed tiles with tmov and tmatmul{,.acc,.bias}, ttri, and
 // every scalar arith op, cast and scf.if/for/while (results broadcast into
 // rows of an output with texpands, so scalar results compare bit for bit).
@@ -23,24 +23,6 @@ std::string head(const Shape& s, const std::string& in, const std::string& b, co
   k += "  %C = arith.constant " + std::to_string(s.vc) + " : index\n";
   k += "  %ld = arith.constant " + std::to_string(s.cols + 3) + " : index\n";
   return k;
-}
-
-// trow<red> a -> R x 1 column (DN, or ND when dn_dst is false); the result
-// tile starts as b's data.
-void add_reduce(std::vector<Case>& out, const char* op, const Shape& s, bool dn_src, bool dn_dst) {
-  const std::string dt = "f32";
-  std::string k = head(s, dt, dt, dt, dt);
-  std::string ta = tile_ty(s.rows, s.cols, dt, dn_src), tc = tile_ty(s.rows, 1, dt, dn_dst, "?x1");
-  k += view("a", "a", "%R, %C", dn_src ? "%c1, %ld" : "%ld, %c1", dt);
-  k += view("c", "c", "%R, %c1", "%c1, %ld", dt);
-  k += view("bc", "b", "%R, %c1", "%c1, %ld", dt);
-  k += load("a", "ta", ta, dt, "%R", "%C");
-  k += load("bc", "tc", tc, dt, "%R", "%c1");
-  k += "  pto." + std::string(op) + " ins(%ta, %ta : " + ta + ", " + ta + ") outs(%tc : " + tc + ")\n";
-  k += "  pto.tstore ins(%tc : " + tc + ") outs(%cp : !pto.partition_tensor_view<?x?xf32>)\n  return\n}\n";
-  size_t ld = size_t(s.cols + 3), n = ld * size_t(std::max(s.vr, s.vc) + 1);
-  out.push_back(abc_case(std::string(op) + " f32 " + s.name + (dn_src ? " DN src" : "") + (dn_dst ? "" : " ND dst"),
-                         k, DType::F32, DType::F32, n, ld, DType::F32, 0));
 }
 
 // tcvt: narrow (a f32 -> bf16 tile -> c as bf16) or widen (a as bf16 -> f32
@@ -281,11 +263,6 @@ void add_scalar(std::vector<Case>& out, int32_t a, int32_t bv, uint32_t xb, uint
 
 void misc_cases(std::vector<Case>& out) {
   for (const Shape& s : shapes()) {
-    for (const char* r : {"trowsum", "trowmax", "trowmin"})
-      for (int v = 0; v < 3; ++v) {
-        bool dn_ok = s.rows % 8 == 0;  // DN tiles need rows * 4 bytes to be a multiple of 32
-        if (dn_ok || v == 2) add_reduce(out, r, s, v == 1, v != 2 && dn_ok);
-      }
     add_cvt(out, s, true);
     add_cvt(out, s, false);
   }
