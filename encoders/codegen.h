@@ -25,6 +25,11 @@ namespace ptoas::cg {
 // (docs/x86_backend.md).
 enum class Target : uint8_t { Avx2, Avx512 };
 bool parse_target(std::string_view name, Target& out);
+
+// True when this CPU (and OS) can run code for t; host_target picks the
+// widest such target (false when none, e.g. not an x86-64 CPU).
+bool cpu_can_run(Target t);
+bool host_target(Target& out);
 std::string_view target_name(Target t);
 
 inline constexpr uint32_t kNoFixup = ~0u;

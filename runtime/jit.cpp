@@ -9,33 +9,12 @@
 #include "codegen.h"
 #include "elem.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 
 namespace ptoas::rt {
 
 bool cpu_supports(const std::string& target) {
-  if (target != "avx2" && target != "avx512") return false;
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (target == "avx2") return avx2;
-  // AVX-512: CPUID.7.0:EBX F (16), DQ (17), BW (30), VL (31), and the OS
-  // must have enabled XSAVE (CPUID.1:ECX.OSXSAVE) with SSE, AVX, opmask,
-  // ZMM_Hi256 and Hi16_ZMM state in XCR0 (bits 1, 2, 5, 6, 7).
-  unsigned a, b, c, d;
-  if (!avx2 || !__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return false;
-  if (__get_cpuid_max(0, nullptr) < 7) return false;
-  __cpuid_count(7, 0, a, b, c, d);
-  const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
-  if ((b & need) != need) return false;
-  unsigned lo, hi;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return (lo & 0xe6u) == 0xe6u;
-#else
-  return false;
-#endif
+  cg::Target t;
+  return cg::parse_target(target, t) && cg::cpu_can_run(t);
 }
 
 std::vector<DType> jit_param_types(const Module& m, InstId fn) {
@@ -103,7 +82,7 @@ bool JitKernel::load(const Module& m, InstId fn, const std::string& target, Diag
   if (!cpu_supports(target)) {
     err = target == "avx512"
               ? "this CPU cannot run avx512 code (it needs AVX-512 F/BW/DQ/VL enabled by the OS)"
-              : "this CPU cannot run " + target + " code (it needs AVX2 and FMA)";
+              : "this CPU cannot run " + target + " code (it needs AVX2, FMA, F16C and BMI2)";
     return false;
   }
   size_t page = size_t(::sysconf(_SC_PAGESIZE));

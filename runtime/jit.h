@@ -51,8 +51,8 @@ class JitKernel {
   std::unique_ptr<cg::JitImage> image_;  // load_for_bochs
 };
 
-// True when this CPU can run code for `target` (avx2: AVX2 + FMA, OS-enabled
-// YMM state; avx512: also AVX-512 F/BW/DQ/VL with OS-enabled opmask and ZMM
+// True when this CPU can run code for `target` (cg::cpu_can_run: avx2:
+// AVX2 + FMA + F16C + BMI2, OS-enabled YMM state; avx512: also AVX-512 F/BW/DQ/VL with OS-enabled opmask and ZMM
 // state, XCR0 bits 5-7).
 bool cpu_supports(const std::string& target);
 

@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
                  "Output file, or - for standard output (text outputs default to stdout)");
   app.add_option("--target", target,
                  "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. avx2 and avx512 "
-                 "generate x86-64 code (--emit=obj|asm|header); every target answers --emit=ir")
+                 "generate x86-64 code (--emit=obj|asm|header); host is the widest of them this "
+                 "CPU runs; every target answers --emit=ir")
       ->check(CLI::IsMember({"cce", "avx2", "avx512", "sve", "ptx", "amdgpu", "host"}));
   app.add_option("--emit", emit,
                  "What to produce: ir (canonical IR after verification); for -target=avx2|avx512 also "
@@ -136,8 +137,17 @@ int main(int argc, char** argv) {
   opts.syntax_only = syntax_only;
   opts.no_verify = no_verify;
 
-  // Native targets with a backend: avx2, avx512 (obj by default, asm, header).
+  // Native targets with a backend: avx2, avx512 (obj by default, asm,
+  // header); host is the widest of them this CPU runs.
   ptoas::cg::Target cg_target;
+  if (target == "host") {
+    if (!ptoas::cg::host_target(cg_target)) {
+      std::fprintf(stderr, "ptoas: error: -target=host: this CPU runs none of the native targets "
+                   "(avx2 needs AVX2, FMA, F16C and BMI2); name a target\n");
+      return kExitBadInput;
+    }
+    target = std::string(ptoas::cg::target_name(cg_target));
+  }
   bool native = ptoas::cg::parse_target(target, cg_target);
   if (native && emit.empty()) emit = "obj";
   bool native_emit = native && (emit == "obj" || emit == "asm" || emit == "header");

@@ -17,6 +17,7 @@
 
 #include "bochs_runner.h"
 #include "cli_common.h"
+#include "codegen.h"
 #include "ptort.h"
 
 namespace {
@@ -61,8 +62,9 @@ int main(int argc, char** argv) {
                  "Where to run: interp (the reference interpreter), avx2 (JIT-compiled x86-64 "
                  "code), avx512 (JIT-compiled AVX-512 code: natively on a CPU with AVX-512 "
                  "F/BW/DQ/VL, otherwise all blocks in one run of the Bochs emulator, which must "
-                 "be installed; PTOAS_FORCE_BOCHS=1 uses Bochs anyway) or host (default; runs "
-                 "on the interpreter for now). sve, ptx, amdgpu and cce are not implemented yet")
+                 "be installed; PTOAS_FORCE_BOCHS=1 uses Bochs anyway) or host (default: the widest "
+                 "of avx512 and avx2 this CPU runs natively). sve, ptx, amdgpu and cce are not "
+                 "implemented yet")
       ->check(CLI::IsMember({"host", "interp", "avx2", "avx512", "sve", "ptx", "amdgpu", "cce"}));
   app.add_option("--arg", arg_opts, "NAME=VALUE or NAME=file.npy: an argument for parameter NAME")
       ->expected(1)
@@ -150,8 +152,15 @@ int main(int argc, char** argv) {
                  target.c_str());
     return kExitBadInput;
   }
-  if (target == "host")
-    std::fprintf(stderr, "ptorun: no native backend yet; running on the interpreter\n");
+  if (target == "host") {  // the widest native target this CPU runs
+    ptoas::cg::Target t;
+    if (!ptoas::cg::host_target(t)) {
+      std::fprintf(stderr, "ptorun: error: --target=host: this CPU runs none of the native targets "
+                   "(avx2 needs AVX2, FMA, F16C and BMI2); use --target=interp\n");
+      return kExitBadInput;
+    }
+    target = std::string(ptoas::cg::target_name(t));
+  }
 
   // The kernel.
   std::string text, err;

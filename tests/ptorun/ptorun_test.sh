@@ -257,14 +257,13 @@ expect_err "vcopy.pto:14:" "probe error is located"
 expect_err "runtime error" "probe error"
 expect_no_file c3.npy "probe error"
 
-# Kernel from stdin, default target host (falls back to the interpreter).
+# Kernel from stdin, default target host (the widest native target here).
 set +e
 "$PTORUN" - --arg a=a200.npy --arg n=200 --out c=c4.npy --blocks 4 <vcopy.pto >out.txt 2>err.txt
 rc=$?
 set -e
 checks=$((checks + 1))
 expect_rc 0 "stdin kernel, default target"
-expect_err "ptorun: no native backend yet; running on the interpreter" "host falls back"
 cmp -s c.npy c4.npy || fail "stdin run differs"
 
 # --inout: two blocks update [0, 128), the rest keeps its values.
@@ -436,9 +435,9 @@ run vcopy.pto --target=interp --function nosuch
 expect_rc 1 "--function nosuch"
 expect_err "no function named 'nosuch'" "--function nosuch"
 
-run vcopy.pto --target=avx512 --arg a=a200.npy --arg n=200 --out c=e.npy
+run vcopy.pto --target=ptx --arg a=a200.npy --arg n=200 --out c=e.npy
 expect_rc 1 "unimplemented target"
-expect_err "ptorun: error: target avx512 is not implemented yet; use --target=interp" "unimplemented target"
+expect_err "ptorun: error: target ptx is not implemented yet; use --target=interp" "unimplemented target"
 expect_no_file e.npy "unimplemented target"
 run vcopy.pto -target=sve
 expect_rc 1 "unimplemented target (single dash)"
