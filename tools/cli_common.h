@@ -1,4 +1,4 @@
-// Command-line pieces shared by the program mains (ptoas, ptorun).
+// Command-line pieces shared by the program mains (ptoas, ptorun, ptodis).
 #pragma once
 #include <initializer_list>
 #include <string>
