@@ -11,7 +11,11 @@
 # Environment: PTOAS_BIN (build/ptoas), PTORUN_BIN (build/ptorun),
 # PYTHON_BIN (/usr/bin/python3), PTOAS_OUT_DIR (default: a new temp dir,
 # removed again unless something failed),
-# PTOAS_FLAGS (extra ptoas flags), SVE_VL (bits; passed on to ptorun).
+# PTOAS_FLAGS (extra ptoas flags), PTORUN_FLAGS (extra ptorun flags, e.g.
+# --time), SVE_VL (bits; passed on to ptorun).
+# -target=avx512 on a CPU without AVX-512 runs under Bochs (ptorun says so;
+# PTOAS_FORCE_BOCHS=1 forces it, PTOAS_BOCHS_TIMEOUT sets its limit in
+# seconds); without bochs installed each kernel is a SKIP.
 #
 # Each sample is samples/<name>/ with a run.env (sourced; see
 # samples/README.md), a golden.py and its kernel(s).
@@ -134,7 +138,8 @@ run_sample() {
       continue
     fi
     # 2. run
-    local cmd=("$PTORUN_BIN" "$sdir/$k" --target="$target" --blocks "$BLOCKS" "${arch_flag[@]}")
+    # shellcheck disable=SC2206
+    local cmd=("$PTORUN_BIN" "$sdir/$k" --target="$target" --blocks "$BLOCKS" "${arch_flag[@]}" $PTORUN_FLAGS)
     local a key val
     for a in $ARGS; do
       key=${a%%=*} val=${a#*=}
@@ -161,6 +166,8 @@ run_sample() {
     if [ $rc -ne 0 ]; then
       if grep -qi "not implemented yet" "$rdir/ptorun.log"; then
         result "$kname" SKIP "$(grep -m1 -i "not implemented yet" "$rdir/ptorun.log" | cut -c1-300)"
+      elif grep -q "bochs is not installed" "$rdir/ptorun.log"; then
+        result "$kname" SKIP "$(grep -m1 "bochs is not installed" "$rdir/ptorun.log" | cut -c1-300)"
       elif [ "$target" != interp ] && [ $rc -eq 1 ] &&
            grep -q "is not supported on $target" "$rdir/ptorun.log"; then
         # A backend that exists but does not cover an op of this kernel yet:

@@ -3,6 +3,7 @@
 // launch are in libptort (runtime/launch.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> arg_opts, out_opts, inout_opts;
   int64_t blocks = 1;
   unsigned threads = 0;
-  bool show_version = false;
+  bool show_version = false, show_time = false;
 
   app.add_option("input", input, "Kernel .pto file, or - for standard input")->required();
   app.add_option("--target", target,
@@ -89,6 +90,9 @@ int main(int argc, char** argv) {
                  "module's pto.target_arch; default a3");
   app.add_option("--function", function,
                  "The function to run (default: the one with pto.entry, else the only one)");
+  app.add_flag("--time", show_time,
+               "Print the wall time of the launch (argument checks and every block; not the "
+               "parse, the JIT assembly or the .npy I/O) to stderr");
   app.add_flag("--version", show_version, "Print the version and exit");
 
   // Single-dash long options as ptoas takes them (-target=interp).
@@ -256,11 +260,16 @@ int main(int argc, char** argv) {
   if (bad_file) return kExitBadInput;
 
   bool run_error = false;
+  auto t0 = std::chrono::steady_clock::now();
   if (!ptoas::rt::launch(req, err, &run_error)) {
     if (run_error) std::fprintf(stderr, "%s\n", err.c_str());
     else error(err);
     return kExitBadInput;
   }
+  if (show_time)
+    std::fprintf(stderr, "ptorun: time %.3f ms (%lld block%s on %s)\n",
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                 (long long)blocks, blocks == 1 ? "" : "s", target.c_str());
   int rc = 0;
   for (const Writeback& w : writes)
     if (!ptoas::rt::npy_write(w.path, *w.array, err)) {
