@@ -326,8 +326,9 @@ std::string check_job(const BochsJob& j) {
     }
   uint64_t need = kHeaderBytes + job_fixed_bytes(j) + job_buffer_bytes(j) + kRedZone;
   if (need > kBochsMaxPayloadBytes)
-    return "it needs " + mib(need) + " of guest memory, more than the Bochs runner's " +
-           mib(kBochsMaxPayloadBytes) + " per run";
+    return "its code, arguments and buffers need " + mib(need) +
+           " of guest memory, over the Bochs runner's limit of " + mib(kBochsMaxPayloadBytes) +
+           " per run (a CPU with AVX-512 has no such limit)";
   return "";
 }
 
@@ -635,6 +636,9 @@ bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, Bochs
     // Rerun the jobs after the failing one.
     todo.insert(todo.begin(), plan.jobs.begin() + long(job) + 1, plan.jobs.end());
   }
+  if (const char* e = std::getenv("PTOAS_BOCHS_STATS"); e && *e && std::strcmp(e, "0") != 0)
+    std::fprintf(stderr, "bochs: %zu job(s), %u boot(s), %.3f s, %llu instructions\n", jobs.size(),
+                 result.boots, result.seconds, (unsigned long long)result.ticks);
   for (size_t i = 0; i < jobs.size(); ++i)
     if (!result.job_errors[i].empty()) {
       err = "job " + std::to_string(i) + ": " + result.job_errors[i];

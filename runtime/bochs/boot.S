@@ -52,6 +52,16 @@
 
 #define ABS(label) (ROM_BASE + (label) - rom_start)
 
+// Every data segment register to the flat data descriptor (GDT 0x10).
+.macro data_segments
+        movw    $0x10, %ax
+        movw    %ax, %ds
+        movw    %ax, %es
+        movw    %ax, %ss
+        movw    %ax, %fs
+        movw    %ax, %gs
+.endm
+
         .text
 rom_start:
 
@@ -76,12 +86,7 @@ start16:
 // ---------------------------------------------------------------- 32-bit
         .code32
 start32:
-        movw    $0x10, %ax
-        movw    %ax, %ds
-        movw    %ax, %es
-        movw    %ax, %ss
-        movw    %ax, %fs
-        movw    %ax, %gs
+        data_segments
         // Bochs 2.7 gives guest RAM host memory in blocks (128 KiB), in the
         // order the guest first touches them, but optramimage reads the
         // whole file contiguously from the first block's host address. So
@@ -141,12 +146,7 @@ start32:
 // ---------------------------------------------------------------- 64-bit
         .code64
 start64:
-        movw    $0x10, %ax
-        movw    %ax, %ds
-        movw    %ax, %es
-        movw    %ax, %ss
-        movw    %ax, %fs
-        movw    %ax, %gs
+        data_segments
         movq    $STACK_TOP, %rsp
 
         // A second pass through the reset vector (a triple fault resets
@@ -259,13 +259,9 @@ finish:
         xchgw   %bx, %bx                // magic breakpoint: the host's debugger script
         movw    $0x8900, %dx            // takes over; should it not, shut down
         leaq    msg_shutdown(%rip), %rsi
-6:      lodsb
-        testb   %al, %al
-        jz      7f
-        outb    %al, %dx
+        call    puts_dx
+6:      hlt
         jmp     6b
-7:      hlt
-        jmp     7b
 
 // Exception entry: every stub leaves [rsp] = vector, [rsp+8] = error code,
 // then the CPU frame (rip, cs, rflags, rsp, ss).
@@ -294,13 +290,15 @@ fault_common:
         outb    %al, $0xe9
         jmp     finish
 
-// puts: the NUL-terminated string at rsi to port 0xE9.
+// puts: the NUL-terminated string at rsi to port 0xE9; puts_dx: to port dx.
 puts:
+        movw    $0xe9, %dx
+puts_dx:
         lodsb
         testb   %al, %al
         jz      1f
-        outb    %al, $0xe9
-        jmp     puts
+        outb    %al, %dx
+        jmp     puts_dx
 1:      ret
 
 // puthex: rax as 16 hex digits to port 0xE9.
