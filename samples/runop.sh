@@ -139,7 +139,7 @@ run_sample() {
     fi
     # 2. run
     # shellcheck disable=SC2206
-    local cmd=("$PTORUN_BIN" "$sdir/$k" --target="$target" --blocks "$BLOCKS" "${arch_flag[@]}" $PTORUN_FLAGS)
+    local cmd=("$PTORUN_BIN" "$sdir/$k" --target="$target" --blocks "$BLOCKS" "${arch_flag[@]}" ${PTORUN_FLAGS:-})
     local a key val
     for a in $ARGS; do
       key=${a%%=*} val=${a#*=}
