@@ -252,6 +252,7 @@ class Gen : public CodeGenerator {
   void row_expand(const Inst& in);
   void col_expand(const Inst& in);
   void tcvt(const Inst& in);
+  void tcvt_elems(const Inst& in);
   // Boxed (fractal) tiles and cube ops: element loops through the
   // interpreter's tile_elem_index.
   bool elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const Reg64& c);
@@ -303,8 +304,9 @@ class Gen : public CodeGenerator {
   };
   void row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
                 const std::function<void(bool)>& body);
+  // `region`: the tile whose valid region is iterated (default dst).
   bool elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, std::vector<Reg64>& ptrs,
-                 std::vector<Stride>& strides);
+                 std::vector<Stride>& strides, ValueId region = kNone);
   // Fused multi-term ops (taddc, tsubc, taddsc, tsubsc, tmuladddst,
   // tfusedmuladd(relu), tsubrelu, tlrelu, tprelu, taxpy) and column
   // reductions (tcolsum / tcolmax / tcolmin / tcolprod).

@@ -514,7 +514,8 @@ void Gen::tile_op(const Inst& in) {
 // region is capped at what every tile physically holds (the interpreter
 // reports a source that is too small).
 bool Gen::elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, std::vector<Reg64>& ptrs,
-                    std::vector<Stride>& strides) {
+                    std::vector<Stride>& strides, ValueId region) {
+  if (region == kNone) region = dst;
   std::vector<ValueId> all{dst};
   all.insert(all.end(), tiles.begin(), tiles.end());
   bool all_row = true, all_col = true, any_dn = false;
@@ -534,8 +535,8 @@ bool Gen::elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& til
     cap_r = std::min(cap_r, ty(v).rows);
     cap_c = std::min(cap_c, ty(v).cols);
   }
-  mov(r8, q(dst, colmajor ? 2 : 1));
-  mov(r9, q(dst, colmajor ? 1 : 2));
+  mov(r8, q(region, colmajor ? 2 : 1));
+  mov(r9, q(region, colmajor ? 1 : 2));
   clamp(r8, colmajor ? cap_c : cap_r);
   clamp(r9, colmajor ? cap_r : cap_c);
   static const Reg64 regs[] = {rdi, rsi, rdx, r10, r11};
@@ -1367,12 +1368,152 @@ void Gen::tcvt(const Inst& in) {
   ValueId src = op(in, 0), dst = op(in, in.n_ins);
   if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
   DType sd = ty(src).elem, dd = ty(dst).elem;
-  bool narrow = sd == DType::F32 && dd == DType::BF16, widen = sd == DType::BF16 && dd == DType::F32;
-  if (!narrow && !widen)
-    return fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)));
-  std::string_view sat = m_.attr_word(in, "sat_mode");
-  if (sat.empty()) sat = m_.attr_word(in, "satMode");
-  if (!sat.empty() && sat != "OFF" && sat != "off") return fail(in, "pto.tcvt with sat_mode on");
+  auto refuse = [&](const std::string& why) {
+    fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + why);
+  };
+  std::string_view sat_w = m_.attr_word(in, "sat_mode");
+  if (sat_w.empty()) sat_w = m_.attr_word(in, "satMode");
+  bool sat = !sat_w.empty() && sat_w != "OFF" && sat_w != "off";
+  std::string_view rm = m_.attr_word(in, "rmode");
+  // vroundps immediates (exceptions suppressed); -1: ties away from zero.
+  int mode;
+  if (rm.empty() || rm == "RINT" || rm == "CAST_RINT") mode = 8;
+  else if (rm == "FLOOR" || rm == "CAST_FLOOR") mode = 9;
+  else if (rm == "CEIL" || rm == "CAST_CEIL") mode = 10;
+  else if (rm == "TRUNC" || rm == "CAST_TRUNC" || rm == "NONE" || rm == "CAST_NONE") mode = 11;
+  else if (rm == "ROUND" || rm == "CAST_ROUND") mode = -1;
+  else return refuse(" with rmode " + std::string(rm));
+  bool sf = dtype_is_float(sd), df = dtype_is_float(dd);
+  if (sat && !(sf && !df && dtype_bytes(dd) < 4) && !(sf && dd == DType::I32)) return refuse(" with sat_mode on");
+  if (!sf && dd == DType::BF16 && dtype_bytes(sd) == 4)
+    return refuse(" (i32 / u32 -> bf16 would round twice)");
+  // Vector loop over src's valid region when the layouts allow one.
+  bool all_row = geo(src).rowvec && geo(dst).rowvec, all_col = geo(src).colvec && geo(dst).colvec;
+  if (!all_row && !all_col) {
+    if ((sd == DType::F32 && dd == DType::BF16) || (sd == DType::BF16 && dd == DType::F32)) return tcvt_elems(in);
+    return refuse(" between these layouts");
+  }
+  std::vector<Reg64> ptrs;
+  std::vector<Stride> strides;
+  if (!elem_loop(in, dst, {src}, ptrs, strides, src)) return;
+  unsigned ses = dtype_bytes(sd), des = dtype_bytes(dd);
+  Xmm x = V(0), t = V(9), u = V(10), w = V(11), e = V(12);
+  auto bimm = [&](const Xmm& v, uint32_t imm) {
+    mov(ecx, imm);
+    vmovd(Xmm(v.getIdx()), ecx);
+    vpbroadcastd(v, Xmm(v.getIdx()));
+  };
+  auto igt = [&](const Xmm& r, const Xmm& p, const Xmm& q2) {  // r = p > q2, signed 32-bit, vector mask
+    if (z()) {
+      vpcmpgtd(k7, p, q2);
+      vpmovm2d(r, k7);
+    } else {
+      vpcmpgtd(r, p, q2);
+    }
+  };
+  auto andn = [&](const Xmm& r, const Xmm& p, const Xmm& q2) {  // r = ~p & q2
+    z() ? vpandnd(r, p, q2) : vpandn(r, p, q2);
+  };
+  row_loop(ptrs, strides, [&](bool masked) {
+    vld_e(sd, x, rsi + rax * int(ses), masked);
+    if (sf && !df) {
+      cmp_ps(V(8), x, x, 7);  // ordered: a NaN gives 0 (the clamp below would hide it)
+      // Round to an integral float by rmode.
+      if (mode >= 0) {
+        z() ? vrndscaleps(t, x, uint8_t(mode)) : vroundps(t, x, uint8_t(mode));
+      } else {  // ties away: trunc(x) + sign(x) where |x - trunc(x)| >= 0.5
+        z() ? vrndscaleps(t, x, 11) : vroundps(t, x, 11);
+        vsubps(u, x, t);
+        bimm(w, 0x7fffffffu);
+        vandps(u, u, w);
+        bimm(w, 0x3f000000u);           // 0.5
+        cmp_ps(u, u, w, 0x1D);          // GE_OQ
+        bimm(w, 0x80000000u);
+        vandps(w, w, x);
+        bimm(e, 0x3f800000u);           // 1.0
+        vorps(w, w, e);                 // copysign(1, x)
+        vandps(w, w, u);
+        vaddps(t, t, w);
+      }
+      if (sat) {  // clamp to the destination's range (exact bounds below 2^24)
+        int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
+        int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
+        float flo = float(lo), fhi = float(hi);
+        uint32_t blo, bhi;
+        std::memcpy(&blo, &flo, 4);
+        std::memcpy(&bhi, &fhi, 4);
+        bimm(w, blo);
+        vmaxps(t, t, w);  // a NaN lane stays NaN (second operand)
+        if (dd != DType::I32) {
+          bimm(w, bhi);
+          vminps(t, t, w);
+        }
+      }
+      // t is integral: its int32 value, or for |t| >= 2^31 the low 32 bits
+      // of the value saturated to 64 bits (m << (e - 150), negated for a
+      // negative t; +2^64 and above: all ones). NaN: 0.
+      vcvttps2dq(u, t);
+      vpsrld(e, t, 23);
+      bimm(w, 0xff);
+      vlogic(Bin::And, e, e, w);        // biased exponent
+      bimm(w, 0x007fffffu);
+      vlogic(Bin::And, w, w, t);
+      bimm(x, 0x00800000u);
+      vlogic(Bin::Or, w, w, x);         // m
+      bimm(x, 150);
+      vpsubd(x, e, x);
+      vpsllvd(w, w, x);                 // m << (e - 150)
+      vpsrad(x, t, 31);                 // sign
+      vlogic(Bin::Xor, w, w, x);
+      vpsubd(w, w, x);                  // negated when t < 0
+      bimm(V(13), 190);
+      igt(V(13), e, V(13));             // t >= 2^64 (or Inf, NaN)
+      andn(V(13), x, V(13));            //   and positive: all ones
+      vlogic(Bin::Or, w, w, V(13));
+      if (sat && dd == DType::I32) {    // t >= 2^31: INT32_MAX
+        bimm(V(13), 157);
+        igt(V(13), e, V(13));
+        andn(V(13), x, V(13));
+        bimm(V(14), 0x7fffffffu);
+        vlogic(Bin::And, V(14), V(14), V(13));
+        blend_ps(u, u, V(14), V(13));
+      } else {
+        bimm(V(13), 157);
+        igt(V(13), e, V(13));           // |t| >= 2^31
+        blend_ps(u, u, w, V(13));
+      }
+      vlogic(Bin::And, x, u, V(8));
+    } else if (!sf && df) {
+      if (sd == DType::U32) {  // hi * 65536 + lo, each exact: one rounding
+        vpsrld(t, x, 16);
+        vcvtdq2ps(t, t);
+        bimm(u, 0x47800000u);  // 65536.0
+        vmulps(t, t, u);
+        vpslld(x, x, 16);
+        vpsrld(x, x, 16);
+        vcvtdq2ps(x, x);
+        vaddps(x, t, x);
+      } else {
+        vcvtdq2ps(x, x);
+      }
+    }
+    // float -> float: the lanes are f32 already, vst_e rounds to nearest
+    // even (bf16 lanes still hold a signalling NaN as it was: + -0.0
+    // quiets it as the interpreter's widening does); integer -> integer:
+    // vst_e truncates (wraps).
+    if (sd == DType::BF16 && df) {
+      bimm(t, 0x80000000u);
+      vaddps(x, x, t);
+    }
+    vst_e(dd, rdi + rax * int(des), x, masked);
+  });
+}
+
+// f32 <-> bf16 element by element (tiles of different layouts).
+void Gen::tcvt_elems(const Inst& in) {
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  DType sd = ty(src).elem, dd = ty(dst).elem;
+  bool narrow = sd == DType::F32 && dd == DType::BF16;
   Geo gs = geo(src), gd = geo(dst);
   mov(r8, q(src, 1));
   mov(r9, q(src, 2));
