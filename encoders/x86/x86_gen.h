@@ -94,7 +94,7 @@ inline unsigned int_bits(DType d) {
 inline bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index || d == DType::I1; }
 
 // Binary kinds of the element ops.
-enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min, And, Or, Xor, Shl, Shr };
+enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min, And, Or, Xor, Shl, Shr, ExpDif };
 
 class Gen : public CodeGenerator {
  public:
@@ -316,6 +316,9 @@ class Gen : public CodeGenerator {
   // (docs/semantics.md §5).
   void tcmp(const Inst& in);
   void tsel(const Inst& in);
+  void tfillpad(const Inst& in);
+  void twindow(const Inst& in);                   // textract / tinsert
+  uint32_t pad_bits(const ptoas::Type& t) const;  // the pad value's bits (rep stos pattern)
   void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)
   void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)
   void minmax_step(bool mx, const Xmm& acc, const Xmm& x);  // the interpreter's NaN rule (V2, V4, V5)

@@ -273,6 +273,27 @@ void Gen::tstore(const Inst& in) {
   tcopy(in, op(in, 0), op(in, in.n_ins), false);
 }
 
+// The pad value of tile type t as an element's bits: Null / Zero 0, Max
+// +Inf or the type's maximum, Min -Inf or the type's minimum.
+uint32_t Gen::pad_bits(const ptoas::Type& tt) const {
+  unsigned es = dtype_bytes(tt.elem);
+  uint32_t pad = 0;
+  bool fl = dtype_is_float(tt.elem);
+  bool uns = dtype_is_unsigned(tt.elem);
+  if (es == 4) {
+    if (tt.pad == 2) pad = fl ? 0x7f800000u : uns ? 0xffffffffu : 0x7fffffffu;
+    if (tt.pad == 3) pad = fl ? 0xff800000u : uns ? 0u : 0x80000000u;
+  } else if (es == 2) {
+    uint32_t inf = tt.elem == DType::F16 ? 0x7c00u : 0x7f80u;
+    if (tt.pad == 2) pad = fl ? inf : uns ? 0xffffu : 0x7fffu;
+    if (tt.pad == 3) pad = fl ? inf | 0x8000u : uns ? 0u : 0x8000u;
+  } else {
+    if (tt.pad == 2) pad = uns ? 0xffu : 0x7fu;
+    if (tt.pad == 3) pad = uns ? 0u : 0x80u;
+  }
+  return pad;
+}
+
 // Copies the overlap of the tile's valid region and the view (the
 // interpreter requires them to be equal and reports a mismatch) between
 // tile t and view v: contiguous rows (ND tile, view's last stride 1) or
@@ -297,20 +318,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
                         std::string(dtype_name(vt.elem)));
   Geo g = geo(t);
   if (load) {
-    uint32_t pad = 0;
-    bool fl = dtype_is_float(tt.elem);
-    bool uns = dtype_is_unsigned(tt.elem);
-    if (es == 4) {
-      if (tt.pad == 2) pad = fl ? 0x7f800000u : uns ? 0xffffffffu : 0x7fffffffu;
-      if (tt.pad == 3) pad = fl ? 0xff800000u : uns ? 0u : 0x80000000u;
-    } else if (es == 2) {
-      uint32_t inf = tt.elem == DType::F16 ? 0x7c00u : 0x7f80u;
-      if (tt.pad == 2) pad = fl ? inf : uns ? 0xffffu : 0x7fffu;
-      if (tt.pad == 3) pad = fl ? inf | 0x8000u : uns ? 0u : 0x8000u;
-    } else {
-      if (tt.pad == 2) pad = uns ? 0xffu : 0x7fu;
-      if (tt.pad == 3) pad = uns ? 0u : 0x80u;
-    }
+    uint32_t pad = pad_bits(tt);
     tile_ptr(rdi, t);
     mov(ecx, uint32_t(tt.rows) * uint32_t(tt.cols));
     mov(eax, pad);
@@ -444,6 +452,11 @@ void Gen::bin(Bin k, DType d) {
     case Bin::And: case Bin::Or: case Bin::Xor: vlogic(k, x0, x0, x1); break;
     // Shift counts are taken as they are; the interpreter reports counts
     // outside 0..bits-1 as errors (here: 0, or all sign bits, for >= 32).
+    case Bin::ExpDif:  // exp(a - b), a - b rounded to the element type first
+      vsubps(x0, x0, x1);
+      round_lane(d, x0);
+      math(Op::TExp);
+      break;
     case Bin::Shl: vpsllvd(x0, x0, x1); break;
     case Bin::Shr: dtype_is_unsigned(d) ? vpsrlvd(x0, x0, x1) : vpsravd(x0, x0, x1); break;
   }
@@ -460,6 +473,7 @@ bool bin_of(Op o, Bin& k) {
     case Op::TDiv: case Op::TDivS: case Op::TRowExpandDiv: case Op::TColExpandDiv: k = B::Div; return true;
     case Op::TMax: case Op::TMaxS: case Op::TRowExpandMax: case Op::TColExpandMax: k = B::Max; return true;
     case Op::TMin: case Op::TMinS: case Op::TRowExpandMin: case Op::TColExpandMin: k = B::Min; return true;
+    case Op::TRowExpandExpDif: case Op::TColExpandExpDif: k = B::ExpDif; return true;
     case Op::TAnd: case Op::TAndS: k = B::And; return true;
     case Op::TOr: case Op::TOrS: k = B::Or; return true;
     case Op::TXor: case Op::TXorS: k = B::Xor; return true;
@@ -475,7 +489,9 @@ void Gen::tile_op(const Inst& in) {
   switch (in.op) {
     case Op::TLoad: return tload(in);
     case Op::TStore: return tstore(in);
-    case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: return row_reduce(in);
+    case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);
+    case Op::TFillPad: case Op::TFillPadInplace: case Op::TFillPadExpand: return tfillpad(in);
+    case Op::TExtract: case Op::TInsert: return twindow(in);
     case Op::TColSum: case Op::TColMax: case Op::TColMin: case Op::TColProd: return col_reduce(in);
     case Op::TCmp: case Op::TCmpS: return tcmp(in);
     case Op::TSel: case Op::TSelS: return tsel(in);
@@ -488,10 +504,10 @@ void Gen::tile_op(const Inst& in) {
     case Op::TTri: return ttri(in);
     case Op::TMatmul: case Op::TMatmulAcc: case Op::TMatmulBias: return matmul(in);
     case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
-    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
+    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin: case Op::TRowExpandExpDif:
       return row_expand(in);
     case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
-    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin:
+    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin: case Op::TColExpandExpDif:
       return col_expand(in);
     default: return elementwise(in);
   }
@@ -705,7 +721,7 @@ void Gen::row_reduce(const Inst& in) {
   vbroadcastss(x3, dword[r14 + kSignF32]);
   tile_ptr(rsi, src);
   tile_ptr(rdi, dst);
-  bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax;
+  bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax, prod = in.op == Op::TRowProd;
   L(grp);
   mov(r11, lanes());  // rows in this group
   cmp(r11, r8);
@@ -741,9 +757,13 @@ void Gen::row_reduce(const Inst& in) {
     }
   };
   // Sums: f32 accumulates in f32 (f16 / bf16 too: the interpreter's
-  // TROWSUM accumulator), integers wrap; max / min in the lane type.
+  // TROWSUM accumulator), integers wrap; products round to the element
+  // type at each step; max / min in the lane type.
   if (sum) {
     vxorps(x0, x0, x0);
+  } else if (prod) {
+    if (fl) vbroadcastss(x0, dword[r14 + kOneF32]);
+    else vpbroadcastd(x0, dword[r14 + kIota + 4]);  // int 1
   } else {
     gather(x0);
     dec(r10);
@@ -751,13 +771,20 @@ void Gen::row_reduce(const Inst& in) {
   }
   L(col);
   gather(x1);
-  if (fl && sum) vaddps(x0, x0, x1);
-  else if (fl) minmax_step(mx, x0, x1);
-  else bin(sum ? Bin::Add : mx ? Bin::Max : Bin::Min, d);
+  if (fl && sum) {
+    vaddps(x0, x0, x1);
+  } else if (fl && prod) {
+    vmulps(x0, x0, x1);
+    round_lane(d, x0);
+  } else if (fl) {
+    minmax_step(mx, x0, x1);
+  } else {
+    bin(sum ? Bin::Add : prod ? Bin::Mul : mx ? Bin::Max : Bin::Min, d);
+  }
   dec(r10);
   jnz(col, T_NEAR);
   L(first);
-  if (fl && !sum) vaddps(x0, x0, x3);  // quiet a signalling NaN (f32 -> double)
+  if (fl && !sum && !prod) vaddps(x0, x0, x3);  // quiet a signalling NaN (f32 -> double)
   vst_e(d, rdi, x0, true, &r11);
   add(rdi, int(es) * lanes());
   add(rsi, int(lanes() * gs.rs));
@@ -1026,6 +1053,126 @@ void Gen::tsel(const Inst& in) {
   });
 }
 
+// The bits of an element type as 32-bit lanes (copies never convert).
+static DType bits_type(DType d) {
+  unsigned es = dtype_bytes(d);
+  return es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
+}
+
+// tfillpad / _inplace / _expand: the whole physical dst = src inside src's
+// valid region (capped at dst's shape), dst's pad value elsewhere. The
+// valid part is copied first (nothing to do in place), then the rest of
+// each row and the rows below are filled with rep stos.
+void Gen::tfillpad(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
+  DType d = bits_type(ty(dst).elem);
+  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
+  if (geo(src).dn || geo(dst).dn) return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
+  unsigned es = dtype_bytes(d);
+  const ptoas::Type& dt = ty(dst);
+  int64_t R = dt.rows, C = dt.cols;
+  if (src != dst) {
+    std::vector<Reg64> ptrs;
+    std::vector<Stride> strides;
+    if (!elem_loop(in, dst, {src}, ptrs, strides, src)) return;
+    row_loop(ptrs, strides, [&](bool masked) {
+      LD(V(0), rsi);
+      ST(rdi, V(0));
+    });
+  }
+  // r8 x r9 = the valid part (src's valid region capped at dst's shape).
+  mov(r8, q(src, 1));
+  mov(r9, q(src, 2));
+  clamp(r8, int32_t(R));
+  clamp(r9, int32_t(C));
+  xor_(ecx, ecx);
+  cmp(r8, 0);
+  cmovl(r8, rcx);
+  cmp(r9, 0);
+  cmovl(r9, rcx);
+  mov(eax, pad_bits(dt));
+  tile_ptr(r10, dst);
+  Label row, rest;
+  xor_(r11d, r11d);                    // row
+  L(row);
+  cmp(r11, r8);
+  jge(rest, T_NEAR);
+  imul(rdi, r11, int(C));
+  add(rdi, r9);
+  lea(rdi, ptr[r10 + rdi * int(es)]);
+  mov(rcx, int(C));
+  sub(rcx, r9);
+  rep();
+  es == 4 ? stosd() : es == 2 ? stosw() : stosb();
+  inc(r11);
+  jmp(row, T_NEAR);
+  L(rest);                             // rows r8 .. R-1 whole
+  imul(rdi, r8, int(C * int64_t(es)));
+  add(rdi, r10);
+  mov(rcx, int(R));
+  sub(rcx, r8);
+  imul(rcx, rcx, int(C));
+  rep();
+  es == 4 ? stosd() : es == 2 ? stosw() : stosb();
+}
+
+// textract ins(s, row, col): d[i, j] = s[row + i, col + j] over d's valid
+// region; tinsert ins(s, row, col) outs(d): d[row + i, col + j] = s[i, j]
+// over s's valid region. Bits are copied; the window is capped at the
+// other tile's shape (the interpreter reports a window past it, and a
+// negative offset, as errors: nothing is copied then).
+void Gen::twindow(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 3) return fail(in);
+  bool ext = in.op == Op::TExtract;
+  ValueId src = op(in, 0), dst = op(in, in.n_ins), ro = op(in, 1), co = op(in, 2);
+  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
+  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
+  std::string_view relu = m_.attr_word(in, "reluPreMode");
+  if (!relu.empty() && relu != "no_relu") return fail(in, "op " + std::string(op_name(in.op)) + " with relu");
+  DType d = bits_type(ty(dst).elem);
+  unsigned es = dtype_bytes(d);
+  ValueId win = ext ? src : dst;  // the tile the offsets index
+  std::vector<Reg64> ptrs;
+  std::vector<Stride> strides;
+  if (!elem_loop(in, dst, {src}, ptrs, strides, ext ? dst : src)) return;
+  // The loop may be rows- or columns-outer; r8 / r9 count outer / inner.
+  bool colmajor = !(geo(dst).rowvec && geo(src).rowvec);
+  Geo gw = geo(win);
+  const Reg64& wp = ext ? rsi : rdi;
+  mov(rax, q(ro, 0));
+  mov(rcx, q(co, 0));
+  // Cap the region at the window tile's shape minus the offsets.
+  mov(r10, int64_t(ty(win).rows));
+  sub(r10, rax);
+  mov(r11, int64_t(ty(win).cols));
+  sub(r11, rcx);
+  const Reg64& rows = colmajor ? r9 : r8;
+  const Reg64& cols = colmajor ? r8 : r9;
+  cmp(rows, r10);
+  cmovg(rows, r10);
+  cmp(cols, r11);
+  cmovg(cols, r11);
+  {
+    Label ok;
+    or_(rax, rcx);
+    jns(ok, T_NEAR);
+    xor_(r8d, r8d);                    // a negative offset: nothing
+    L(ok);
+  }
+  mov(rax, q(ro, 0));
+  imul(rax, rax, int(gw.rs));
+  add(wp, rax);
+  mov(rax, q(co, 0));
+  imul(rax, rax, int(gw.cs));
+  add(wp, rax);
+  row_loop(ptrs, strides, [&](bool masked) {
+    LD(V(0), rsi);
+    ST(rdi, V(0));
+  });
+}
+
 // The fused multi-term ops, each IEEE operation rounded to the element type
 // in turn as the interpreter evaluates them (f16 / bf16 through
 // round_lane); no FMA contraction.
@@ -1141,7 +1288,7 @@ void Gen::row_expand(const Inst& in) {
   bool f32 = dtype_is_float(d);
   Bin bk = Bin::Add;
   if (!plain) bin_of(in.op, bk);
-  if (!lane_type(d) || (!f32 && bk == Bin::Div)) return fail(in);
+  if (!lane_type(d) || (!f32 && (bk == Bin::Div || bk == Bin::ExpDif))) return fail(in);
   ValueId s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
   int colk = -1;  // which source is the column
   for (unsigned i = 0; i < nsrc; ++i) {
@@ -1204,7 +1351,7 @@ void Gen::col_expand(const Inst& in) {
   bool f32 = dtype_is_float(d);
   Bin bk = Bin::Add;
   if (!plain) bin_of(in.op, bk);
-  if (!lane_type(d) || (!f32 && bk == Bin::Div)) return fail(in);
+  if (!lane_type(d) || (!f32 && (bk == Bin::Div || bk == Bin::ExpDif))) return fail(in);
   ValueId s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
   Geo gd = geo(dst);
   if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
