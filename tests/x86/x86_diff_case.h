@@ -40,6 +40,10 @@ struct Case {
   std::vector<Param> params;
   uint32_t ulp_tol = 0;         // floats: allowed distance, in ULP of the element type
   bool expect_refused = false;  // the target must refuse to compile it, with a message
+  // f16 results rounded more than once (fused ops, column sums / products):
+  // a target whose f16 rounding breaks ties the wrong way (Bochs, see
+  // x86_diff.cpp) is off by more than the one tie there.
+  bool f16_rounds_often = false;
   // Optional: true when a difference at element i of buffer b is allowed.
   std::function<bool(size_t b, size_t i, uint64_t ref, uint64_t got)> tolerate;
   // Optional: what element i of buffer b is called in messages.
@@ -86,7 +90,10 @@ bool pick_arch(const std::string& op, DType d, ptoas::Arch& arch);
 // value (shift: amounts 0..bits-1).
 std::vector<uint64_t> scalars(DType d, bool shift);
 
-// Kernel text pieces. The kernels are `@k(%a, %b, %c, %s)`.
+// Kernel text pieces. kernel_head: `func.func @k(%<p>: !pto.ptr<dt>, ...,
+// %s: sdt)` and the index constants %c0 %c1 %R %C (s's valid region) %ld.
+std::string kernel_head(const std::vector<std::string>& ptrs, const std::string& dt, DType sdt, const Shape& s,
+                        size_t ld);
 std::string tile_ty(int r, int c, const std::string& dt, bool dn, const char* valid = "?x?");
 std::string view(const std::string& name, const std::string& p, const std::string& shape,
                  const std::string& strides, const std::string& dt);

@@ -159,6 +159,18 @@ std::string load(const std::string& view, const std::string& tile, const std::st
          "  pto.tload ins(%" + view + "p : " + pv + ") outs(%" + tile + " : " + tty + ")\n";
 }
 
+std::string kernel_head(const std::vector<std::string>& ptrs, const std::string& dt, DType sdt, const Shape& s,
+                        size_t ld) {
+  std::string k = "func.func @k(";
+  for (const std::string& p : ptrs) k += "%" + p + ": !pto.ptr<" + dt + ">, ";
+  k += "%s: " + std::string(dtype_name(sdt)) + ") attributes {pto.entry} {\n";
+  k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n";
+  k += "  %R = arith.constant " + std::to_string(s.vr) + " : index\n";
+  k += "  %C = arith.constant " + std::to_string(s.vc) + " : index\n";
+  k += "  %ld = arith.constant " + std::to_string(ld) + " : index\n";
+  return k;
+}
+
 const std::vector<DType>& lane_types() {
   static const std::vector<DType> v = {DType::F32, DType::F16, DType::BF16, DType::I32, DType::U32,
                                        DType::I16, DType::U16, DType::I8,  DType::U8};
@@ -230,13 +242,7 @@ namespace {
 DType scalar_type(DType d, bool used) { return narrow_float(d) && !used ? DType::F32 : d; }
 
 std::string kernel_head(const Shape& s, const std::string& dt, int ld, DType sdt) {
-  std::string k = "func.func @k(%a: !pto.ptr<" + dt + ">, %b: !pto.ptr<" + dt + ">, %c: !pto.ptr<" + dt +
-                  ">, %s: " + std::string(dtype_name(sdt)) + ") attributes {pto.entry} {\n";
-  k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n";
-  k += "  %R = arith.constant " + std::to_string(s.vr) + " : index\n";
-  k += "  %C = arith.constant " + std::to_string(s.vc) + " : index\n";
-  k += "  %ld = arith.constant " + std::to_string(ld) + " : index\n";
-  return k;
+  return x86diff::kernel_head({"a", "b", "c"}, dt, sdt, s, size_t(ld));
 }
 
 std::string store_end(const std::string& tile, const std::string& tty, const std::string& dt) {

@@ -15,19 +15,6 @@ using namespace ptoas;
 
 namespace {
 
-// `func.func @k(%<p>: !pto.ptr<dt>, ..., %s: sdt)` and the index constants
-// %c0 %c1 %R %C %ld.
-std::string head(const std::vector<std::string>& ptrs, const std::string& dt, DType sdt, const Shape& s, size_t ld) {
-  std::string k = "func.func @k(";
-  for (const std::string& p : ptrs) k += "%" + p + ": !pto.ptr<" + dt + ">, ";
-  k += "%s: " + std::string(dtype_name(sdt)) + ") attributes {pto.entry} {\n";
-  k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n";
-  k += "  %R = arith.constant " + std::to_string(s.vr) + " : index\n";
-  k += "  %C = arith.constant " + std::to_string(s.vc) + " : index\n";
-  k += "  %ld = arith.constant " + std::to_string(ld) + " : index\n";
-  return k;
-}
-
 std::string store(const std::string& tile, const std::string& tty, const std::string& dt) {
   return "  pto.tstore ins(%" + tile + " : " + tty + ") outs(%cp : !pto.partition_tensor_view<?x?x" + dt +
          ">)\n  return\n}\n";
@@ -69,7 +56,7 @@ std::string fused_kernel(const FusedOp& f, const Shape& s, DType d, bool dn, siz
   int rows = dn ? round32(s.rows, d) : s.rows, cols = dn ? s.cols : round32(s.cols, d);
   std::string T = tile_ty(rows, cols, dt, dn);
   bool scalar = f.kind == TileSTile || f.kind == TileS;
-  std::string k = head({"a", "b", "e", "c"}, dt, scalar || !narrow_float(d) ? d : DType::F32, s, ld);
+  std::string k = kernel_head({"a", "b", "e", "c"}, dt, scalar || !narrow_float(d) ? d : DType::F32, s, ld);
   for (const char* p : {"a", "b", "e", "c"}) k += view(p, p, "%R, %C", dn ? "%c1, %ld" : "%ld, %c1", dt);
   k += load("a", "ta", T, dt, "%R", "%C");
   if (!scalar) k += load("b", "tb", T, dt, "%R", "%C");
@@ -128,7 +115,7 @@ void add_row_reduce(std::vector<Case>& out, const char* op, DType d, const Shape
   std::string dt(dtype_name(d));
   bool dn_src = v == 1, dn_dst = v != 2;
   size_t ld = size_t(s.cols + 3), n = ld * size_t(std::max(s.vr, s.vc) + 1);
-  std::string k = head({"a", "b", "c"}, dt, narrow_float(d) ? DType::F32 : d, s, ld);
+  std::string k = kernel_head({"a", "b", "c"}, dt, narrow_float(d) ? DType::F32 : d, s, ld);
   int src_rows = dn_src ? round32(s.rows, d) : s.rows, src_cols = dn_src ? s.cols : round32(s.cols, d);
   std::string ta = tile_ty(src_rows, src_cols, dt, dn_src);
   std::string tc = tile_ty(dn_dst ? round32(s.rows, d) : s.rows, 1, dt, dn_dst, "?x1");
@@ -156,7 +143,7 @@ void add_row_reduce(std::vector<Case>& out, const char* op, DType d, const Shape
 void add_col_reduce(std::vector<Case>& out, const char* op, DType d, const Shape& s, bool tmp, Arch arch) {
   std::string dt(dtype_name(d));
   size_t ld = size_t(s.cols + 3), n = ld * size_t(std::max(s.vr, 1) + 1);
-  std::string k = head({"a", "b", "c"}, dt, narrow_float(d) ? DType::F32 : d, s, ld);
+  std::string k = kernel_head({"a", "b", "c"}, dt, narrow_float(d) ? DType::F32 : d, s, ld);
   int cols = round32(s.cols, d);
   std::string ta = tile_ty(s.rows, cols, dt, false), tc = tile_ty(1, cols, dt, false, "1x?");
   k += view("a", "a", "%R, %C", "%ld, %c1", dt);
@@ -176,6 +163,7 @@ void add_col_reduce(std::vector<Case>& out, const char* op, DType d, const Shape
   c.arch = arch;
   if (std::string(op) == "tcolprod")
     for (size_t i = 0; i < n; ++i) store_elem(c.bufs[0].data, d, i, near_one(d));
+  c.f16_rounds_often = std::string(op) == "tcolsum" || std::string(op) == "tcolprod";
   out.push_back(std::move(c));
 }
 
@@ -200,6 +188,7 @@ void fused_cases(std::vector<Case>& out) {
             Case c = fused_case(name + (scalar ? hexs(sc) : ""), text, d, s, dn, ld,
                                 scalar || !narrow_float(d) ? d : DType::F32, sc);
             c.arch = arch;
+            c.f16_rounds_often = true;
             out.push_back(std::move(c));
           }
         }
