@@ -324,4 +324,24 @@ class Gen : public CodeGenerator {
   void minmax_step(bool mx, const Xmm& acc, const Xmm& x);  // the interpreter's NaN rule (V2, V4, V5)
 };
 
+// The binary kind of an op (tadd, tadds, trowexpandadd, .. -> Add); false
+// when it has none.
+bool bin_of(Op o, Bin& k);
+
 }  // namespace ptoas::cg::x86::gen
+
+// Inside a row_loop body of an op with element type `d` (size `es`): one
+// vector at element rax of the row at p, masked in the tail.
+#define LD(y, p) vld_e(d, y, p + rax * int(es), masked)
+#define ST(p, y) vst_e(d, p + rax * int(es), y, masked)
+
+// Constants the element loops keep in registers: V3 -0.0, V4 abs mask,
+// V5 1.0, V6 0.
+#define LOOP_CONSTANTS()                          \
+  do {                                            \
+    vbroadcastss(V(3), dword[r14 + kSignF32]);    \
+    vbroadcastss(V(4), dword[r14 + kAbsF32]);     \
+    vbroadcastss(V(5), dword[r14 + kOneF32]);     \
+    vxorps(V(6), V(6), V(6));                     \
+  } while (0)
+

@@ -1,0 +1,296 @@
+// x86-64 code generation: the lane layer of the tile ops (x86_gen.h): which
+// tiles the vector loops take, loads and stores of every element type as
+// 32-bit lanes (widening, rounding or truncating narrow types), broadcasts,
+// and the loops over a tile's valid region (rows-outer for ND tiles,
+// columns-outer for DN ones; the tail lanes masked either way).
+#include <algorithm>
+
+#include "x86_gen.h"
+
+namespace ptoas::cg::x86::gen {
+
+bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
+  const ptoas::Type& t = ty(v);
+  if (t.kind != TypeKind::TileBuf) return false;
+  if (t.slayout != SLayout::NoneBox) {
+    fail(in, "op " + std::string(op_name(in.op)) + " on a boxed (fractal) tile");
+    return false;
+  }
+  if (t.rows <= 0 || t.cols <= 0) {
+    fail(in, "a tile of dynamic shape");
+    return false;
+  }
+  if (!lane_type(t.elem)) {
+    fail(in);
+    return false;
+  }
+  (void)movement;
+  return true;
+}
+
+bool Gen::lane_type(DType d) {
+  switch (d) {
+    case DType::F32: case DType::F16: case DType::BF16: case DType::I32: case DType::U32:
+    case DType::I16: case DType::U16: case DType::I8: case DType::U8:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Gen::vld_e(DType d, const Xmm& v, const RegExp& e, bool masked) {
+  if (dtype_bytes(d) == 4) return vld(v, ptr[e], masked);
+  Xmm t = masked && z() ? v | k1 | T_z : v;
+  switch (d) {
+    case DType::F16: vcvtph2ps(t, ptr[e]); break;
+    case DType::BF16:
+      vpmovzxwd(t, ptr[e]);
+      vpslld(v, v, 16);
+      break;
+    case DType::I16: vpmovsxwd(t, ptr[e]); break;
+    case DType::U16: vpmovzxwd(t, ptr[e]); break;
+    case DType::I8: vpmovsxbd(t, ptr[e]); break;
+    default: vpmovzxbd(t, ptr[e]); break;
+  }
+}
+
+void Gen::vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
+  if (z()) {
+    if (k == Bin::And) vpandd(d, a, b);
+    else if (k == Bin::Or) vpord(d, a, b);
+    else vpxord(d, a, b);
+  } else {
+    if (k == Bin::And) vpand(d, a, b);
+    else if (k == Bin::Or) vpor(d, a, b);
+    else vpxor(d, a, b);
+  }
+}
+
+void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count) {
+  unsigned es = dtype_bytes(d);
+  if (es == 4) return vst(ptr[e], v, masked);
+  if (d == DType::BF16) {
+    bf16_bits(v);
+    vpsrld(v, v, 16);
+  }
+  if (z()) {
+    Address a = masked && !break_tails_ ? ptr[e] | k1 : ptr[e];
+    if (d == DType::F16) vcvtps2ph(a, v, 0);  // round to nearest even
+    else if (es == 2) vpmovdw(a, v);          // truncating
+    else vpmovdb(a, v);
+    return;
+  }
+  // avx2: pack the 8 lanes into the low bytes of xmm14.
+  Ymm y(v.getIdx());
+  if (d == DType::F16) {
+    vcvtps2ph(xmm14, y, 0);
+  } else {
+    vpbroadcastd(ymm13, dword[r14 + (es == 2 ? kLow16 : kLow8)]);
+    vpand(ymm14, y, ymm13);
+    vextracti128(xmm13, ymm14, 1);
+    vpackusdw(xmm14, xmm14, xmm13);
+    if (es == 1) vpackuswb(xmm14, xmm14, xmm14);
+  }
+  if (!masked || break_tails_) {
+    if (es == 2) vmovdqu(ptr[e], xmm14);
+    else vmovq(ptr[e], xmm14);
+    return;
+  }
+  // The tail, (r9 - rax) or *count elements, in pieces of 8, 4, 2, 1
+  // bytes: nothing past the valid region is written.
+  Label l4, l2, l1, end;
+  lea(rbx, ptr[e]);
+  if (count) {
+    mov(rcx, *count);
+  } else {
+    mov(rcx, r9);
+    sub(rcx, rax);
+  }
+  if (es == 2) add(rcx, rcx);
+  if (count) {  // a whole vector is possible here (16 or 8 bytes)
+    Label part;
+    cmp(rcx, 8 * int(es));
+    jb(part, T_NEAR);
+    if (es == 2) vmovdqu(ptr[rbx], xmm14);
+    else vmovq(qword[rbx], xmm14);
+    jmp(end, T_NEAR);
+    L(part);
+  }
+  if (es == 2) {
+    test(cl, 8);
+    jz(l4, T_NEAR);
+    vmovq(qword[rbx], xmm14);
+    vpsrldq(xmm14, xmm14, 8);
+    add(rbx, 8);
+  }
+  L(l4);
+  test(cl, 4);
+  jz(l2, T_NEAR);
+  vmovd(dword[rbx], xmm14);
+  vpsrldq(xmm14, xmm14, 4);
+  add(rbx, 4);
+  L(l2);
+  test(cl, 2);
+  jz(l1, T_NEAR);
+  vpextrw(word[rbx], xmm14, 0);
+  vpsrldq(xmm14, xmm14, 2);
+  add(rbx, 2);
+  L(l1);
+  if (es == 1) {
+    test(cl, 1);
+    jz(end, T_NEAR);
+    vpextrb(byte[rbx], xmm14, 0);
+  }
+  L(end);
+}
+
+// Round to nearest even on the bits: x + 0x7fff + bit 16; a NaN keeps its
+// top bits and is quieted (the interpreter's f32_to_bf16_bits).
+void Gen::bf16_bits(const Xmm& v) {
+  Xmm r = V(13), t = V(14), m = V(12);
+  vpslld(r, v, 15);
+  vpsrld(r, r, 31);
+  vpbroadcastd(t, dword[r14 + kBf16Bias]);
+  vpaddd(r, r, t);
+  vpaddd(r, r, v);
+  vpbroadcastd(t, dword[r14 + kBf16Quiet]);
+  vlogic(Bin::Or, t, t, v);
+  cmp_ps(m, v, v, 3);  // unordered
+  blend_ps(v, r, t, m);
+}
+
+void Gen::round_lane(DType d, const Xmm& v) {
+  if (d == DType::F16) {
+    vcvtps2ph(H(13), v, 0);
+    vcvtph2ps(v, H(13));
+  } else if (d == DType::BF16) {
+    bf16_bits(v);
+    vpsrld(v, v, 16);
+    vpslld(v, v, 16);
+  }
+}
+
+// acc = isnan(acc) ? acc : (isnan(x) || x > acc [x < acc]) ? x : acc
+void Gen::minmax_step(bool mx, const Xmm& acc, const Xmm& x) {
+  Xmm t = V(2), m = V(4), o = V(5);
+  if (mx) vmaxps(t, x, acc);
+  else vminps(t, x, acc);
+  cmp_ps(m, x, x, 3);      // unordered
+  cmp_ps(o, acc, acc, 7);  // ordered
+  vandps(m, m, o);
+  blend_ps(acc, t, x, m);
+}
+
+void Gen::bcast_e(DType d, const Xmm& v, const RegExp& e) {
+  switch (d) {
+    case DType::F16:
+      movzx(ecx, word[e]);
+      vmovd(xmm13, ecx);
+      vcvtph2ps(xmm13, xmm13);
+      vbroadcastss(v, xmm13);
+      return;
+    case DType::BF16:
+      movzx(ecx, word[e]);
+      shl(ecx, 16);
+      break;
+    case DType::I16: movsx(ecx, word[e]); break;
+    case DType::U16: movzx(ecx, word[e]); break;
+    case DType::I8: movsx(ecx, byte[e]); break;
+    case DType::U8: movzx(ecx, byte[e]); break;
+    default: return vbroadcastss(v, dword[e]);
+  }
+  vmovd(xmm13, ecx);
+  vpbroadcastd(v, xmm13);
+}
+
+Gen::Geo Gen::geo(ValueId v) const {
+  const ptoas::Type& t = ty(v);
+  int64_t es = std::max(1u, dtype_bytes(t.elem));
+  bool dn = t.blayout == BLayout::ColMajor;
+  Geo g;
+  g.dn = dn;
+  g.rs = dn ? es : int64_t(t.cols) * es;
+  g.cs = dn ? int64_t(t.rows) * es : es;
+  g.rowvec = !dn || t.cols == 1;
+  g.colvec = dn || t.rows == 1;
+  return g;
+}
+
+void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
+                   const std::function<void(bool)>& body) {
+  Label done, row, vec, tail, next;
+  test(r8, r8);
+  jle(done, T_NEAR);
+  test(r9, r9);
+  jle(done, T_NEAR);
+  mov(r13, r9);
+  and_(r13, -lanes());
+  mov(rcx, r9);
+  and_(ecx, lanes() - 1);
+  tail_mask_rcx();
+  L(row);
+  xor_(eax, eax);
+  cmp(rax, r13);
+  jge(tail, T_NEAR);
+  L(vec);
+  body(false);
+  add(rax, lanes());
+  cmp(rax, r13);
+  jl(vec, T_NEAR);
+  L(tail);
+  cmp(rax, r9);
+  jge(next, T_NEAR);
+  body(true);
+  L(next);
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    if (strides[i].reg) add(ptrs[i], *strides[i].reg);
+    else add(ptrs[i], int(strides[i].imm));
+  }
+  dec(r8);
+  jnz(row, T_NEAR);
+  L(done);
+}
+
+// Sets up a row_loop over dst's valid region for dst and the source tiles
+// (pointers rdi, then rsi, rdx, r10, r11 in order). Loop order: columns
+// outer when every tile is DN (or one row high) and one is DN; rows outer
+// when every tile is ND (or one column wide); other mixes are refused. The
+// region is capped at what every tile physically holds (the interpreter
+// reports a source that is too small).
+bool Gen::elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, std::vector<Reg64>& ptrs,
+                    std::vector<Stride>& strides, ValueId region) {
+  if (region == kNone) region = dst;
+  std::vector<ValueId> all{dst};
+  all.insert(all.end(), tiles.begin(), tiles.end());
+  bool all_row = true, all_col = true, any_dn = false;
+  for (ValueId v : all) {
+    Geo g = geo(v);
+    all_row &= g.rowvec;
+    all_col &= g.colvec;
+    any_dn |= g.dn;
+  }
+  bool colmajor = all_col && (any_dn || !all_row);
+  if (!colmajor && !all_row) {
+    fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
+    return false;
+  }
+  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
+  for (ValueId v : tiles) {
+    cap_r = std::min(cap_r, ty(v).rows);
+    cap_c = std::min(cap_c, ty(v).cols);
+  }
+  mov(r8, q(region, colmajor ? 2 : 1));
+  mov(r9, q(region, colmajor ? 1 : 2));
+  clamp(r8, colmajor ? cap_c : cap_r);
+  clamp(r9, colmajor ? cap_r : cap_c);
+  static const Reg64 regs[] = {rdi, rsi, rdx, r10, r11};
+  for (size_t i = 0; i < all.size(); ++i) {
+    tile_ptr(regs[i], all[i]);
+    ptrs.push_back(regs[i]);
+    Geo g = geo(all[i]);
+    strides.push_back({nullptr, colmajor ? g.cs : g.rs});
+  }
+  return true;
+}
+
+}  // namespace ptoas::cg::x86::gen

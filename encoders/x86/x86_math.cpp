@@ -1,0 +1,111 @@
+// x86-64 code generation: exp / log / rsqrt of f32 lanes, evaluated in
+// double (x86_gen.h, docs/x86_backend.md).
+#include "x86_gen.h"
+
+namespace ptoas::cg::x86::gen {
+
+// ---- exp / log / rsqrt ---------------------------------------------------------------------
+// Each half of V0 is widened to doubles (4 per ymm, 8 per zmm) and evaluated in double
+// precision (relative error ~1e-16), then rounded to f32 once; the
+// interpreter rounds the double std::exp / std::log / 1 / std::sqrt to f32
+// the same way, so results differ only where the two double values straddle
+// an f32 rounding boundary (at most 1 ULP; docs/x86_backend.md has the
+// measured numbers). Special inputs are blended in afterwards.
+
+// exp: n = round(x / ln2), r = x - n ln2 (|r| <= ln2 / 2), e^r by its
+// Taylor polynomial to degree 12, times 2^n built in the exponent field.
+// x is clamped to [-200, 200] first: e^200 rounds to +Inf and e^-200 to +0
+// in f32, as the unclamped values do.
+void Gen::exp_pd(const Xmm& x) {
+  Xmm n = V(10), p = V(11);
+  vminpd(x, x, dc(kDExpHi));
+  vmaxpd(x, x, dc(kDExpLo));
+  vmulpd(n, x, dc(kDLog2e));
+  round_pd(n, n);                          // n, to nearest even, no exception
+  vfnmadd231pd(x, n, dc(kDLn2Hi));         // r = x - n ln2_hi
+  vfnmadd231pd(x, n, dc(kDLn2Lo));         //     - n ln2_lo
+  vmovupd(p, dc(kDExpC));
+  for (int i = 1; i < 13; ++i) vfmadd213pd(p, x, dc(kDExpC + i));  // p = p r + c
+  vcvtpd2dq(H(10), n);
+  vpmovsxdq(n, H(10));
+  vpaddq(n, n, dc(kI64Bias));
+  vpsllq(n, n, 52);                        // 2^n
+  vmulpd(x, p, n);
+}
+
+// log: x = m 2^e with m in [sqrt(1/2), sqrt(2)); s = (m - 1) / (m + 1),
+// log m = 2 atanh s = 2 s (1 + s^2/3 + .. + s^16/17) (|s| <= 0.172, the
+// next term is below 1e-15 relative); log x = e ln2 + log m. Valid for
+// positive finite normal doubles (every positive finite f32); zero,
+// negative, Inf and NaN lanes are replaced by the caller.
+void Gen::log_pd(const Xmm& x) {
+  Xmm e = V(10), t = V(11), u = V(12), p = V(13);
+  vpsrlq(e, x, 52);                        // biased exponent (x > 0)
+  vlogic(Bin::Or, e, e, dc(kDMagic));
+  vsubpd(e, e, dc(kDMagicBias));           // e, exactly
+  vandpd(x, x, dc(kDMantMask));
+  vorpd(x, x, dc(kDExpOne));               // m in [1, 2)
+  cmp_pd(t, x, dc(kDSqrt2), 0x1E);         // m > sqrt 2 (GT_OQ)
+  vmulpd(u, x, dc(kDHalf));
+  blend_pd(x, x, u, t);
+  vandpd(t, t, dc(kDOne));
+  vaddpd(e, e, t);
+  vsubpd(t, x, dc(kDOne));                 // f = m - 1 (exact)
+  vaddpd(u, x, dc(kDOne));                 // m + 1
+  vdivpd(t, t, u);                         // s
+  vmulpd(u, t, t);                         // z = s^2
+  vmovupd(p, dc(kDLogC));
+  for (int i = 1; i < 9; ++i) vfmadd213pd(p, u, dc(kDLogC + i));
+  vaddpd(t, t, t);
+  vmulpd(t, t, p);                         // 2 s p
+  vfmadd231pd(t, e, dc(kDLn2Lo));          // + e ln2_lo
+  vfmadd231pd(t, e, dc(kDLn2Hi));          // + e ln2_hi (exact product)
+  vmovapd(x, t);
+}
+
+void Gen::math(Op o) {
+  auto half = [&](const Xmm& y) {
+    if (o == Op::TExp) {
+      exp_pd(y);
+    } else if (o == Op::TLog) {
+      log_pd(y);
+    } else {  // 1 / sqrt(x) in double, exactly the interpreter's operations
+      vsqrtpd(y, y);
+      vmovupd(V(10), dc(kDOne));
+      vdivpd(y, V(10), y);
+    }
+  };
+  Xmm x0 = V(0), x6 = V(6), x8 = V(8), x10 = V(10), x11 = V(11), x12 = V(12);
+  vcvtps2pd(x8, H(0));
+  half(x8);
+  vcvtpd2ps(H(8), x8);
+  extract_hi(H(9), x0);
+  vcvtps2pd(V(9), H(9));
+  half(V(9));
+  vcvtpd2ps(H(9), V(9));
+  insert_hi(x8, H(9));
+  if (o == Op::TRsqrt) {
+    vmovaps(x0, x8);
+    return;
+  }
+  if (o == Op::TLog) {
+    // x == +-0: -Inf; x < 0: the default NaN (what std::log gives); +Inf:
+    // +Inf.
+    cmp_ps(x10, x0, x6, 0);                // EQ_OQ
+    vbroadcastss(x11, dword[r14 + kNegInfF32]);
+    blend_ps(x8, x8, x11, x10);
+    cmp_ps(x10, x0, x6, 1);                // LT_OS
+    vbroadcastss(x12, dword[r14 + kNegInfF32]);
+    vmulps(x12, x12, x6);                  // -Inf * 0 = the default NaN
+    blend_ps(x8, x8, x12, x10);
+    vbroadcastss(x11, dword[r14 + kPosInfF32]);
+    cmp_ps(x10, x0, x11, 0);
+    blend_ps(x8, x8, x11, x10);
+  }
+  // NaN in: the same NaN, quieted.
+  cmp_ps(x10, x0, x0, 3);                  // UNORD_Q
+  vaddps(x11, x0, x0);
+  blend_ps(x0, x8, x11, x10);
+}
+
+}  // namespace ptoas::cg::x86::gen

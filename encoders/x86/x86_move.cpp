@@ -1,0 +1,344 @@
+// x86-64 code generation: copies and conversions between tiles: tfillpad,
+// textract / tinsert, tcvt (x86_gen.h, docs/x86_backend.md).
+#include <algorithm>
+#include <cstring>
+
+#include "x86_gen.h"
+
+namespace ptoas::cg::x86::gen {
+
+// The bits of an element type as 32-bit lanes (copies never convert).
+static DType bits_type(DType d) {
+  unsigned es = dtype_bytes(d);
+  return es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
+}
+
+// tfillpad / _inplace / _expand: the whole physical dst = src inside src's
+// valid region (capped at dst's shape), dst's pad value elsewhere. The
+// valid part is copied first (nothing to do in place), then the rest of
+// each row and the rows below are filled with rep stos.
+void Gen::tfillpad(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
+  DType d = bits_type(ty(dst).elem);
+  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
+  if (geo(src).dn || geo(dst).dn) return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
+  unsigned es = dtype_bytes(d);
+  const ptoas::Type& dt = ty(dst);
+  int64_t R = dt.rows, C = dt.cols;
+  if (src != dst) {
+    std::vector<Reg64> ptrs;
+    std::vector<Stride> strides;
+    if (!elem_loop(in, dst, {src}, ptrs, strides, src)) return;
+    row_loop(ptrs, strides, [&](bool masked) {
+      LD(V(0), rsi);
+      ST(rdi, V(0));
+    });
+  }
+  // r8 x r9 = the valid part (src's valid region capped at dst's shape).
+  mov(r8, q(src, 1));
+  mov(r9, q(src, 2));
+  clamp(r8, int32_t(R));
+  clamp(r9, int32_t(C));
+  xor_(ecx, ecx);
+  cmp(r8, 0);
+  cmovl(r8, rcx);
+  cmp(r9, 0);
+  cmovl(r9, rcx);
+  mov(eax, pad_bits(dt));
+  tile_ptr(r10, dst);
+  Label row, rest;
+  xor_(r11d, r11d);                    // row
+  L(row);
+  cmp(r11, r8);
+  jge(rest, T_NEAR);
+  imul(rdi, r11, int(C));
+  add(rdi, r9);
+  lea(rdi, ptr[r10 + rdi * int(es)]);
+  mov(rcx, int(C));
+  sub(rcx, r9);
+  rep();
+  es == 4 ? stosd() : es == 2 ? stosw() : stosb();
+  inc(r11);
+  jmp(row, T_NEAR);
+  L(rest);                             // rows r8 .. R-1 whole
+  imul(rdi, r8, int(C * int64_t(es)));
+  add(rdi, r10);
+  mov(rcx, int(R));
+  sub(rcx, r8);
+  imul(rcx, rcx, int(C));
+  rep();
+  es == 4 ? stosd() : es == 2 ? stosw() : stosb();
+}
+
+// textract ins(s, row, col): d[i, j] = s[row + i, col + j] over d's valid
+// region; tinsert ins(s, row, col) outs(d): d[row + i, col + j] = s[i, j]
+// over s's valid region. Bits are copied; the window is capped at the
+// other tile's shape (the interpreter reports a window past it, and a
+// negative offset, as errors: nothing is copied then).
+void Gen::twindow(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 3) return fail(in);
+  bool ext = in.op == Op::TExtract;
+  ValueId src = op(in, 0), dst = op(in, in.n_ins), ro = op(in, 1), co = op(in, 2);
+  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
+  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
+  std::string_view relu = m_.attr_word(in, "reluPreMode");
+  if (!relu.empty() && relu != "no_relu") return fail(in, "op " + std::string(op_name(in.op)) + " with relu");
+  DType d = bits_type(ty(dst).elem);
+  unsigned es = dtype_bytes(d);
+  ValueId win = ext ? src : dst;  // the tile the offsets index
+  std::vector<Reg64> ptrs;
+  std::vector<Stride> strides;
+  if (!elem_loop(in, dst, {src}, ptrs, strides, ext ? dst : src)) return;
+  // The loop may be rows- or columns-outer; r8 / r9 count outer / inner.
+  bool colmajor = !(geo(dst).rowvec && geo(src).rowvec);
+  Geo gw = geo(win);
+  const Reg64& wp = ext ? rsi : rdi;
+  mov(rax, q(ro, 0));
+  mov(rcx, q(co, 0));
+  // Cap the region at the window tile's shape minus the offsets.
+  mov(r10, int64_t(ty(win).rows));
+  sub(r10, rax);
+  mov(r11, int64_t(ty(win).cols));
+  sub(r11, rcx);
+  const Reg64& rows = colmajor ? r9 : r8;
+  const Reg64& cols = colmajor ? r8 : r9;
+  cmp(rows, r10);
+  cmovg(rows, r10);
+  cmp(cols, r11);
+  cmovg(cols, r11);
+  {
+    Label ok;
+    or_(rax, rcx);
+    jns(ok, T_NEAR);
+    xor_(r8d, r8d);                    // a negative offset: nothing
+    L(ok);
+  }
+  mov(rax, q(ro, 0));
+  imul(rax, rax, int(gw.rs));
+  add(wp, rax);
+  mov(rax, q(co, 0));
+  imul(rax, rax, int(gw.cs));
+  add(wp, rax);
+  row_loop(ptrs, strides, [&](bool masked) {
+    LD(V(0), rsi);
+    ST(rdi, V(0));
+  });
+}
+
+// ---- tcvt --------------------------------------------------------------------------------
+
+// tcvt between lane types over the source's valid region (docs/semantics.md
+// §10, docs/x86_backend.md): float -> float rounds to nearest even, integer
+// -> integer wraps, integer -> float rounds once, float -> integer rounds by
+// rmode and keeps the low bits of out-of-range values.
+void Gen::tcvt(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
+  DType sd = ty(src).elem, dd = ty(dst).elem;
+  auto refuse = [&](const std::string& why) {
+    fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + why);
+  };
+  std::string_view sat_w = m_.attr_word(in, "sat_mode");
+  if (sat_w.empty()) sat_w = m_.attr_word(in, "satMode");
+  bool sat = !sat_w.empty() && sat_w != "OFF" && sat_w != "off";
+  std::string_view rm = m_.attr_word(in, "rmode");
+  // vroundps immediates (exceptions suppressed); -1: ties away from zero.
+  int mode;
+  if (rm.empty() || rm == "RINT" || rm == "CAST_RINT") mode = 8;
+  else if (rm == "FLOOR" || rm == "CAST_FLOOR") mode = 9;
+  else if (rm == "CEIL" || rm == "CAST_CEIL") mode = 10;
+  else if (rm == "TRUNC" || rm == "CAST_TRUNC" || rm == "NONE" || rm == "CAST_NONE") mode = 11;
+  else if (rm == "ROUND" || rm == "CAST_ROUND") mode = -1;
+  else return refuse(" with rmode " + std::string(rm));
+  bool sf = dtype_is_float(sd), df = dtype_is_float(dd);
+  if (sat && !(sf && !df && dtype_bytes(dd) < 4) && !(sf && dd == DType::I32)) return refuse(" with sat_mode on");
+  if (!sf && dd == DType::BF16 && dtype_bytes(sd) == 4)
+    return refuse(" (i32 / u32 -> bf16 would round twice)");
+  // Vector loop over src's valid region when the layouts allow one.
+  bool all_row = geo(src).rowvec && geo(dst).rowvec, all_col = geo(src).colvec && geo(dst).colvec;
+  if (!all_row && !all_col) {
+    if ((sd == DType::F32 && dd == DType::BF16) || (sd == DType::BF16 && dd == DType::F32)) return tcvt_elems(in);
+    return refuse(" between these layouts");
+  }
+  std::vector<Reg64> ptrs;
+  std::vector<Stride> strides;
+  if (!elem_loop(in, dst, {src}, ptrs, strides, src)) return;
+  unsigned ses = dtype_bytes(sd), des = dtype_bytes(dd);
+  Xmm x = V(0), t = V(9), u = V(10), w = V(11), e = V(12);
+  auto bimm = [&](const Xmm& v, uint32_t imm) {
+    mov(ecx, imm);
+    vmovd(Xmm(v.getIdx()), ecx);
+    vpbroadcastd(v, Xmm(v.getIdx()));
+  };
+  auto igt = [&](const Xmm& r, const Xmm& p, const Xmm& q2) {  // r = p > q2, signed 32-bit, vector mask
+    if (z()) {
+      vpcmpgtd(k7, p, q2);
+      vpmovm2d(r, k7);
+    } else {
+      vpcmpgtd(r, p, q2);
+    }
+  };
+  auto andn = [&](const Xmm& r, const Xmm& p, const Xmm& q2) {  // r = ~p & q2
+    z() ? vpandnd(r, p, q2) : vpandn(r, p, q2);
+  };
+  row_loop(ptrs, strides, [&](bool masked) {
+    vld_e(sd, x, rsi + rax * int(ses), masked);
+    if (sf && !df) {
+      cmp_ps(V(8), x, x, 7);  // ordered: a NaN gives 0 (the clamp below would hide it)
+      // Round to an integral float by rmode.
+      if (mode >= 0) {
+        z() ? vrndscaleps(t, x, uint8_t(mode)) : vroundps(t, x, uint8_t(mode));
+      } else {  // ties away: trunc(x) + sign(x) where |x - trunc(x)| >= 0.5
+        z() ? vrndscaleps(t, x, 11) : vroundps(t, x, 11);
+        vsubps(u, x, t);
+        bimm(w, 0x7fffffffu);
+        vandps(u, u, w);
+        bimm(w, 0x3f000000u);           // 0.5
+        cmp_ps(u, u, w, 0x1D);          // GE_OQ
+        bimm(w, 0x80000000u);
+        vandps(w, w, x);
+        bimm(e, 0x3f800000u);           // 1.0
+        vorps(w, w, e);                 // copysign(1, x)
+        vandps(w, w, u);
+        vaddps(t, t, w);
+      }
+      if (sat) {  // clamp to the destination's range (exact bounds below 2^24)
+        int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
+        int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
+        float flo = float(lo), fhi = float(hi);
+        uint32_t blo, bhi;
+        std::memcpy(&blo, &flo, 4);
+        std::memcpy(&bhi, &fhi, 4);
+        bimm(w, blo);
+        vmaxps(t, t, w);  // a NaN lane stays NaN (second operand)
+        if (dd != DType::I32) {
+          bimm(w, bhi);
+          vminps(t, t, w);
+        }
+      }
+      // t is integral: its int32 value, or for |t| >= 2^31 the low 32 bits
+      // of the value saturated to 64 bits (m << (e - 150), negated for a
+      // negative t; +2^64 and above: all ones). NaN: 0.
+      vcvttps2dq(u, t);
+      vpsrld(e, t, 23);
+      bimm(w, 0xff);
+      vlogic(Bin::And, e, e, w);        // biased exponent
+      bimm(w, 0x007fffffu);
+      vlogic(Bin::And, w, w, t);
+      bimm(x, 0x00800000u);
+      vlogic(Bin::Or, w, w, x);         // m
+      bimm(x, 150);
+      vpsubd(x, e, x);
+      vpsllvd(w, w, x);                 // m << (e - 150)
+      vpsrad(x, t, 31);                 // sign
+      vlogic(Bin::Xor, w, w, x);
+      vpsubd(w, w, x);                  // negated when t < 0
+      bimm(V(13), 190);
+      igt(V(13), e, V(13));             // t >= 2^64 (or Inf, NaN)
+      andn(V(13), x, V(13));            //   and positive: all ones
+      vlogic(Bin::Or, w, w, V(13));
+      if (sat && dd == DType::I32) {    // t >= 2^31: INT32_MAX
+        bimm(V(13), 157);
+        igt(V(13), e, V(13));
+        andn(V(13), x, V(13));
+        bimm(V(14), 0x7fffffffu);
+        vlogic(Bin::And, V(14), V(14), V(13));
+        blend_ps(u, u, V(14), V(13));
+      } else {
+        bimm(V(13), 157);
+        igt(V(13), e, V(13));           // |t| >= 2^31
+        blend_ps(u, u, w, V(13));
+      }
+      vlogic(Bin::And, x, u, V(8));
+    } else if (!sf && df) {
+      if (sd == DType::U32) {  // hi * 65536 + lo, each exact: one rounding
+        vpsrld(t, x, 16);
+        vcvtdq2ps(t, t);
+        bimm(u, 0x47800000u);  // 65536.0
+        vmulps(t, t, u);
+        vpslld(x, x, 16);
+        vpsrld(x, x, 16);
+        vcvtdq2ps(x, x);
+        vaddps(x, t, x);
+      } else {
+        vcvtdq2ps(x, x);
+      }
+    }
+    // float -> float: the lanes are f32 already, vst_e rounds to nearest
+    // even (bf16 lanes still hold a signalling NaN as it was: + -0.0
+    // quiets it as the interpreter's widening does); integer -> integer:
+    // vst_e truncates (wraps).
+    if (sd == DType::BF16 && df) {
+      bimm(t, 0x80000000u);
+      vaddps(x, x, t);
+    }
+    vst_e(dd, rdi + rax * int(des), x, masked);
+  });
+}
+
+// f32 <-> bf16 element by element (tiles of different layouts). f32 ->
+// bf16 rounds to nearest even (a NaN keeps its top bits and is quieted);
+// bf16 -> f32 is exact, a NaN quieted (the interpreter widens through
+// double).
+void Gen::tcvt_elems(const Inst& in) {
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  DType sd = ty(src).elem, dd = ty(dst).elem;
+  bool narrow = sd == DType::F32 && dd == DType::BF16;
+  Geo gs = geo(src), gd = geo(dst);
+  mov(r8, q(src, 1));
+  mov(r9, q(src, 2));
+  clamp(r8, std::min(ty(src).rows, ty(dst).rows));
+  clamp(r9, std::min(ty(src).cols, ty(dst).cols));
+  Label row, col, end;
+  test(r8, r8);
+  jle(end, T_NEAR);
+  test(r9, r9);
+  jle(end, T_NEAR);
+  tile_ptr(rsi, src);
+  tile_ptr(rdi, dst);
+  vmovss(xmm3, dword[r14 + kSignF32]);
+  L(row);
+  mov(r10, rsi);
+  mov(r11, rdi);
+  mov(rcx, r9);
+  L(col);
+  if (narrow) {
+    Label nan, st;
+    mov(eax, dword[r10]);
+    mov(edx, eax);
+    and_(edx, 0x7fffffff);
+    cmp(edx, 0x7f800000);
+    ja(nan, T_NEAR);
+    mov(edx, eax);
+    shr(edx, 16);
+    and_(edx, 1);
+    lea(eax, ptr[rax + rdx + 0x7fff]);
+    shr(eax, 16);
+    jmp(st, T_NEAR);
+    L(nan);
+    shr(eax, 16);
+    or_(eax, 0x40);
+    L(st);
+    mov(word[r11], ax);
+  } else {
+    movzx(eax, word[r10]);
+    shl(eax, 16);
+    vmovd(xmm0, eax);
+    vaddss(xmm0, xmm0, xmm3);  // quiets a signalling NaN
+    vmovss(dword[r11], xmm0);
+  }
+  add(r10, int(gs.cs));
+  add(r11, int(gd.cs));
+  dec(rcx);
+  jnz(col, T_NEAR);
+  add(rsi, int(gs.rs));
+  add(rdi, int(gd.rs));
+  dec(r8);
+  jnz(row, T_NEAR);
+  L(end);
+}
+
+}  // namespace ptoas::cg::x86::gen
