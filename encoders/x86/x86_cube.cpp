@@ -230,10 +230,14 @@ void Gen::ttri(const Inst& in) {
   L(end);
 }
 
-// tmatmul / tmatmul.acc / tmatmul.bias: per (i, j) one accumulator, k in
-// order: f32 acc = fma(a, b, acc) (vfmadd231ss; bf16 operands widened
-// exactly), then + cin / + bias[0, j] as f32 adds; i8 x i8 -> i32 wrapping.
-// m = a.vrow, k = a.vcol, n = b.vcol, capped by the tiles' shapes.
+// tmatmul / tmatmul.acc / tmatmul.bias, one vector of output columns at a
+// time: acc[j] = fma(a[i, k], b[k, j], acc[j]) for k ascending (the
+// interpreter's order per element, so bit-exact; bf16 widened exactly,
+// i8 x i8 -> i32 wrapping), then cin + acc / acc + bias[0, j]. m = a.vrow,
+// k = a.vcol, n = b.vcol, capped by the tiles' shapes. Every layout's
+// element index is row part + column part (tile_elem_index), so the
+// columns of a row of b, cin, bias and c are gathered (scattered) through
+// one vector of column offsets per chunk.
 void Gen::matmul(const Inst& in) {
   bool acc_in = in.op == Op::TMatmulAcc, bias = in.op == Op::TMatmulBias;
   unsigned ia = acc_in ? 1 : 0;
@@ -260,74 +264,145 @@ void Gen::matmul(const Inst& in) {
     clamp(r9, ty(cin).cols);
   }
   if (bias) clamp(r9, ty(bt).cols);
-  Label row, col, nextrow, end, kl, kdone;
-  xor_(r13d, r13d);
+  // Column offsets in bytes of columns j0 + lane: ((c >> lic) * K1 +
+  // (c & (ic - 1)) * K2) * es, the column part of tile_elem_index.
+  Xmm idx = V(7), tmp = V(6);
+  auto bimm = [&](const Xmm& v, uint32_t imm) {
+    mov(ecx, imm);
+    vmovd(Xmm(v.getIdx()), ecx);
+    vpbroadcastd(v, Xmm(v.getIdx()));
+  };
+  auto col_part = [&](const Xmm& dst, const ptoas::Type& t) -> bool {
+    int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
+    int64_t k1, k2, ic;
+    int lic;
+    if (t.slayout == SLayout::NoneBox) {
+      ic = int64_t(1) << 30;
+      lic = 30;
+      k1 = 0;
+      k2 = t.blayout == BLayout::RowMajor ? 1 : t.rows;
+    } else {
+      int64_t ir;
+      tile_inner_box(t, ir, ic);
+      lic = log2_exact(ic);
+      if (lic < 0) return false;
+      int64_t nbr = (t.rows + ir - 1) / ir;
+      bool col_boxes = t.blayout == BLayout::ColMajor, col_inner = t.slayout == SLayout::ColMajor;
+      k1 = (col_boxes ? nbr : 1) * ir * ic;
+      k2 = col_inner ? ir : 1;
+    }
+    vmovups(dst, ptr[r14 + kIota]);
+    vmovd(Xmm(tmp.getIdx()), esi);
+    vpbroadcastd(tmp, Xmm(tmp.getIdx()));
+    vpaddd(dst, dst, tmp);                 // column numbers
+    vpsrld(tmp, dst, uint8_t(lic));
+    bimm(V(5), uint32_t(k1 * es));
+    vpmulld(tmp, tmp, V(5));
+    bimm(V(5), uint32_t(ic - 1));
+    vlogic(Bin::And, dst, dst, V(5));
+    bimm(V(5), uint32_t(k2 * es));
+    vpmulld(dst, dst, V(5));
+    vpaddd(dst, dst, tmp);
+    return true;
+  };
+  // Widens gathered dwords whose low bytes are the element.
+  auto widen = [&](const Xmm& y) {
+    if (ae == DType::BF16) {
+      vpslld(y, y, 16);
+    } else if (i32) {
+      vpslld(y, y, 24);
+      vpsrad(y, y, 24);
+    }
+  };
+  Label row, chunk, nextrow, end, kl, kdone;
+  xor_(r12d, r12d);                        // column 0 (row parts)
+  xor_(r13d, r13d);                        // i
   L(row);
   cmp(r13, r8);
   jge(end, T_NEAR);
-  xor_(esi, esi);
-  L(col);
+  xor_(esi, esi);                          // j0
+  L(chunk);
   cmp(rsi, r9);
   jge(nextrow, T_NEAR);
-  vxorps(xmm0, xmm0, xmm0);
-  xor_(r11d, r11d);
-  xor_(edi, edi);
+  mov(rbx, r9);
+  sub(rbx, rsi);
+  clamp(rbx, lanes());                     // columns in this chunk
+  mov(rcx, rbx);
+  tail_mask_rcx();
+  Xmm acc = V(0), bv = V(1), av = V(2);
+  vxorps(acc, acc, acc);
+  if (!col_part(idx, btt)) return fail(in, "a boxed tile with a non-power-of-two inner box");
+  xor_(edi, edi);                          // k
   L(kl);
   cmp(rdi, r10);
   jge(kdone, T_NEAR);
-  if (!elem_off(in, at, r13, rdi)) return;
-  mov(rcx, rax);
-  add(rcx, r15);
-  add(rcx, q(a, 0));
-  if (!elem_off(in, btt, rdi, rsi)) return;
+  if (!elem_off(in, btt, rdi, r12)) return;  // row k of b
   add(rax, r15);
   add(rax, q(b, 0));
-  if (i32) {
-    movsx(edx, byte[rcx]);
-    movsx(ecx, byte[rax]);
-    imul(edx, ecx);
-    add(r11d, edx);
-  } else if (ae == DType::F32) {
-    vmovss(xmm1, dword[rcx]);
-    vmovss(xmm2, dword[rax]);
-    vfmadd231ss(xmm0, xmm1, xmm2);
+  gather_ps(bv, rax, idx, 1);
+  widen(bv);
+  if (!elem_off(in, at, r13, rdi)) return;   // a[i, k]
+  add(rax, r15);
+  add(rax, q(a, 0));
+  if (ae == DType::F32) {
+    vbroadcastss(av, dword[rax]);
+  } else if (ae == DType::BF16) {
+    movzx(ecx, word[rax]);
+    shl(ecx, 16);
+    vmovd(Xmm(av.getIdx()), ecx);
+    vpbroadcastd(av, Xmm(av.getIdx()));
   } else {
-    movzx(edx, word[rcx]);
-    shl(edx, 16);
-    vmovd(xmm1, edx);
-    movzx(edx, word[rax]);
-    shl(edx, 16);
-    vmovd(xmm2, edx);
-    vfmadd231ss(xmm0, xmm1, xmm2);
+    movsx(ecx, byte[rax]);
+    vmovd(Xmm(av.getIdx()), ecx);
+    vpbroadcastd(av, Xmm(av.getIdx()));
+  }
+  if (i32) {
+    vpmulld(bv, av, bv);
+    vpaddd(acc, acc, bv);
+  } else {
+    vfmadd231ps(acc, av, bv);              // fma(a, b, acc), as the scalar form
   }
   inc(rdi);
   jmp(kl, T_NEAR);
   L(kdone);
-  if (acc_in) {
-    if (!elem_off(in, ty(cin), r13, rsi)) return;
+  if (acc_in) {  // cin + acc
+    if (!col_part(idx, ty(cin))) return fail(in);
+    if (!elem_off(in, ty(cin), r13, r12)) return;
     add(rax, r15);
     add(rax, q(cin, 0));
-    if (i32) add(r11d, dword[rax]);
-    else {
-      vmovss(xmm1, dword[rax]);
-      vaddss(xmm0, xmm1, xmm0);
-    }
+    gather_ps(bv, rax, idx, 1);
+    i32 ? vpaddd(acc, bv, acc) : vaddps(acc, bv, acc);
   }
-  if (bias) {
-    xor_(r12d, r12d);
-    if (!elem_off(in, ty(bt), r12, rsi)) return;
+  if (bias) {    // acc + bias[0, j]
+    if (!col_part(idx, ty(bt))) return fail(in);
+    mov(rax, q(bt, 0));
     add(rax, r15);
-    add(rax, q(bt, 0));
-    if (i32) add(r11d, dword[rax]);
-    else vaddss(xmm0, xmm0, dword[rax]);
+    gather_ps(bv, rax, idx, 1);
+    i32 ? vpaddd(acc, acc, bv) : vaddps(acc, acc, bv);
   }
-  if (!elem_off(in, ct, r13, rsi)) return;
+  // c[i, j0 + lane] = acc (only the chunk's columns).
+  if (!col_part(idx, ct)) return fail(in);
+  if (!elem_off(in, ct, r13, r12)) return;
   add(rax, r15);
   add(rax, q(c, 0));
-  if (i32) mov(dword[rax], r11d);
-  else vmovss(dword[rax], xmm0);
-  inc(rsi);
-  jmp(col, T_NEAR);
+  if (z()) {
+    kmovw(k2, k1);
+    vscatterdps(ptr[rax + Zmm(idx.getIdx()) * 1] | k2, acc);
+  } else {  // no scatter: through the red zone (the kernel calls nothing)
+    Label st;
+    vmovups(ptr[rsp - 64], acc);
+    vmovups(ptr[rsp - 32], Ymm(idx.getIdx()));
+    xor_(r11d, r11d);
+    L(st);
+    mov(ecx, dword[rsp - 32 + r11 * 4]);
+    mov(edx, dword[rsp - 64 + r11 * 4]);
+    mov(dword[rax + rcx], edx);
+    inc(r11);
+    cmp(r11, rbx);
+    jl(st, T_NEAR);
+  }
+  add(rsi, lanes());
+  jmp(chunk, T_NEAR);
   L(nextrow);
   inc(r13);
   jmp(row, T_NEAR);
