@@ -66,6 +66,27 @@ bool Gen::elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const R
   return true;
 }
 
+// r13 over [0, r8) outer, rsi over [0, r9) inner; `body` emits one
+// element's code (false: an error was reported, stop).
+void Gen::grid_loop(const std::function<bool()>& body) {
+  Label row, col, nextrow, end;
+  xor_(r13d, r13d);
+  L(row);
+  cmp(r13, r8);
+  jge(end, T_NEAR);
+  xor_(esi, esi);
+  L(col);
+  cmp(rsi, r9);
+  jge(nextrow, T_NEAR);
+  if (!body()) return;
+  inc(rsi);
+  jmp(col, T_NEAR);
+  L(nextrow);
+  inc(r13);
+  jmp(row, T_NEAR);
+  L(end);
+}
+
 // tload / tstore of a boxed tile: the pad fill of the whole storage, then an
 // element loop over the overlap of the valid region and the view.
 void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
@@ -103,38 +124,26 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   }
   mov(rbx, q(v, 0));
   tile_ptr(r12, t);
-  Label row, col, nextrow, end;
-  xor_(r13d, r13d);
-  L(row);
-  cmp(r13, r8);
-  jge(end, T_NEAR);
-  xor_(esi, esi);
-  L(col);
-  cmp(rsi, r9);
-  jge(nextrow, T_NEAR);
-  if (!elem_off(in, tt, r13, rsi)) return;
-  mov(rcx, r13);
-  imul(rcx, r10);
-  mov(rdx, rsi);
-  imul(rdx, r11);
-  add(rcx, rdx);
-  add(rcx, rbx);
-  add(rax, r12);
-  const Reg& tmp = es == 4 ? Reg(edx) : es == 2 ? Reg(dx) : Reg(dl);
-  auto at = [&](const Reg64& p) { return es == 4 ? dword[p] : es == 2 ? word[p] : byte[p]; };
-  if (load) {
-    mov(tmp, at(rcx));
-    mov(at(rax), tmp);
-  } else {
-    mov(tmp, at(rax));
-    mov(at(rcx), tmp);
-  }
-  inc(rsi);
-  jmp(col, T_NEAR);
-  L(nextrow);
-  inc(r13);
-  jmp(row, T_NEAR);
-  L(end);
+  grid_loop([&]() -> bool {
+    if (!elem_off(in, tt, r13, rsi)) return false;
+    mov(rcx, r13);
+    imul(rcx, r10);
+    mov(rdx, rsi);
+    imul(rdx, r11);
+    add(rcx, rdx);
+    add(rcx, rbx);
+    add(rax, r12);
+    const Reg& tmp = es == 4 ? Reg(edx) : es == 2 ? Reg(dx) : Reg(dl);
+    auto at = [&](const Reg64& p) { return es == 4 ? dword[p] : es == 2 ? word[p] : byte[p]; };
+    if (load) {
+      mov(tmp, at(rcx));
+      mov(at(rax), tmp);
+    } else {
+      mov(tmp, at(rax));
+      mov(at(rcx), tmp);
+    }
+    return true;
+  });
 }
 
 // tmov between tiles of one element type (any layouts): dst[r, c] = src[r, c]
@@ -157,32 +166,20 @@ void Gen::tmov(const Inst& in) {
   mov(r9, q(d, 2));
   clamp(r8, std::min(st.rows, dt.rows));
   clamp(r9, std::min(st.cols, dt.cols));
-  Label row, col, nextrow, end;
-  xor_(r13d, r13d);
-  L(row);
-  cmp(r13, r8);
-  jge(end, T_NEAR);
-  xor_(esi, esi);
-  L(col);
-  cmp(rsi, r9);
-  jge(nextrow, T_NEAR);
-  if (!elem_off(in, st, r13, rsi)) return;
-  mov(rcx, rax);
-  add(rcx, r15);
-  add(rcx, q(s, 0));
-  if (!elem_off(in, dt, r13, rsi)) return;
-  add(rax, r15);
-  add(rax, q(d, 0));
-  const Reg& tmp = es == 4 ? Reg(edx) : es == 2 ? Reg(dx) : Reg(dl);
-  auto at = [&](const Reg64& p) { return es == 4 ? dword[p] : es == 2 ? word[p] : byte[p]; };
-  mov(tmp, at(rcx));
-  mov(at(rax), tmp);
-  inc(rsi);
-  jmp(col, T_NEAR);
-  L(nextrow);
-  inc(r13);
-  jmp(row, T_NEAR);
-  L(end);
+  grid_loop([&]() -> bool {
+    if (!elem_off(in, st, r13, rsi)) return false;
+    mov(rcx, rax);
+    add(rcx, r15);
+    add(rcx, q(s, 0));
+    if (!elem_off(in, dt, r13, rsi)) return false;
+    add(rax, r15);
+    add(rax, q(d, 0));
+    const Reg& tmp = es == 4 ? Reg(edx) : es == 2 ? Reg(dx) : Reg(dl);
+    auto at = [&](const Reg64& p) { return es == 4 ? dword[p] : es == 2 ? word[p] : byte[p]; };
+    mov(tmp, at(rcx));
+    mov(at(rax), tmp);
+    return true;
+  });
 }
 
 // ttri ins(diag?) outs(dst): 1 where (lower) j <= i + diag, (upper)
@@ -203,31 +200,19 @@ void Gen::ttri(const Inst& in) {
   clamp(r8, dt.rows);
   clamp(r9, dt.cols);
   mov(r12d, one);
-  Label row, col, nextrow, end;
-  xor_(r13d, r13d);
-  L(row);
-  cmp(r13, r8);
-  jge(end, T_NEAR);
-  xor_(esi, esi);
-  L(col);
-  cmp(rsi, r9);
-  jge(nextrow, T_NEAR);
-  if (!elem_off(in, dt, r13, rsi)) return;
-  add(rax, r15);
-  add(rax, q(d, 0));
-  mov(rcx, r13);
-  add(rcx, rbx);  // i + diag
-  xor_(edx, edx);
-  cmp(rsi, rcx);
-  if (upper) cmovge(edx, r12d);
-  else cmovle(edx, r12d);
-  mov(dword[rax], edx);
-  inc(rsi);
-  jmp(col, T_NEAR);
-  L(nextrow);
-  inc(r13);
-  jmp(row, T_NEAR);
-  L(end);
+  grid_loop([&]() -> bool {
+    if (!elem_off(in, dt, r13, rsi)) return false;
+    add(rax, r15);
+    add(rax, q(d, 0));
+    mov(rcx, r13);
+    add(rcx, rbx);  // i + diag
+    xor_(edx, edx);
+    cmp(rsi, rcx);
+    if (upper) cmovge(edx, r12d);
+    else cmovle(edx, r12d);
+    mov(dword[rax], edx);
+    return true;
+  });
 }
 
 // tmatmul / tmatmul.acc / tmatmul.bias, one vector of output columns at a

@@ -257,6 +257,7 @@ class Gen : public CodeGenerator {
   // interpreter's tile_elem_index.
   bool elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const Reg64& c);
   void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
+  void grid_loop(const std::function<bool()>& body);  // r13 < r8 rows x rsi < r9 columns
   void tmov(const Inst& in);
   void ttri(const Inst& in);
   void matmul(const Inst& in);
@@ -304,6 +305,7 @@ class Gen : public CodeGenerator {
   };
   void row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
                 const std::function<void(bool)>& body);
+  void vec_bounds(Label& done);  // the row_loop prologue: empty region -> done; r13, tail mask
   // `region`: the tile whose valid region is iterated (default dst).
   bool elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, std::vector<Reg64>& ptrs,
                  std::vector<Stride>& strides, ValueId region = kNone);

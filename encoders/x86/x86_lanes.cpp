@@ -216,9 +216,9 @@ Gen::Geo Gen::geo(ValueId v) const {
   return g;
 }
 
-void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
-                   const std::function<void(bool)>& body) {
-  Label done, row, vec, tail, next;
+// Jumps to `done` when r8 or r9 is 0 or less; else r13 = r9 rounded down
+// to whole vectors and the tail mask = the r9 % lanes() lanes.
+void Gen::vec_bounds(Label& done) {
   test(r8, r8);
   jle(done, T_NEAR);
   test(r9, r9);
@@ -228,6 +228,12 @@ void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& st
   mov(rcx, r9);
   and_(ecx, lanes() - 1);
   tail_mask_rcx();
+}
+
+void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
+                   const std::function<void(bool)>& body) {
+  Label done, row, vec, tail, next;
+  vec_bounds(done);
   L(row);
   xor_(eax, eax);
   cmp(rax, r13);

@@ -135,15 +135,7 @@ void Gen::col_reduce(const Inst& in) {
   clamp(r8, ty(src).rows);
   clamp(r9, std::min(ty(src).cols, ty(dst).cols));
   Label done, vec, tail;
-  test(r8, r8);
-  jle(done, T_NEAR);
-  test(r9, r9);
-  jle(done, T_NEAR);
-  mov(r13, r9);
-  and_(r13, -lanes());
-  mov(rcx, r9);
-  and_(ecx, lanes() - 1);
-  tail_mask_rcx();
+  vec_bounds(done);
   vbroadcastss(V(3), dword[r14 + kSignF32]);
   tile_ptr(rsi, src);
   tile_ptr(rdi, dst);

@@ -147,19 +147,92 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     }
     jmp(done, T_NEAR);
   };
-  if (g.rowvec && es == 4) {
+  // 1- and 2-byte elements: each contiguous run (r9 elements) copied as
+  // bytes, whole vectors then the tail (avx512: a byte-masked move; avx2:
+  // pieces of 16, 8, 4, 2, 1 bytes), never touching a byte outside it.
+  auto byte_copy = [&](const Reg64& vstride, int64_t tstride) {
+    Label row, vec, tail, next;
+    int vb = z() ? 64 : 32;
+    mov(rdi, load ? r12 : rbx);
+    mov(rsi, load ? rbx : r12);
+    test(r8, r8);
+    jle(done, T_NEAR);
+    test(r9, r9);
+    jle(done, T_NEAR);
+    L(row);
+    mov(rcx, r9);
+    if (es == 2) add(rcx, rcx);
+    mov(rdx, rdi);
+    mov(rax, rsi);
+    L(vec);
+    cmp(rcx, vb);
+    jb(tail, T_NEAR);
+    if (z()) {
+      vmovdqu8(zmm0, ptr[rax]);
+      vmovdqu8(ptr[rdx], zmm0);
+    } else {
+      vmovdqu(ymm0, ptr[rax]);
+      vmovdqu(ptr[rdx], ymm0);
+    }
+    add(rax, vb);
+    add(rdx, vb);
+    sub(rcx, vb);
+    jmp(vec, T_NEAR);
+    L(tail);
+    if (z()) {
+      mov(r13, -1);
+      bzhi(r13, r13, rcx);
+      kmovq(k3, r13);
+      vmovdqu8(zmm0 | k3 | T_z, ptr[rax]);
+      vmovdqu8(ptr[rdx] | k3, zmm0);
+    } else {
+      for (int part : {16, 8, 4, 2, 1}) {
+        Label skip;
+        test(cl, part);
+        jz(skip, T_NEAR);
+        if (part == 16) {
+          vmovdqu(xmm0, ptr[rax]);
+          vmovdqu(ptr[rdx], xmm0);
+        } else {
+          const Reg& t = part == 8 ? Reg(r13) : part == 4 ? Reg(r13d) : part == 2 ? Reg(r13w) : Reg(r13b);
+          Address sa = part == 8 ? qword[rax] : part == 4 ? dword[rax] : part == 2 ? word[rax] : byte[rax];
+          Address da = part == 8 ? qword[rdx] : part == 4 ? dword[rdx] : part == 2 ? word[rdx] : byte[rdx];
+          mov(t, sa);
+          mov(da, t);
+        }
+        add(rax, part);
+        add(rdx, part);
+        L(skip);
+      }
+    }
+    if (load) {
+      add(rdi, int(tstride));
+      add(rsi, vstride);
+    } else {
+      add(rdi, vstride);
+      add(rsi, int(tstride));
+    }
+    dec(r8);
+    jnz(row, T_NEAR);
+    jmp(done, T_NEAR);
+  };
+  auto copy = [&](const Reg64& vstride, int64_t tstride) {
+    if (es == 4) vec_copy(vstride, tstride);
+    else byte_copy(vstride, tstride);
+  };
+  if (g.rowvec) {
     Label no;
-    cmp(r11, 4);
+    cmp(r11, int(es));
     jne(no, T_NEAR);
-    vec_copy(r10, g.rs);
+    copy(r10, g.rs);
     L(no);
   }
-  if (g.colvec && rank == 2 && es == 4) {
+  if (g.colvec && rank == 2) {
     Label no;
-    cmp(r10, 4);
+    cmp(r10, int(es));
     jne(no, T_NEAR);
     xchg(r8, r9);  // columns outer
-    vec_copy(r11, g.cs);
+    copy(r11, g.cs);
     L(no);
   }
   L(general);
