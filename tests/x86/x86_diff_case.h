@@ -40,10 +40,17 @@ struct Case {
   std::vector<Param> params;
   uint32_t ulp_tol = 0;         // floats: allowed distance, in ULP of the element type
   bool expect_refused = false;  // the target must refuse to compile it, with a message
+  std::string refuse_word = "scalar";  // ... that names this
   // f16 results rounded more than once (fused ops, column sums / products):
   // a target whose f16 rounding breaks ties the wrong way (Bochs, see
   // x86_diff.cpp) is off by more than the one tie there.
   bool f16_rounds_often = false;
+  // The kernel copies input elements to a tstore unchanged (tsel, tfillpad,
+  // textract, tinsert): a signalling NaN the target stores bit for bit
+  // where the interpreter's tstore (through double) quiets it is counted
+  // apart (Stats::snan_quieted), not failed. docs/semantics.md §0.1 says
+  // equal types copy; the difference is reported, not hidden.
+  bool snan_copy = false;
   // Optional: true when a difference at element i of buffer b is allowed.
   std::function<bool(size_t b, size_t i, uint64_t ref, uint64_t got)> tolerate;
   // Optional: what element i of buffer b is called in messages.
@@ -105,6 +112,9 @@ void elementwise_cases(std::vector<Case>& out);  // x86_diff_elt.cpp: every dtyp
 void misc_cases(std::vector<Case>& out);         // x86_diff_misc.cpp: tcvt, matmul, ttri, scalars
 void fused_cases(std::vector<Case>& out);        // x86_diff_fused.cpp: fused ops (taddc ... taxpy)
 void reduce_cases(std::vector<Case>& out);       // x86_diff_fused.cpp: row / column reductions, every dtype
+// x86_diff_ops.cpp: tcvt (every lane type pair, rmode, sat_mode), tcmp(s) +
+// tsel(s), tfillpad(_inplace/_expand), textract / tinsert at offsets.
+void ops_cases(std::vector<Case>& out);
 // Op / dtype pairs the case generators left out because the op table allows
 // them on neither a3 nor a5 ("trelu i16").
 const std::vector<std::string>& skipped_pairs();

@@ -215,7 +215,8 @@ const OpCase kOps[] = {
 
 const char* const kExpandOps[] = {"trowexpandadd", "trowexpandsub", "trowexpandmul", "trowexpanddiv",
                                   "trowexpandmax", "trowexpandmin", "tcolexpandadd", "tcolexpandsub",
-                                  "tcolexpandmul", "tcolexpanddiv", "tcolexpandmax", "tcolexpandmin"};
+                                  "tcolexpandmul", "tcolexpanddiv", "tcolexpandmax", "tcolexpandmin",
+                                  "trowexpandexpdif", "tcolexpandexpdif"};
 
 std::vector<std::string> g_skipped;  // op/dtype pairs the op table refuses
 
@@ -360,6 +361,15 @@ void add_exhaustive(std::vector<Case>& out, const OpCase& o, DType d, Arch arch)
   }
 }
 
+// A float of `d` in [-12, 12] (f16: [-6, 6], so that exp of a difference
+// stays finite mostly).
+uint64_t moderate(DType d) {
+  float f = float(int32_t(rnd() % 24001) - 12000) / (d == DType::F16 ? 2000.0f : 1000.0f);
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return d == DType::F32 ? b : d == DType::F16 ? rt::f32_to_f16_bits(f) : rt::f32_to_bf16_bits(f);
+}
+
 }  // namespace
 
 const std::vector<std::string>& skipped_pairs() { return g_skipped; }
@@ -395,6 +405,16 @@ void elementwise_cases(std::vector<Case>& out) {
         Case c = abc_case(op + (swap ? "(swapped) " : " ") + dt + " " + s.name,
                           expand_kernel(op, row, s, d, swap, plain), d, d, n, ld, scalar_type(d, false), 0);
         c.arch = arch;
+        if (op.find("expdif") != std::string::npos) {
+          // exp(a - b): differences mostly within the exp range, so that
+          // the results are not all 0 or Inf; f16: the JIT's exp rounds
+          // double -> f32 -> f16 (1 ULP, as texp).
+          for (size_t b = 0; b < 2; ++b)
+            for (size_t i = 0; i < n; ++i)
+              if (rnd() % 4) store_elem(c.bufs[b].data, d, i, moderate(d));
+          c.ulp_tol = narrow_float(d) ? 1 : 0;
+          c.f16_rounds_often = true;  // a - b rounds to f16 first, then exp
+        }
         out.push_back(std::move(c));
       };
       for (const char* e : kExpandOps) {

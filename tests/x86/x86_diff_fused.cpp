@@ -1,6 +1,6 @@
 // x86_diff cases: the fused ops (taddc tsubc taddsc tsubsc tmuladddst
 // tfusedmuladd tfusedmuladdrelu tsubrelu tprelu tlrelu taxpy) and the row
-// (trowsum/max/min) and column (tcolsum/max/min/prod) reductions, for every
+// (trowsum/max/min/prod) and column (tcolsum/max/min/prod) reductions, for every
 // element type the op table allows, over the shape classes.
 #include <algorithm>
 #include <cstdio>
@@ -135,6 +135,10 @@ void add_row_reduce(std::vector<Case>& out, const char* op, DType d, const Shape
                      (dn_dst ? "" : " ND dst") + (v == 0 ? " tmp" : "");
   Case c = abc_case(name, k, d, d, n, ld, narrow_float(d) ? DType::F32 : d, 0);
   c.arch = arch;
+  if (std::string(op) == "trowprod") {
+    for (size_t i = 0; i < n; ++i) store_elem(c.bufs[0].data, d, i, near_one(d));
+    c.f16_rounds_often = true;
+  }
   out.push_back(std::move(c));
 }
 
@@ -197,7 +201,7 @@ void fused_cases(std::vector<Case>& out) {
 
 void reduce_cases(std::vector<Case>& out) {
   for (DType d : lane_types()) {
-    for (const char* op : {"trowsum", "trowmax", "trowmin"}) {
+    for (const char* op : {"trowsum", "trowmax", "trowmin", "trowprod"}) {
       Arch arch;
       if (!pick_arch(op, d, arch)) continue;
       for (const Shape& s : shapes())
