@@ -156,10 +156,10 @@ void Gen::row_expand(const Inst& in) {
     ptrs.push_back(rdx);
     strides.push_back({nullptr, geo(s[1]).rs});
   }
+  if (plain) d = bits_type(d);  // trowexpand copies bits
   row_loop(ptrs, strides, [&](bool masked) {
     if (plain) {
       bcast_e(d, V(0), rsi);
-      if (f32) vaddps(V(0), V(0), V(3));  // quiets a signalling NaN, as the interpreter's copy
     } else {
       if (colk == 0) bcast_e(d, V(0), rsi);
       else LD(V(0), rsi);
@@ -221,13 +221,12 @@ void Gen::col_expand(const Inst& in) {
     ptrs.push_back(rdx);
     strides.push_back({&r11, 0});
   }
+  if (plain) d = bits_type(d);  // tcolexpand copies bits
   row_loop(ptrs, strides, [&](bool masked) {
     LD(V(0), rsi);
     if (!plain) {
       LD(V(1), rdx);
       bin(bk, d);
-    } else if (f32) {
-      vaddps(V(0), V(0), V(3));  // quiets a signalling NaN, as the interpreter's copy
     }
     ST(rdi, V(0));
   });

@@ -326,6 +326,12 @@ class Gen : public CodeGenerator {
   void minmax_step(bool mx, const Xmm& acc, const Xmm& x);  // the interpreter's NaN rule (V2, V4, V5)
 };
 
+// The bits of an element type as 32-bit lanes (copies never convert).
+inline DType bits_type(DType d) {
+  unsigned es = dtype_bytes(d);
+  return es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
+}
+
 // The binary kind of an op (tadd, tadds, trowexpandadd, .. -> Add); false
 // when it has none.
 bool bin_of(Op o, Bin& k);

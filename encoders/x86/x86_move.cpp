@@ -7,11 +7,6 @@
 
 namespace ptoas::cg::x86::gen {
 
-// The bits of an element type as 32-bit lanes (copies never convert).
-static DType bits_type(DType d) {
-  unsigned es = dtype_bytes(d);
-  return es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
-}
 
 // tfillpad / _inplace / _expand: the whole physical dst = src inside src's
 // valid region (capped at dst's shape), dst's pad value elsewhere. The

@@ -96,7 +96,9 @@ void tstore(Exec& ex, const Inst& in) {
     for (int64_t c = 0; c < t.vcol; ++c) {
       uint8_t* dst = v.base + view_offset(v, r, c) * int64_t(gsize);
       ex.check_gm(in, v, dst, gsize, "tstore writes");
-      if (is_float(t.elem) && is_float(v.elem)) {
+      if (!convert && !relu && !atomic_add) {
+        copy_elem(dst, t.at(r, c), t.elem);  // a plain store copies bits (a signalling NaN too)
+      } else if (is_float(t.elem) && is_float(v.elem)) {
         double x = t.getf(r, c);
         if (relu) x = x > 0 ? x : 0;
         if (atomic_add) x = x + load_f(dst, v.elem);

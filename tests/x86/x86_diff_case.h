@@ -45,12 +45,6 @@ struct Case {
   // a target whose f16 rounding breaks ties the wrong way (Bochs, see
   // x86_diff.cpp) is off by more than the one tie there.
   bool f16_rounds_often = false;
-  // The kernel copies input elements to a tstore unchanged (tsel, tfillpad,
-  // textract, tinsert): a signalling NaN the target stores bit for bit
-  // where the interpreter's tstore (through double) quiets it is counted
-  // apart (Stats::snan_quieted), not failed. docs/semantics.md §0.1 says
-  // equal types copy; the difference is reported, not hidden.
-  bool snan_copy = false;
   // Optional: true when a difference at element i of buffer b is allowed.
   std::function<bool(size_t b, size_t i, uint64_t ref, uint64_t got)> tolerate;
   // Optional: what element i of buffer b is called in messages.

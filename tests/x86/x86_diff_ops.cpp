@@ -229,7 +229,6 @@ void add_cmp(std::vector<Case>& out, DType d, DType md, const Shape& s, const ch
     if (i % 4 == 1) store_elem(bufs[1].data, d, i, load_elem(bufs[0].data, d, i));
   }
   Case c = make_case(name, k, std::move(bufs), d, sc, arch);
-  c.snan_copy = sel;
   out.push_back(std::move(c));
 }
 
@@ -286,7 +285,6 @@ void add_fillpad(std::vector<Case>& out, const char* op, DType d, const Shape& s
   k += "  return\n}\n";
   Case c = make_case(std::string(op) + " " + dt + " pad=" + std::to_string(pad) + " " + s.name, k,
                      {make_buffer("a", d, n, ld, false), make_buffer("c", d, n, ld, true)}, DType::F32, 0, arch);
-  c.snan_copy = true;
   out.push_back(std::move(c));
 }
 
@@ -342,7 +340,6 @@ void add_window(std::vector<Case>& out, bool extract, DType d, bool dn, int ro, 
                           std::to_string(ro) + ", " + std::to_string(co) + ") " + std::to_string(vr) + "x" +
                           std::to_string(vc),
                       k, {a, c}, DType::F32, 0, arch);
-  cs.snan_copy = true;
   out.push_back(std::move(cs));
 }
 
