@@ -3,6 +3,7 @@
 // docs/x86_backend.md).
 #include <algorithm>
 
+#include "tile_layout.h"
 #include "x86_gen.h"
 
 namespace ptoas::cg::x86::gen {
@@ -14,6 +15,16 @@ void Gen::tile_op(const Inst& in) {
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);
     case Op::TFillPad: case Op::TFillPadInplace: case Op::TFillPadExpand: return tfillpad(in);
     case Op::TExtract: case Op::TInsert: return twindow(in);
+    case Op::TReshape: {  // no copy: dst takes src's storage (same location and byte size)
+      if (in.n_ins < 1 || in.n_outs != 1) return fail(in);
+      ValueId src = op(in, 0), dst = op(in, in.n_ins);
+      if (ty(src).kind != TypeKind::TileBuf || ty(dst).kind != TypeKind::TileBuf) return fail(in);
+      if (ty(src).loc != ty(dst).loc || tile_storage_bytes(ty(src)) != tile_storage_bytes(ty(dst)))
+        return fail(in, "pto.treshape between tiles of different locations or sizes");
+      mov(rax, q(src, 0));
+      mov(q(dst, 0), rax);
+      return;
+    }
     case Op::TColSum: case Op::TColMax: case Op::TColMin: case Op::TColProd: return col_reduce(in);
     case Op::TCmp: case Op::TCmpS: return tcmp(in);
     case Op::TSel: case Op::TSelS: return tsel(in);

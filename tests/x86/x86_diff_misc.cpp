@@ -145,6 +145,31 @@ void add_ttri(std::vector<Case>& out, const Shape& s, bool upper, int diag) {
                          DType::F32, 0));
 }
 
+// treshape: a loaded R x C tile seen as (R*C/W) x W, then tadds 1 through
+// the new shape and stored with it (the reshape aliases, no copy).
+void add_treshape(std::vector<Case>& out, int R, int C, int W) {
+  int R2 = R * C / W;
+  std::string t1 = "!pto.tile_buf<vec, " + std::to_string(R) + "x" + std::to_string(C) + "xf32>";
+  std::string t2 = "!pto.tile_buf<vec, " + std::to_string(R2) + "x" + std::to_string(W) + "xf32>";
+  std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
+  std::string k = "func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %s: f32) attributes {pto.entry} {\n";
+  k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n";
+  k += "  %R = arith.constant " + std::to_string(R) + " : index\n  %C = arith.constant " + std::to_string(C) + " : index\n";
+  k += "  %R2 = arith.constant " + std::to_string(R2) + " : index\n  %W = arith.constant " + std::to_string(W) + " : index\n";
+  k += "  %av = pto.make_tensor_view %a, shape = [%R, %C], strides = [%C, %c1] : " + tv + "\n";
+  k += "  %ap = pto.partition_view %av, offsets = [%c0, %c0], sizes = [%R, %C] : " + tv + " -> " + pv + "\n";
+  k += "  %cv = pto.make_tensor_view %c, shape = [%R2, %W], strides = [%W, %c1] : " + tv + "\n";
+  k += "  %cp = pto.partition_view %cv, offsets = [%c0, %c0], sizes = [%R2, %W] : " + tv + " -> " + pv + "\n";
+  k += "  %t1 = pto.alloc_tile : " + t1 + "\n  pto.tload ins(%ap : " + pv + ") outs(%t1 : " + t1 + ")\n";
+  k += "  %t2 = pto.alloc_tile : " + t2 + "\n  pto.treshape ins(%t1 : " + t1 + ") outs(%t2 : " + t2 + ")\n";
+  k += "  %t3 = pto.alloc_tile : " + t2 + "\n  pto.tadds ins(%t2, %s : " + t2 + ", f32) outs(%t3 : " + t2 + ")\n";
+  k += "  pto.tstore ins(%t3 : " + t2 + ") outs(%cp : " + pv + ")\n  return\n}\n";
+  size_t n = size_t(R) * size_t(C) + 64;
+  out.push_back(abc_case("treshape " + std::to_string(R) + "x" + std::to_string(C) + " as " + std::to_string(R2) + "x" +
+                             std::to_string(W),
+                         k, DType::F32, DType::F32, n, size_t(C), DType::F32, 0x3f800000u));
+}
+
 // ---- scalar ops and control flow ---------------------------------------------------
 struct ScalarKernel {
   std::string body;
@@ -280,6 +305,8 @@ void misc_cases(std::vector<Case>& out) {
       add_matmul(out, dt, 1, 1, 1, mode, false);
       add_matmul(out, dt, 31, 7, 3, mode, true);
     }
+  add_treshape(out, 8, 64, 32);
+  add_treshape(out, 16, 16, 64);
   for (const Shape& s : shapes())
     for (int diag : {0, 2, -1}) {
       add_ttri(out, s, false, diag);
