@@ -287,7 +287,16 @@ class Gen : public CodeGenerator {
   void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
   void log_pd(const Xmm& x);
   Address dc(int i) { return ptr[r14 + dconst(i)]; }
+  // r = min(r, cap), signed; clobbers rcx (or, for r = rcx, nothing).
   void clamp(const Reg64& r, int64_t cap) {
+    if (r.getIdx() == rcx.getIdx()) {
+      push(rdx);
+      mov(rdx, cap);
+      cmp(rcx, rdx);
+      cmovg(rcx, rdx);
+      pop(rdx);
+      return;
+    }
     mov(rcx, cap);
     cmp(r, rcx);
     cmovg(r, rcx);
@@ -320,6 +329,8 @@ class Gen : public CodeGenerator {
   void tsel(const Inst& in);
   void tfillpad(const Inst& in);
   void twindow(const Inst& in);                   // textract / tinsert
+  void ttrans(const Inst& in);
+  void tconcat(const Inst& in);
   uint32_t pad_bits(const ptoas::Type& t) const;  // the pad value's bits (rep stos pattern)
   void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)
   void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)

@@ -124,6 +124,93 @@ void Gen::twindow(const Inst& in) {
 
 // ---- tcvt --------------------------------------------------------------------------------
 
+// ttrans ins(s, tmp?): d[c, r] = s[r, c] over s's valid region. Each row
+// of d (a column of s) is one vector loop; its elements are gathered from
+// s's rows (a dword at each element's address: narrow elements are its
+// low bytes, and the bytes past the last one are still in the tile arena),
+// stored as bits.
+void Gen::ttrans(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
+  if (ty(src).elem != ty(dst).elem) return fail(in, "pto.ttrans that converts");
+  if (src == dst) return fail(in, "pto.ttrans in place");
+  Geo gs = geo(src), gd = geo(dst);
+  if (!gd.rowvec) return fail(in, "pto.ttrans into a column-major tile");
+  DType d = bits_type(ty(dst).elem);
+  unsigned es = dtype_bytes(d);
+  if (gs.rs > (1 << 24)) return fail(in);
+  mov(r8, q(src, 2));  // rows of d: s's valid columns
+  mov(r9, q(src, 1));  // columns of d: s's valid rows
+  clamp(r8, std::min(ty(src).cols, ty(dst).rows));
+  clamp(r9, std::min(ty(src).rows, ty(dst).cols));
+  Xmm x = V(0), idx = V(7);
+  vmovups(idx, ptr[r14 + kIota]);
+  mov(eax, uint32_t(gs.rs));
+  vmovd(xmm1, eax);
+  vpbroadcastd(V(1), xmm1);
+  vpmulld(idx, idx, V(1));             // byte offsets of consecutive rows of s
+  tile_ptr(rdi, dst);
+  tile_ptr(rsi, src);
+  row_loop({rdi, rsi}, {{nullptr, gd.rs}, {nullptr, gs.cs}}, [&](bool masked) {
+    imul(rdx, rax, int(gs.rs));
+    add(rdx, rsi);
+    if (masked) {
+      gather_ps(x, rdx, idx, 1);
+    } else {  // all lanes: the gather mask is the tail mask, so set it whole
+      if (z()) {
+        kxnorw(k2, k2, k2);
+        vxorps(x, x, x);
+        vgatherdps(x | k2, ptr[rdx + Zmm(idx.getIdx()) * 1]);
+      } else {
+        vpcmpeqd(ymm14, ymm14, ymm14);
+        vxorps(x, x, x);
+        vgatherdps(x, ptr[rdx + Ymm(idx.getIdx()) * 1], ymm14);
+      }
+    }
+    ST(rdi, x);
+  });
+}
+
+// tconcat ins(s0, s1): each row r < d.vrow: s0's valid columns, then s1's
+// (bits copied; ND tiles; capped at the tiles' shapes).
+void Gen::tconcat(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins != 2) return fail(in, "pto.tconcat with index tiles");
+  ValueId a = op(in, 0), b = op(in, 1), dst = op(in, in.n_ins);
+  for (ValueId v : {a, b, dst})
+    if (!tile_type_ok(in, v, true)) return;
+  if (ty(a).elem != ty(dst).elem || ty(b).elem != ty(dst).elem) return fail(in, "pto.tconcat that converts");
+  if (!geo(a).rowvec || !geo(b).rowvec || !geo(dst).rowvec || geo(dst).dn)
+    return fail(in, "pto.tconcat on column-major tiles");
+  DType d = bits_type(ty(dst).elem);
+  unsigned es = dtype_bytes(d);
+  for (int part = 0; part < 2; ++part) {
+    ValueId s = part ? b : a;
+    mov(r8, q(dst, 1));
+    clamp(r8, std::min(ty(dst).rows, ty(s).rows));
+    mov(r9, q(s, 2));
+    clamp(r9, ty(s).cols);
+    tile_ptr(rdi, dst);
+    if (part) {  // after a's columns, within d's row
+      mov(r11, q(a, 2));
+      clamp(r11, ty(a).cols);
+      mov(r10, int64_t(ty(dst).cols));
+      sub(r10, r11);
+      cmp(r9, r10);
+      cmovg(r9, r10);
+      imul(r11, r11, int(es));
+      add(rdi, r11);
+    } else {
+      clamp(r9, ty(dst).cols);
+    }
+    tile_ptr(rsi, s);
+    row_loop({rdi, rsi}, {{nullptr, geo(dst).rs}, {nullptr, geo(s).rs}}, [&](bool masked) {
+      LD(V(0), rsi);
+      ST(rdi, V(0));
+    });
+  }
+}
+
 // tcvt between lane types over the source's valid region (docs/semantics.md
 // §10, docs/x86_backend.md): float -> float rounds to nearest even, integer
 // -> integer wraps, integer -> float rounds once, float -> integer rounds by

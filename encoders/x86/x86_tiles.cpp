@@ -15,6 +15,8 @@ void Gen::tile_op(const Inst& in) {
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);
     case Op::TFillPad: case Op::TFillPadInplace: case Op::TFillPadExpand: return tfillpad(in);
     case Op::TExtract: case Op::TInsert: return twindow(in);
+    case Op::TTrans: return ttrans(in);
+    case Op::TConcat: return tconcat(in);
     case Op::TReshape: {  // no copy: dst takes src's storage (same location and byte size)
       if (in.n_ins < 1 || in.n_outs != 1) return fail(in);
       ValueId src = op(in, 0), dst = op(in, in.n_ins);

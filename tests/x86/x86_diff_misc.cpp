@@ -170,6 +170,45 @@ void add_treshape(std::vector<Case>& out, int R, int C, int W) {
                          k, DType::F32, DType::F32, n, size_t(C), DType::F32, 0x3f800000u));
 }
 
+// ttrans (a R x C region of an 16 x 64 tile into a 64 x W tile) and tconcat
+// (C1 then C2 columns), in element type dt, bits compared.
+void add_trans_concat(std::vector<Case>& out, const std::string& dt, int R, int C, int C2) {
+  DType d = parse_dtype(dt);
+  std::string src = "!pto.tile_buf<vec, 16x64x" + dt + ", valid=?x?>";
+  std::string tv = "!pto.tensor_view<?x?x" + dt + ">", pv = "!pto.partition_tensor_view<?x?x" + dt + ">";
+  std::string k = "func.func @k(%a: !pto.ptr<" + dt + ">, %b: !pto.ptr<" + dt + ">, %c: !pto.ptr<" + dt +
+                  ">, %s: f32) attributes {pto.entry} {\n";
+  k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n  %ld = arith.constant 64 : index\n";
+  k += "  %R = arith.constant " + std::to_string(R) + " : index\n  %C = arith.constant " + std::to_string(C) +
+       " : index\n";
+  std::string name;
+  if (C2 < 0) {  // ttrans: c is C x R
+    int w = int(std::max<size_t>(32 / dtype_bytes(d), 16));
+    std::string dst = "!pto.tile_buf<vec, 64x" + std::to_string(w) + "x" + dt + ", valid=?x?>";
+    k += view("a", "a", "%R, %C", "%ld, %c1", dt) + view("c", "c", "%C, %R", "%ld, %c1", dt);
+    k += "  %ta = pto.alloc_tile valid_row = %R valid_col = %C : " + src + "\n";
+    k += "  pto.tload ins(%ap : " + pv + ") outs(%ta : " + src + ")\n";
+    k += "  %tc = pto.alloc_tile valid_row = %C valid_col = %R : " + dst + "\n";
+    k += "  pto.ttrans ins(%ta : " + src + ") outs(%tc : " + dst + ")\n";
+    k += "  pto.tstore ins(%tc : " + dst + ") outs(%cp : " + pv + ")\n  return\n}\n";
+    name = "ttrans " + dt + " " + std::to_string(R) + "x" + std::to_string(C);
+  } else {
+    k += "  %C2 = arith.constant " + std::to_string(C2) + " : index\n  %CS = arith.constant " +
+         std::to_string(C + C2) + " : index\n";
+    k += view("a", "a", "%R, %C", "%ld, %c1", dt) + view("b", "b", "%R, %C2", "%ld, %c1", dt) +
+         view("c", "c", "%R, %CS", "%ld, %c1", dt);
+    k += "  %ta = pto.alloc_tile valid_row = %R valid_col = %C : " + src + "\n";
+    k += "  pto.tload ins(%ap : " + pv + ") outs(%ta : " + src + ")\n";
+    k += "  %tb = pto.alloc_tile valid_row = %R valid_col = %C2 : " + src + "\n";
+    k += "  pto.tload ins(%bp : " + pv + ") outs(%tb : " + src + ")\n";
+    k += "  %tc = pto.alloc_tile valid_row = %R valid_col = %CS : " + src + "\n";
+    k += "  pto.tconcat ins(%ta, %tb : " + src + ", " + src + ") outs(%tc : " + src + ")\n";
+    k += "  pto.tstore ins(%tc : " + src + ") outs(%cp : " + pv + ")\n  return\n}\n";
+    name = "tconcat " + dt + " " + std::to_string(R) + "x(" + std::to_string(C) + "+" + std::to_string(C2) + ")";
+  }
+  out.push_back(abc_case(name, k, d, d, size_t(64) * 66, 64, DType::F32, 0));
+}
+
 // ---- scalar ops and control flow ---------------------------------------------------
 struct ScalarKernel {
   std::string body;
@@ -306,6 +345,10 @@ void misc_cases(std::vector<Case>& out) {
       add_matmul(out, dt, 31, 7, 3, mode, true);
     }
   add_treshape(out, 8, 64, 32);
+  for (const char* dt : {"f32", "f16", "i8", "i32", "bf16"}) {
+    for (auto [r, c] : {std::pair{16, 64}, {5, 37}, {1, 5}, {13, 3}, {16, 16}}) add_trans_concat(out, dt, r, c, -1);
+    for (auto [c, c2] : {std::pair{16, 16}, {13, 7}, {1, 3}, {30, 34}}) add_trans_concat(out, dt, 5, c, c2);
+  }
   add_treshape(out, 16, 16, 64);
   for (const Shape& s : shapes())
     for (int diag : {0, 2, -1}) {
