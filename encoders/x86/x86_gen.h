@@ -94,7 +94,7 @@ inline unsigned int_bits(DType d) {
 inline bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index || d == DType::I1; }
 
 // Binary kinds of the element ops.
-enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min, And, Or, Xor, Shl, Shr, ExpDif };
+enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min, And, Or, Xor, Shl, Shr, ExpDif, Pow };
 
 class Gen : public CodeGenerator {
  public:
@@ -284,6 +284,7 @@ class Gen : public CodeGenerator {
   void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width
   void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class
   void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32
+  void pow_ps();                      // V0 = pow(V0, V1), f32 (x86_math.cpp)
   void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
   void log_pd(const Xmm& x);
   Address dc(int i) { return ptr[r14 + dconst(i)]; }

@@ -108,4 +108,106 @@ void Gen::math(Op o) {
   blend_ps(x0, x8, x11, x10);
 }
 
+// pow(x, y) of f32 lanes V0 = x, V1 = y into V0, as std::pow of the two
+// values in double rounded to f32: |x|^y = exp(y log|x|) in double (the
+// error of y log|x| is below 2^-52 |y log|x||, so the f32 result is within
+// 1 ULP; exact powers like 2^10 come out exact), then the sign and the
+// special cases of C's pow, in this order: x < 0 with an odd integer y
+// negates; x < 0 with a finite non-integer y is the default NaN; x = +-0
+// or +-Inf gives +-0 or +-Inf by the sign of y (the sign of x kept for an
+// odd integer y); |x| = 1 with y = +-Inf gives 1; a NaN operand gives that
+// NaN quieted (x's first); y = +-0 or x = 1 gives 1. Scratch: V7-V14
+// (V3-V6 keep the loop constants: -0, abs mask, 1, 0).
+void Gen::pow_ps() {
+  Xmm x = V(0), y = V(1), r = V(7), a = V(8), b = V(9), m = V(14), t = V(10), u = V(11);
+  auto bimm = [&](const Xmm& v, uint32_t imm) {
+    mov(ecx, imm);
+    vmovd(Xmm(v.getIdx()), ecx);
+    vpbroadcastd(v, Xmm(v.getIdx()));
+  };
+  // |x|^y, half by half.
+  vandps(r, x, V(4));                          // |x| (f32)
+  for (int half = 0; half < 2; ++half) {
+    if (half == 0) {
+      vcvtps2pd(a, H(r.getIdx()));
+      vcvtps2pd(b, H(y.getIdx()));
+    } else {
+      extract_hi(H(a.getIdx()), r);
+      vcvtps2pd(a, H(a.getIdx()));
+      extract_hi(H(b.getIdx()), y);
+      vcvtps2pd(b, H(b.getIdx()));
+    }
+    log_pd(a);
+    vmulpd(a, a, b);
+    exp_pd(a);
+    if (half == 0) {
+      vcvtpd2ps(H(m.getIdx()), a);             // the low half, kept in m
+    } else {
+      vcvtpd2ps(H(a.getIdx()), a);
+      vmovaps(r, m);
+      insert_hi(r, H(a.getIdx()));
+    }
+  }
+  // Masks: yint (y integral, Inf included), yodd, xneg.
+  z() ? vrndscaleps(t, y, 11) : vroundps(t, y, 11);
+  cmp_ps(a, t, y, 0);                          // yint
+  vcvttps2dq(u, y);
+  vpslld(u, u, 31);                            // the low bit, as the sign bit
+  vandps(b, y, V(4));
+  bimm(m, 0x4b800000u);                        // 2^24: above it every integer is even
+  cmp_ps(b, b, m, 1);                          // |y| < 2^24 (false for NaN)
+  vandps(b, b, a);
+  vandps(b, b, u);                             // yodd: the sign bit set
+  vpsrad(b, b, 31);                            // ... as a whole-lane mask
+  cmp_ps(m, x, V(6), 1);                       // xneg: x < 0
+  // x < 0 and y odd: negate.
+  vandps(t, m, b);
+  vandps(t, t, V(3));
+  vxorps(r, r, t);
+  // x < 0, y finite and not integral: the default NaN.
+  vandps(t, y, V(4));
+  bimm(u, 0x7f800000u);
+  cmp_ps(t, t, u, 1);                          // |y| < Inf (false for NaN)
+  vandnps(u, a, t);                            // finite, not integral
+  vandps(u, u, m);
+  bimm(t, 0xffc00000u);
+  blend_ps(r, r, t, u);
+  // x = +-0 or +-Inf: Inf when (x == 0) != (y > 0), else 0; x's sign for
+  // an odd y.
+  vandps(t, x, V(4));
+  cmp_ps(u, t, V(6), 0);                       // x == 0
+  cmp_ps(m, y, V(6), 0x1E);                    // y > 0
+  vxorps(u, u, m);                             // Inf wanted
+  bimm(m, 0x7f800000u);
+  vandps(u, u, m);                             // +Inf or +0
+  vandps(m, x, V(3));
+  vandps(m, m, b);
+  vorps(u, u, m);                              // x's sign for an odd y
+  vandps(t, x, V(4));
+  cmp_ps(m, t, V(6), 0);
+  bimm(a, 0x7f800000u);
+  cmp_ps(t, t, a, 0);
+  vorps(m, m, t);                              // x is +-0 or +-Inf
+  blend_ps(r, r, u, m);
+  // |x| = 1 and y = +-Inf: 1.
+  vandps(t, x, V(4));
+  cmp_ps(m, t, V(5), 0);
+  vandps(t, y, V(4));
+  cmp_ps(u, t, a, 0);
+  vandps(m, m, u);
+  blend_ps(r, r, V(5), m);
+  // NaN operands: x's NaN quieted, else y's.
+  cmp_ps(m, x, x, 3);
+  vaddps(t, x, x);
+  cmp_ps(u, y, y, 3);
+  vaddps(a, y, y);
+  blend_ps(r, r, a, u);
+  blend_ps(r, r, t, m);
+  // y = +-0 or x = 1: 1, whatever the other operand.
+  cmp_ps(m, y, V(6), 0);
+  cmp_ps(u, x, V(5), 0);
+  vorps(m, m, u);
+  blend_ps(x, r, V(5), m);
+}
+
 }  // namespace ptoas::cg::x86::gen

@@ -318,6 +318,9 @@ void Gen::bin(Bin k, DType d) {
       round_lane(d, x0);
       math(Op::TExp);
       break;
+    case Bin::Pow:  // float lanes only; rounded to the element type by the store
+      pow_ps();
+      break;
     case Bin::Shl: vpsllvd(x0, x0, x1); break;
     case Bin::Shr: dtype_is_unsigned(d) ? vpsrlvd(x0, x0, x1) : vpsravd(x0, x0, x1); break;
   }
@@ -333,6 +336,7 @@ bool bin_of(Op o, Bin& k) {
     case Op::TMax: case Op::TMaxS: case Op::TRowExpandMax: case Op::TColExpandMax: k = B::Max; return true;
     case Op::TMin: case Op::TMinS: case Op::TRowExpandMin: case Op::TColExpandMin: k = B::Min; return true;
     case Op::TRowExpandExpDif: case Op::TColExpandExpDif: k = B::ExpDif; return true;
+    case Op::TPow: case Op::TPowS: k = B::Pow; return true;
     case Op::TAnd: case Op::TAndS: k = B::And; return true;
     case Op::TOr: case Op::TOrS: k = B::Or; return true;
     case Op::TXor: case Op::TXorS: k = B::Xor; return true;
@@ -361,7 +365,7 @@ void Gen::elementwise(const Inst& in) {
     case Op::TExpandS: case Op::TNeg: case Op::TRelu: case Op::TAbs:
       have = lanes_ok;
       break;
-    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip:
+    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip: case Op::TPow: case Op::TPowS:
     case Op::TExp: case Op::TLog: case Op::TRsqrt:
       have = lanes_ok && f32;
       break;

@@ -90,7 +90,14 @@ inline double fbin(Exec& ex, const Inst& in, Bin op, double a, double b) {
       if (r != 0 && ((r < 0) != (b < 0))) r += b;
       return r;
     }
-    case Bin::Pow: return std::pow(a, b);
+    case Bin::Pow:
+      // C's special cases, with NaN results pinned to the NaN operand (x's
+      // first) rather than to the libm (glibc clears the sign of a NaN x
+      // when y is +-1).
+      if (b == 0 || a == 1) return 1;
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+      return std::pow(a, b);
     default:
       ex.fail(in, std::string(op_name(in.op)) + " needs an integer element type");
   }
