@@ -76,12 +76,17 @@ inline bool ilt(DType d, int64_t a, int64_t b) {
 
 // a op b for float element types, exact in double; the caller rounds once to
 // the element type (store_f). Bitwise ops and shifts are refused.
+// IEEE a op b whose NaN result is pinned to a's NaN when a is one, else
+// b's (what x86's `addps a, b` gives). A C++ `a + b` of two NaNs leaves the
+// choice to the compiler's operand order, which differs between -O2 and -O3.
+inline double nan_first(double a, double b, double r) { return std::isnan(a) ? a : std::isnan(b) ? b : r; }
+
 inline double fbin(Exec& ex, const Inst& in, Bin op, double a, double b) {
   switch (op) {
-    case Bin::Add: return a + b;
-    case Bin::Sub: return a - b;
-    case Bin::Mul: return a * b;
-    case Bin::Div: return a / b;
+    case Bin::Add: return nan_first(a, b, a + b);
+    case Bin::Sub: return nan_first(a, b, a - b);
+    case Bin::Mul: return nan_first(a, b, a * b);
+    case Bin::Div: return nan_first(a, b, a / b);
     case Bin::Max: return fmax_std(a, b);
     case Bin::Min: return fmin_std(a, b);
     case Bin::Fmod: return std::fmod(a, b);

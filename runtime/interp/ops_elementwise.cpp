@@ -136,13 +136,10 @@ void unary(Exec& ex, const Inst& in) {
 
 double rnd(DType d, double v) { return round_to(d, v); }
 
-// IEEE add / sub / mul whose NaN result is pinned to the left operand's NaN
-// when it has one, else the right's (what x86's `addps a, b` gives, and
-// not left to how the compiler orders a commutative operation).
-double nan_l(double a, double b, double r) { return std::isnan(a) ? a : std::isnan(b) ? b : r; }
-double add_l(double a, double b) { return nan_l(a, b, a + b); }
-double sub_l(double a, double b) { return nan_l(a, b, a - b); }
-double mul_l(double a, double b) { return nan_l(a, b, a * b); }
+// IEEE add / sub / mul with the NaN result pinned (ops_common.h nan_first).
+double add_l(double a, double b) { return nan_first(a, b, a + b); }
+double sub_l(double a, double b) { return nan_first(a, b, a - b); }
+double mul_l(double a, double b) { return nan_first(a, b, a * b); }
 
 void fused(Exec& ex, const Inst& in) {
   TileAcc d = ex.out_tile(in, 0);

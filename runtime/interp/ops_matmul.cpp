@@ -64,8 +64,14 @@ void matmul(Exec& ex, const Inst& in) {
         float acc = 0.0f;
         for (int64_t p = 0; p < k; ++p)
           acc = std::fma(float(a.getf(i, p)), float(b.getf(p, j)), acc);
-        if (acc_in) acc = float(double(cin.getf(i, j)) + double(acc));
-        if (bias) acc = float(double(acc) + double(bt.getf(0, j)));
+        if (acc_in) {
+          double c0 = cin.getf(i, j);
+          acc = float(nan_first(c0, acc, c0 + double(acc)));
+        }
+        if (bias) {
+          double b0 = bt.getf(0, j);
+          acc = float(nan_first(acc, b0, double(acc) + b0));
+        }
         fout[size_t(i * n + j)] = acc;
       } else {
         uint32_t acc = 0;
