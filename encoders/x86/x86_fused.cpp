@@ -107,22 +107,33 @@ void Gen::fused(const Inst& in) {
 
 // ---- row / column expansion ------------------------------------------------------------
 
+// The checks both expansions start with: one result tile of a lane type,
+// the sources s[0] (and s[1] unless plain), the binary kind (no div or
+// expdif for integers). False when an error was reported.
+bool Gen::expand_head(const Inst& in, bool plain, ValueId& dst, ValueId s[2], Bin& bk) {
+  if (in.n_outs != 1 || in.n_ins < (plain ? 1u : 2u)) return fail(in), false;
+  dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, dst, false)) return false;
+  DType d = ty(dst).elem;
+  bk = Bin::Add;
+  if (!plain) bin_of(in.op, bk);
+  if (!lane_type(d) || (!dtype_is_float(d) && (bk == Bin::Div || bk == Bin::ExpDif))) return fail(in), false;
+  s[0] = op(in, 0);
+  s[1] = plain ? kNone : op(in, 1);
+  return true;
+}
+
 // dst[r, c] = op(s0[r, c], s1[r, 0]) (or with s0 the column): the operand
 // that is one column wide is broadcast per row. A full operand narrower than
 // dst (the interpreter tiles it cyclically) is read as if it were as wide.
 void Gen::row_expand(const Inst& in) {
   bool plain = in.op == Op::TRowExpand;
   unsigned nsrc = plain ? 1 : 2;
-  if (in.n_outs != 1 || in.n_ins < nsrc) return fail(in);
-  ValueId dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, dst, false)) return;
+  ValueId dst, s[2];
+  Bin bk;
+  if (!expand_head(in, plain, dst, s, bk)) return;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
-  bool f32 = dtype_is_float(d);
-  Bin bk = Bin::Add;
-  if (!plain) bin_of(in.op, bk);
-  if (!lane_type(d) || (!f32 && (bk == Bin::Div || bk == Bin::ExpDif))) return fail(in);
-  ValueId s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
   int colk = -1;  // which source is the column
   for (unsigned i = 0; i < nsrc; ++i) {
     if (!tile_type_ok(in, s[i], false)) return;
@@ -176,16 +187,11 @@ void Gen::row_expand(const Inst& in) {
 void Gen::col_expand(const Inst& in) {
   bool plain = in.op == Op::TColExpand;
   unsigned nsrc = plain ? 1 : 2;
-  if (in.n_outs != 1 || in.n_ins < nsrc) return fail(in);
-  ValueId dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, dst, false)) return;
+  ValueId dst, s[2];
+  Bin bk;
+  if (!expand_head(in, plain, dst, s, bk)) return;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
-  bool f32 = dtype_is_float(d);
-  Bin bk = Bin::Add;
-  if (!plain) bin_of(in.op, bk);
-  if (!lane_type(d) || (!f32 && (bk == Bin::Div || bk == Bin::ExpDif))) return fail(in);
-  ValueId s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
   Geo gd = geo(dst);
   if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
   int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;

@@ -251,6 +251,7 @@ class Gen : public CodeGenerator {
   void row_reduce(const Inst& in);
   void row_expand(const Inst& in);
   void col_expand(const Inst& in);
+  bool expand_head(const Inst& in, bool plain, ValueId& dst, ValueId s[2], Bin& bk);
   void tcvt(const Inst& in);
   void tcvt_elems(const Inst& in);
   // Boxed (fractal) tiles and cube ops: element loops through the
