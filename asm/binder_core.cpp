@@ -495,7 +495,7 @@ void Binder::bind_stmt(uint32_t stmt_id) {
         bind_func(c, s);
         return;
       case Syn::Return: case Syn::Call: case Syn::For: case Syn::If: case Syn::While:
-      case Syn::Condition: case Syn::Yield:
+      case Syn::Condition: case Syn::Yield: case Syn::Fuse:
         bind_structural(op, c, s);
         return;
       case Syn::Const: case Syn::ArithBin: case Syn::ArithUn: case Syn::ArithCmp:

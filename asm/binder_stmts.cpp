@@ -235,6 +235,16 @@ void Binder::bind_structural(Op op, Cursor& c, const SynStmt& s) {
       emit_with_results(p, results_);
       return;
     }
+    case Op::Fuse: {
+      no_results(*this, s, "pto.fuse");
+      if (c.peek() != Tok::LBrace) c.fail_here("expected the fused region '{'");
+      uint32_t brace = c.pos;
+      c.enter();
+      end_of_stmt(c);
+      p.regions.push_back(bind_region(brace, {}));
+      emit(p);
+      return;
+    }
     case Op::If: {
       uint32_t ct = c.expect(Tok::ValueUse, "the condition");
       p.ins.push_back(use_value(ct));

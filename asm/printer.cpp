@@ -274,6 +274,10 @@ class Printer {
         region_block(r, ind, false);
         break;
       }
+      case Syn::Fuse:
+        out_ += "pto.fuse ";
+        region_block(m_.region(in, 0), ind, false);
+        break;
       case Syn::If:
         results(in);
         out_ += "scf.if ";

@@ -458,6 +458,19 @@ struct ModuleChecker {
       case Op::For:
         need_index(in, 0, 3, "loop bounds and step");
         break;
+      case Op::Fuse: {
+        // Encoders lower the body as one loop nest: it may hold only tile
+        // ops (no values defined inside, no control flow).
+        const Region* body = c.region(in, 0);
+        if (!body) break;
+        for (InstId x : c.region_insts(*body)) {
+          const Inst& b = c.m.insts[x];
+          if (op_info(b.op).syn != Syn::Dps)
+            c.error(b.loc, "'pto.fuse' may contain only tile operations, not '" +
+                               std::string(op_name(b.op)) + "'");
+        }
+        break;
+      }
       case Op::If: {
         const Type* t = c.vtype(c.operand(in, 0));
         if (t && !is_i1(*t))

@@ -202,6 +202,9 @@ void Gen::inst(const Inst& in, InstId id) {
       copy_through_temp(iters, results(in));
       return;
     }
+    case Syn::Fuse:
+      if (!fused_region(in)) region(m_.region(in, 0));
+      return;
     case Syn::If: {
       Label els, end;
       test(byte[rbp + disp(sl(op(in, 0)))], 1);

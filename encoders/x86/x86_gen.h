@@ -325,6 +325,9 @@ class Gen : public CodeGenerator {
   // reductions (tcolsum / tcolmax / tcolmin / tcolprod).
   void fused(const Inst& in);
   void col_reduce(const Inst& in);
+  // A pto.fuse region as one loop nest (x86_fuse.cpp); false: not taken,
+  // the caller lowers the body op by op.
+  bool fused_region(const Inst& in);
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
   // (docs/semantics.md §5).
   void tcmp(const Inst& in);

@@ -250,6 +250,11 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
       for (unsigned i = 0; i < in.n_res && i < carried.size(); ++i) vals[in.res + i] = carried[i];
       return;
     }
+    case Syn::Fuse: {
+      // The body's plain sequential meaning: what opt/fuse.cpp promises.
+      run_region(m.region(in, 0), {}, nullptr);
+      return;
+    }
     case Syn::If: {
       bool c = opnd(in, 0).i != 0;
       if (!c && in.n_regions < 2) return;
