@@ -8,6 +8,7 @@ PKGS=(build-essential cmake git pkg-config
   llvm-16-dev lld-16 liblld-16-dev libzstd-dev libedit-dev zlib1g-dev
   clang-14 libclang-rt-14-dev
   python3-numpy
+  libopenblas-dev
   bochs bochsbios vgabios bochs-term)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,968 @@
+// bench_kernels: each bench/kernels/*.pto kernel, assembled by ptoas at -O2
+// for avx2 and JIT-loaded in-process (one block), against the same
+// computation as plain C++ (bench/cxx/, g++ -O3 -march=native, and again with
+// -ffast-math), against OpenBLAS for f32 GEMM, and against the machine's own
+// limits (streaming add bandwidth, FMA peak) measured in the same run. Then
+// the compile time of ptoas against g++ -O2 -c per kernel. Prints a table,
+// `ratio <kernel> <metric>=<value>` lines and the issue's floors.
+// docs/bench.md explains every figure.
+//
+// usage: bench_kernels [--quick | --smoke] [--only NAME,...] [--no-compile]
+//   --smoke: tiny sizes, every kernel once, ptoas checked against C++; no
+//            timing (the ctest `bench_smoke`). Exit 1 on any mismatch.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <spawn.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "frontend.h"
+#include "interp.h"
+#include "jit.h"
+#include "machine_limits.h"
+#include "opt.h"
+
+#define BENCH_CXX_NS cxx_o3
+#include "cxx/kernels.h"
+#undef BENCH_CXX_NS
+#define BENCH_CXX_NS cxx_fast
+#include "cxx/kernels.h"
+#undef BENCH_CXX_NS
+
+#ifdef BENCH_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+extern char** environ;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+// ---- buffers and data -------------------------------------------------------
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+// A 64-byte aligned, zero-filled buffer.
+class Buf {
+ public:
+  Buf() = default;
+  explicit Buf(size_t bytes) : bytes_(bytes) {
+    size_t rounded = (bytes + 63) / 64 * 64;
+    p_.reset(std::aligned_alloc(64, rounded ? rounded : 64));
+    if (!p_) {
+      std::fprintf(stderr, "bench_kernels: out of memory (%zu bytes)\n", bytes);
+      std::exit(2);
+    }
+    std::memset(p_.get(), 0, rounded);
+  }
+  template <class T>
+  T* as() const { return static_cast<T*>(p_.get()); }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  std::unique_ptr<void, FreeDeleter> p_;
+  size_t bytes_ = 0;
+};
+
+// Deterministic pseudo-random floats in [lo, hi).
+void fill(float* p, size_t n, uint64_t seed, float lo, float hi) {
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    float u = float(s >> 40) * (1.0f / 16777216.0f);
+    p[i] = lo + (hi - lo) * u;
+  }
+}
+
+uint16_t to_bf16(float f) {  // round to nearest even (inputs here are finite)
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return uint16_t(u >> 16);
+}
+
+float from_bf16(uint16_t h) {
+  uint32_t u = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+void fill_bf16(uint16_t* p, size_t n, uint64_t seed, float lo, float hi) {
+  std::vector<float> tmp(n);
+  fill(tmp.data(), n, seed, lo, hi);
+  for (size_t i = 0; i < n; ++i) p[i] = to_bf16(tmp[i]);
+}
+
+// ---- result checks ----------------------------------------------------------
+
+// |got - want| <= atol + rtol * |want| everywhere (NaN never matches).
+// Returns an empty string, or what failed first and how many did.
+std::string compare_f32(const float* got, const float* want, size_t n, double atol, double rtol) {
+  size_t bad = 0, first = 0;
+  double worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double g = got[i], w = want[i], d = std::fabs(g - w);
+    if (!(d <= atol + rtol * std::fabs(w))) {
+      if (!bad) first = i;
+      ++bad;
+      if (!(d <= worst)) worst = d;
+    }
+  }
+  if (!bad) return {};
+  char b[256];
+  std::snprintf(b, sizeof b, "%zu of %zu elements differ; first [%zu] got %.9g want %.9g; worst |d| %.3g",
+                bad, n, first, double(got[first]), double(want[first]), worst);
+  return b;
+}
+
+// bf16 results: within `ulps` units in the last place of bf16.
+std::string compare_bf16(const uint16_t* got, const uint16_t* want, size_t n, int ulps) {
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < n; ++i) {
+    auto key = [](uint16_t h) { return (h & 0x8000) ? -int(h & 0x7fff) : int(h); };
+    if (std::abs(key(got[i]) - key(want[i])) > ulps) {
+      if (!bad) first = i;
+      ++bad;
+    }
+  }
+  if (!bad) return {};
+  char b[256];
+  std::snprintf(b, sizeof b, "%zu of %zu bf16 elements differ by more than %d ulp; first [%zu] got %g want %g",
+                bad, n, ulps, first, double(from_bf16(got[first])), double(from_bf16(want[first])));
+  return b;
+}
+
+// ---- statistics -------------------------------------------------------------
+
+struct Stats {
+  double min = 0, median = 0, cv = 0;
+  bool ok = false;
+};
+
+Stats stats_of(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= double(n);
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  s.cv = n > 1 && mean > 0 ? std::sqrt(var / double(n - 1)) / mean : 0;
+  s.ok = true;
+  return s;
+}
+
+// ---- the ptoas side ---------------------------------------------------------
+
+std::string src_dir() { return PTOAS_SOURCE_DIR; }
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return {};
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string first_line(const std::string& s) {
+  size_t e = s.find('\n');
+  return e == std::string::npos ? s : s.substr(0, e);
+}
+
+// One kernel file: parsed, optimized at -O2 for avx2, JIT-loaded.
+struct PtoKernel {
+  std::unique_ptr<ptoas::SourceFile> src;
+  ptoas::Module module;
+  std::unique_ptr<ptoas::rt::JitKernel> jit;
+  std::string problem;       // why it is not loaded
+  bool unsupported = false;  // ptoas refused it for avx2 (not a bench error)
+
+  bool load(const std::string& file) {
+    std::string path = src_dir() + "/bench/kernels/" + file;
+    std::string text = read_text(path);
+    if (text.empty()) {
+      problem = "cannot read " + path;
+      return false;
+    }
+    src = std::make_unique<ptoas::SourceFile>(path, std::move(text));
+    ptoas::Diag diag(src.get());
+    ptoas::FrontendOptions fo;
+    if (!ptoas::run_frontend(*src, fo, module, diag)) {
+      problem = "front end: " + first_line(diag.text());
+      return false;
+    }
+    ptoas::opt::Options oo;
+    oo.level = ptoas::opt::Level::O2;
+    ptoas::opt::TargetDesc td{32, 16};
+    if (!ptoas::opt::optimize(module, oo, td, diag)) {
+      problem = "optimizer: " + first_line(diag.text());
+      return false;
+    }
+    std::string err;
+    ptoas::rt::Interpreter interp(module);
+    ptoas::InstId fn = interp.find_function("", err);
+    if (fn == ptoas::kNone) {
+      problem = "no entry function: " + err;
+      return false;
+    }
+    if (!ptoas::rt::cpu_supports("avx2")) {
+      problem = "this CPU cannot run avx2 code";
+      unsupported = true;
+      return false;
+    }
+    jit = std::make_unique<ptoas::rt::JitKernel>();
+    if (!jit->load(module, fn, "avx2", diag, err)) {
+      problem = err.empty() ? first_line(diag.text()) : first_line(err);
+      if (!err.empty() && !diag.text().empty()) problem += " (" + first_line(diag.text()) + ")";
+      unsupported = true;
+      jit.reset();
+      return false;
+    }
+    return true;
+  }
+};
+
+ptoas::rt::Arg ptr_arg(const Buf& b) {
+  ptoas::rt::Arg a;
+  a.kind = ptoas::rt::Arg::Kind::Ptr;
+  a.data = b.as<uint8_t>();
+  a.bytes = b.bytes();
+  return a;
+}
+ptoas::rt::Arg int_arg(int64_t v) {
+  ptoas::rt::Arg a;
+  a.kind = ptoas::rt::Arg::Kind::Int;
+  a.i = v;
+  return a;
+}
+ptoas::rt::Arg float_arg(double v) {
+  ptoas::rt::Arg a;
+  a.kind = ptoas::rt::Arg::Kind::Float;
+  a.f = v;
+  return a;
+}
+
+// ---- cases ------------------------------------------------------------------
+
+enum class Bound { Memory, Compute, None };
+
+// One benchmark: its buffers, the runs to time, and the check.
+struct Case {
+  std::string name;          // as in the ratio lines
+  std::string pto_file;      // bench/kernels/<pto_file>
+  std::string cxx_file;      // bench/cxx/<cxx_file> (compile time)
+  std::string size;          // for the table
+  Bound bound = Bound::None;
+  double bytes = 0;          // Memory: bytes moved by one call
+  double flops = 0;          // Compute: flops of one call
+  std::vector<Buf> bufs;
+  std::vector<ptoas::rt::Arg> args;  // the JIT kernel's arguments
+  std::function<void()> cxx, fast, blas;
+  // Compares the output buffers of a ptoas run (or a baseline run, with
+  // `baseline` true) against the plain C++ result; empty when they agree.
+  std::function<std::string(bool baseline)> check;
+  std::function<void()> save_ref;  // runs cxx and keeps its output as the reference
+};
+
+struct Sizes {
+  int64_t stream_m, stream_n;  // vadd, fused_chain
+  int64_t rows;                // softmax, layernorm
+  int64_t rms_rows;            // rmsnorm
+  int64_t gemm_small, gemm_large;
+};
+
+// A reference copy of `out` taken after the C++ run.
+struct RefSlot {
+  Buf ref;
+  void keep(const Buf& out) {
+    if (ref.bytes() != out.bytes()) ref = Buf(out.bytes());
+    std::memcpy(ref.as<void>(), out.as<void>(), out.bytes());
+  }
+};
+
+std::vector<Case> make_cases(const Sizes& z) {
+  std::vector<Case> cases;
+  // vadd: z = x + y
+  {
+    Case c;
+    c.name = "vadd_64MiB";
+    c.pto_file = "vadd.pto";
+    c.cxx_file = "vadd.cpp";
+    int64_t m = z.stream_m, n = z.stream_n, e = m * n;
+    c.size = std::to_string(m) + "x" + std::to_string(n) + " f32";
+    c.bound = Bound::Memory;
+    c.bytes = 12.0 * double(e);
+    c.bufs.emplace_back(e * 4);
+    c.bufs.emplace_back(e * 4);
+    c.bufs.emplace_back(e * 4);
+    fill(c.bufs[0].as<float>(), e, 1, -1, 1);
+    fill(c.bufs[1].as<float>(), e, 2, -1, 1);
+    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), int_arg(m), int_arg(n)};
+    const float *x = c.bufs[0].as<float>(), *y = c.bufs[1].as<float>();
+    float* o = c.bufs[2].as<float>();
+    c.cxx = [=] { cxx_o3::vadd(x, y, o, e); };
+    c.fast = [=] { cxx_fast::vadd(x, y, o, e); };
+    auto ref = std::make_shared<RefSlot>();
+    Buf* out = &c.bufs[2];
+    c.save_ref = [=] { cxx_o3::vadd(x, y, o, e); ref->keep(*out); };
+    c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), e, 0, 0); };
+    cases.push_back(std::move(c));
+  }
+  // fused chain: y = relu(x * a + b) * c
+  {
+    Case c;
+    c.name = "fused_chain";
+    c.pto_file = "fused_chain.pto";
+    c.cxx_file = "fused_chain.cpp";
+    int64_t m = z.stream_m, n = z.stream_n, e = m * n;
+    c.size = std::to_string(m) + "x" + std::to_string(n) + " f32";
+    c.bound = Bound::Memory;
+    c.bytes = 12.0 * double(e);
+    c.bufs.emplace_back(e * 4);
+    c.bufs.emplace_back(e * 4);
+    c.bufs.emplace_back(e * 4);
+    fill(c.bufs[0].as<float>(), e, 3, -1, 1);
+    fill(c.bufs[1].as<float>(), e, 4, -2, 2);
+    const float a = 1.75f, b = -0.25f;
+    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), float_arg(a), float_arg(b),
+              int_arg(m), int_arg(n)};
+    const float *x = c.bufs[0].as<float>(), *cc = c.bufs[1].as<float>();
+    float* o = c.bufs[2].as<float>();
+    c.cxx = [=] { cxx_o3::fused_chain(x, cc, o, a, b, e); };
+    c.fast = [=] { cxx_fast::fused_chain(x, cc, o, a, b, e); };
+    auto ref = std::make_shared<RefSlot>();
+    Buf* out = &c.bufs[2];
+    c.save_ref = [=] { cxx_o3::fused_chain(x, cc, o, a, b, e); ref->keep(*out); };
+    // g++ may contract x * a + b into one FMA; ptoas rounds twice.
+    c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), e, 1e-6, 1e-6); };
+    cases.push_back(std::move(c));
+  }
+  // softmax over rows of 128
+  {
+    Case c;
+    c.name = "softmax";
+    c.pto_file = "softmax.pto";
+    c.cxx_file = "softmax.cpp";
+    int64_t m = z.rows, n = 128, e = m * n;
+    c.size = std::to_string(m) + "x128 f32";
+    c.bound = Bound::Memory;
+    c.bytes = 8.0 * double(e);
+    c.bufs.emplace_back(e * 4);
+    c.bufs.emplace_back(e * 4);
+    fill(c.bufs[0].as<float>(), e, 5, -8, 8);
+    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), int_arg(m)};
+    const float* x = c.bufs[0].as<float>();
+    float* o = c.bufs[1].as<float>();
+    c.cxx = [=] { cxx_o3::softmax(x, o, m, n); };
+    c.fast = [=] { cxx_fast::softmax(x, o, m, n); };
+    auto ref = std::make_shared<RefSlot>();
+    Buf* out = &c.bufs[1];
+    c.save_ref = [=] { cxx_o3::softmax(x, o, m, n); ref->keep(*out); };
+    c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), e, 1e-7, 2e-5); };
+    cases.push_back(std::move(c));
+  }
+  // RMSNorm, bf16 rows of 256
+  {
+    Case c;
+    c.name = "rmsnorm";
+    c.pto_file = "rmsnorm.pto";
+    c.cxx_file = "rmsnorm.cpp";
+    int64_t m = z.rms_rows, d = 256, e = m * d;
+    c.size = std::to_string(m) + "x256 bf16";
+    c.bound = Bound::Memory;
+    c.bytes = 4.0 * double(e);
+    c.bufs.emplace_back(e * 2);
+    c.bufs.emplace_back(d * 4);
+    c.bufs.emplace_back(e * 2);
+    fill_bf16(c.bufs[0].as<uint16_t>(), e, 6, -3, 3);
+    fill(c.bufs[1].as<float>(), d, 7, 0.5, 1.5);
+    const float eps = 1e-5f;
+    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), int_arg(m), float_arg(eps)};
+    const uint16_t* x = c.bufs[0].as<uint16_t>();
+    const float* g = c.bufs[1].as<float>();
+    uint16_t* o = c.bufs[2].as<uint16_t>();
+    c.cxx = [=] { cxx_o3::rmsnorm(x, g, o, m, d, eps); };
+    c.fast = [=] { cxx_fast::rmsnorm(x, g, o, m, d, eps); };
+    auto ref = std::make_shared<RefSlot>();
+    Buf* out = &c.bufs[2];
+    c.save_ref = [=] { cxx_o3::rmsnorm(x, g, o, m, d, eps); ref->keep(*out); };
+    c.check = [=](bool) { return compare_bf16(o, ref->ref.as<uint16_t>(), e, 1); };
+    cases.push_back(std::move(c));
+  }
+  // LayerNorm, f32 rows of 128
+  {
+    Case c;
+    c.name = "layernorm";
+    c.pto_file = "layernorm.pto";
+    c.cxx_file = "layernorm.cpp";
+    int64_t m = z.rows, d = 128, e = m * d;
+    c.size = std::to_string(m) + "x128 f32";
+    c.bound = Bound::Memory;
+    c.bytes = 8.0 * double(e);
+    c.bufs.emplace_back(e * 4);
+    c.bufs.emplace_back(d * 4);
+    c.bufs.emplace_back(d * 4);
+    c.bufs.emplace_back(e * 4);
+    fill(c.bufs[0].as<float>(), e, 8, -2, 3);
+    fill(c.bufs[1].as<float>(), d, 9, 0.5, 1.5);
+    fill(c.bufs[2].as<float>(), d, 10, -0.5, 0.5);
+    const float eps = 1e-5f;
+    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), ptr_arg(c.bufs[3]),
+              int_arg(m), float_arg(eps)};
+    const float *x = c.bufs[0].as<float>(), *g = c.bufs[1].as<float>(), *bt = c.bufs[2].as<float>();
+    float* o = c.bufs[3].as<float>();
+    c.cxx = [=] { cxx_o3::layernorm(x, g, bt, o, m, d, eps); };
+    c.fast = [=] { cxx_fast::layernorm(x, g, bt, o, m, d, eps); };
+    auto ref = std::make_shared<RefSlot>();
+    Buf* out = &c.bufs[3];
+    c.save_ref = [=] { cxx_o3::layernorm(x, g, bt, o, m, d, eps); ref->keep(*out); };
+    c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), e, 1e-4, 1e-4); };
+    cases.push_back(std::move(c));
+  }
+  // GEMMs
+  for (int bf = 0; bf < 2; ++bf)
+    for (int large = 0; large < 2; ++large) {
+      Case c;
+      int64_t s = large ? z.gemm_large : z.gemm_small;
+      int64_t label = large ? 1024 : 128;
+      c.name = std::string(bf ? "gemm_bf16_" : "gemm_") + std::to_string(label);
+      c.pto_file = bf ? "gemm_bf16.pto" : "gemm_f32.pto";
+      c.cxx_file = bf ? "gemm_bf16.cpp" : "gemm_f32.cpp";
+      c.size = std::to_string(s) + "^3 " + (bf ? "bf16->f32" : "f32");
+      c.bound = Bound::Compute;
+      c.flops = 2.0 * double(s) * double(s) * double(s);
+      size_t es = bf ? 2 : 4;
+      c.bufs.emplace_back(s * s * es);
+      c.bufs.emplace_back(s * s * es);
+      c.bufs.emplace_back(s * s * 4);
+      if (bf) {
+        fill_bf16(c.bufs[0].as<uint16_t>(), s * s, 11, -1, 1);
+        fill_bf16(c.bufs[1].as<uint16_t>(), s * s, 12, -1, 1);
+      } else {
+        fill(c.bufs[0].as<float>(), s * s, 11, -1, 1);
+        fill(c.bufs[1].as<float>(), s * s, 12, -1, 1);
+      }
+      c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), int_arg(s), int_arg(s),
+                int_arg(s)};
+      float* o = c.bufs[2].as<float>();
+      auto ref = std::make_shared<RefSlot>();
+      Buf* out = &c.bufs[2];
+      if (bf) {
+        const uint16_t *a = c.bufs[0].as<uint16_t>(), *b = c.bufs[1].as<uint16_t>();
+        c.cxx = [=] { cxx_o3::gemm_bf16(a, b, o, s, s, s); };
+        c.fast = [=] { cxx_fast::gemm_bf16(a, b, o, s, s, s); };
+        c.save_ref = [=] { cxx_o3::gemm_bf16(a, b, o, s, s, s); ref->keep(*out); };
+      } else {
+        const float *a = c.bufs[0].as<float>(), *b = c.bufs[1].as<float>();
+        c.cxx = [=] { cxx_o3::gemm_f32(a, b, o, s, s, s); };
+        c.fast = [=] { cxx_fast::gemm_f32(a, b, o, s, s, s); };
+        c.save_ref = [=] { cxx_o3::gemm_f32(a, b, o, s, s, s); ref->keep(*out); };
+#ifdef BENCH_HAVE_OPENBLAS
+        c.blas = [=] {
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s), int(s), int(s), 1.0f, a,
+                      int(s), b, int(s), 0.0f, o, int(s));
+        };
+#endif
+      }
+      // Sums of s products of numbers in [-1, 1) in another order.
+      double tol = 2e-6 * double(s);
+      c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), s * s, tol, 1e-5); };
+      cases.push_back(std::move(c));
+    }
+  // attention tile: S = 128, head dim 32 (fixed by the kernel)
+  {
+    Case c;
+    c.name = "attention";
+    c.pto_file = "attention.pto";
+    c.cxx_file = "attention.cpp";
+    const int64_t s = 128, d = 32;
+    c.size = "S=128 d=32 causal f32";
+    c.bound = Bound::None;
+    for (int i = 0; i < 3; ++i) c.bufs.emplace_back(s * d * 4);  // q k v
+    c.bufs.emplace_back(s * d * 4);                              // o
+    c.bufs.emplace_back(s * s * 4);                              // p
+    for (int i = 0; i < 3; ++i) fill(c.bufs[i].as<float>(), s * d, 13 + i, -1, 1);
+    const float scale = 0.17677669529663687f;  // 1/sqrt(32)
+    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), ptr_arg(c.bufs[3]),
+              ptr_arg(c.bufs[4]), float_arg(scale)};
+    const float *q = c.bufs[0].as<float>(), *k = c.bufs[1].as<float>(), *v = c.bufs[2].as<float>();
+    float *o = c.bufs[3].as<float>(), *p = c.bufs[4].as<float>();
+    c.cxx = [=] { cxx_o3::attention(q, k, v, o, p, s, d, scale); };
+    c.fast = [=] { cxx_fast::attention(q, k, v, o, p, s, d, scale); };
+    auto ro = std::make_shared<RefSlot>(), rp = std::make_shared<RefSlot>();
+    Buf *bo = &c.bufs[3], *bp = &c.bufs[4];
+    c.save_ref = [=] {
+      cxx_o3::attention(q, k, v, o, p, s, d, scale);
+      ro->keep(*bo);
+      rp->keep(*bp);
+    };
+    c.check = [=](bool) {
+      std::string e = compare_f32(p, rp->ref.as<float>(), s * s, 1e-6, 1e-4);
+      if (!e.empty()) return "P: " + e;
+      e = compare_f32(o, ro->ref.as<float>(), s * d, 1e-5, 1e-4);
+      return e.empty() ? e : "O: " + e;
+    };
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// ---- timing -----------------------------------------------------------------
+
+struct Variant {
+  std::string label;
+  std::function<void()> run;
+  int inner = 1;
+  std::vector<double> per_call;  // seconds, one per repeat
+  Stats st;
+
+  Variant(std::string l, std::function<void()> r) : label(std::move(l)), run(std::move(r)) {}
+};
+
+// Times every variant `repeats` times, interleaved (variant order rotates
+// each repeat) so that a slow spell of the machine hits all of them. A
+// sample runs as many calls as take about `target_s`. When a call of some
+// variant takes longer than `slow_s`, `slow_repeats` samples are taken
+// instead. Returns the wall time spent.
+double measure(std::vector<Variant>& vs, int repeats, double target_s, double slow_s, int slow_repeats) {
+  double start = now_s(), slowest = 0;
+  for (Variant& v : vs) {
+    v.per_call.clear();
+    double t0 = now_s();
+    v.run();  // warm-up, and a first estimate
+    double t = now_s() - t0;
+    if (t < target_s) {  // fast: estimate again now that it is warm
+      t0 = now_s();
+      v.run();
+      t = now_s() - t0;
+    }
+    slowest = std::max(slowest, t);
+    v.inner = std::max(1, int(std::ceil(target_s / std::max(t, 1e-7))));
+  }
+  if (slowest > slow_s) repeats = std::min(repeats, slow_repeats);
+  for (int r = 0; r < repeats; ++r)
+    for (size_t j = 0; j < vs.size(); ++j) {
+      Variant& v = vs[(j + size_t(r)) % vs.size()];
+      double t0 = now_s();
+      for (int i = 0; i < v.inner; ++i) v.run();
+      v.per_call.push_back((now_s() - t0) / v.inner);
+    }
+  for (Variant& v : vs) v.st = stats_of(v.per_call);
+  return now_s() - start;
+}
+
+// Measures until no variant's cv exceeds `noisy_cv`, at most 1 + `retries`
+// times, and not again once an attempt took longer than `retry_budget_s`.
+// Prints a `noisy` line for each noisy attempt.
+struct Timing {
+  int repeats = 9, slow_repeats = 5, retries = 2;
+  double target_s = 0.05, slow_s = 1.0, retry_budget_s = 20, noisy_cv = 0.05;
+};
+
+void measure_until_quiet(std::vector<Variant>& vs, const Timing& tm, const std::string& what) {
+  for (int attempt = 0;; ++attempt) {
+    double spent = measure(vs, tm.repeats, tm.target_s, tm.slow_s, tm.slow_repeats);
+    double worst = 0;
+    for (const Variant& v : vs) worst = std::max(worst, v.st.cv);
+    if (worst <= tm.noisy_cv) return;
+    if (attempt >= tm.retries || spent > tm.retry_budget_s) {
+      std::printf("noisy %s cv=%.4f (the machine was too noisy; kept after %d attempt%s%s)\n", what.c_str(),
+                  worst, attempt + 1, attempt ? "s" : "",
+                  attempt < tm.retries ? ", too slow to measure again" : "");
+      return;
+    }
+    std::printf("noisy %s cv=%.4f (measuring again)\n", what.c_str(), worst);
+  }
+}
+
+// ---- process wall time --------------------------------------------------------
+
+// Runs argv as a process (stdout/stderr to /dev/null); the wall time in
+// seconds, or a negative value when it failed.
+double run_process(const std::vector<std::string>& argv) {
+  std::vector<char*> av;
+  for (const std::string& a : argv) av.push_back(const_cast<char*>(a.c_str()));
+  av.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  double t0 = now_s();
+  int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  double t = now_s() - t0;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : -1;
+}
+
+// ---- output helpers -----------------------------------------------------------
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// Time per call in adaptive units.
+std::string fmt_time(double s) {
+  if (s >= 1) return fmt("%.3f s", s);
+  if (s >= 1e-3) return fmt("%.3f ms", s * 1e3);
+  return fmt("%.2f us", s * 1e6);
+}
+
+struct Options {
+  bool quick = false, smoke = false, compile = true;
+  std::vector<std::string> only;
+};
+
+bool wanted(const Options& o, const std::string& name) {
+  return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") {
+      opt.quick = true;
+    } else if (a == "--smoke") {
+      opt.smoke = true;
+    } else if (a == "--no-compile") {
+      opt.compile = false;
+    } else if (a == "--only" && i + 1 < argc) {
+      std::string l = argv[++i];
+      for (size_t p = 0; p <= l.size();) {
+        size_t e = l.find(',', p);
+        if (e == std::string::npos) e = l.size();
+        if (e > p) opt.only.push_back(l.substr(p, e - p));
+        p = e + 1;
+      }
+    } else if (a == "-h" || a == "--help") {
+      std::printf("usage: bench_kernels [--quick | --smoke] [--only NAME,...] [--no-compile]\n"
+                  "See docs/bench.md.\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "bench_kernels: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+#ifdef BENCH_HAVE_OPENBLAS
+  openblas_set_num_threads(1);
+  const bool have_blas = true;
+#else
+  const bool have_blas = false;
+#endif
+
+  Sizes sz = opt.smoke ? Sizes{128, 128, 128, 64, 64, 192} : Sizes{4096, 4096, 65536, 65536, 128, 1024};
+  Timing tm;
+  if (opt.quick) {
+    tm.repeats = 5;
+    tm.slow_repeats = 3;
+    tm.retries = 1;
+    tm.target_s = 0.02;
+    tm.slow_s = 0.5;
+    tm.retry_budget_s = 4;
+  }
+  const int repeats = opt.smoke ? 0 : tm.repeats;
+  bool failed = false;
+
+  // ---- limits ----
+  double peak_flops = 0, nt_bw = 0;  // best figures (flop/s, bytes/s)
+  const bool cpu_ok = bench::limits_cpu_ok();
+  if (!opt.smoke) {
+    std::printf("== machine limits (1 core, %d repeats; best / median)\n", repeats);
+    if (!cpu_ok) {
+      std::printf("no AVX2+FMA on this CPU: limits not measured (of_limit, of_peak missing)\n");
+    } else {
+      const size_t n = size_t(64) << 20 >> 2;  // 64 MiB of f32 per array
+      Buf a(n * 4), b(n * 4), c(n * 4);
+      fill(a.as<float>(), n, 21, -1, 1);
+      fill(b.as<float>(), n, 22, -1, 1);
+      const uint64_t fma_iters = opt.quick ? 4000000 : 10000000;
+      volatile float sink = 0;
+      std::vector<Variant> vs = {
+          {"stream add, normal stores", [&] { bench::stream_add(a.as<float>(), b.as<float>(), c.as<float>(), n); }},
+          {"stream add, NT stores", [&] { bench::stream_add_nt(a.as<float>(), b.as<float>(), c.as<float>(), n); }},
+          {"fma peak (10 ymm chains)", [&] { sink = sink + bench::fma_chains(fma_iters); }},
+      };
+      measure_until_quiet(vs, tm, "limits");
+      for (int i = 0; i < 2; ++i) {
+        const Stats& s = vs[i].st;
+        std::printf("%-28s %7.3f / %7.3f ns/elem  %6.1f / %6.1f GB/s  cv %.1f %%\n", vs[i].label.c_str(),
+                    s.min / double(n) * 1e9, s.median / double(n) * 1e9, 12.0 * double(n) / s.min / 1e9,
+                    12.0 * double(n) / s.median / 1e9, s.cv * 100);
+      }
+      const Stats& f = vs[2].st;
+      double fl = 160.0 * double(fma_iters);
+      std::printf("%-28s %7.1f / %7.1f GFLOP/s  cv %.1f %%\n", vs[2].label.c_str(), fl / f.min / 1e9,
+                  fl / f.median / 1e9, f.cv * 100);
+      nt_bw = 12.0 * double(n) / vs[1].st.min;
+      peak_flops = fl / f.min;
+    }
+    std::printf("\n");
+  }
+
+  // ---- kernels ----
+  struct Row {
+    std::string name, size, status;  // status: "" when measured
+    Stats pto, cxx, fast, blas;
+    bool has_blas = false;
+    double limit_s = 0;  // the limit's time for one call; 0: none
+    Bound bound = Bound::None;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, std::string> pto_status;  // pto file -> "" or why not
+
+  std::printf("== kernels: ptoas -O2 avx2 (JIT, 1 block) vs plain C++; time per call, min / median of %d%s\n",
+              repeats, opt.smoke ? " (smoke: checks only)" : "");
+  {
+    std::vector<Case> cases = make_cases(sz);
+    std::map<std::string, std::shared_ptr<PtoKernel>> loaded;
+    for (Case& c : cases) {
+      if (!wanted(opt, c.name)) continue;
+      Row row;
+      row.name = c.name;
+      row.size = c.size;
+      row.bound = c.bound;
+      auto it = loaded.find(c.pto_file);
+      if (it == loaded.end()) {
+        auto k = std::make_shared<PtoKernel>();
+        k->load(c.pto_file);
+        it = loaded.emplace(c.pto_file, k).first;
+      }
+      PtoKernel& k = *it->second;
+      if (!k.jit) {
+        row.status = (k.unsupported ? "unsupported: " : "ERROR: ") + k.problem;
+        if (!k.unsupported) failed = true;
+        std::printf("%-15s %s\n", c.name.c_str(), row.status.c_str());
+        rows.push_back(row);
+        continue;
+      }
+      const ptoas::rt::JitKernel* jit = k.jit.get();
+      std::vector<ptoas::rt::Arg> args = c.args;
+      auto pto_run = [jit, args] { jit->run(args, 0, 1); };
+
+      // The check: C++ -O3 is the reference; ptoas, fast-math and OpenBLAS
+      // must each agree with it.
+      c.save_ref();
+      std::string bad;
+      pto_run();
+      if (std::string e = c.check(false); !e.empty()) bad = "ptoas vs C++: " + e;
+      if (bad.empty()) {
+        c.fast();
+        if (std::string e = c.check(true); !e.empty()) bad = "C++ -ffast-math vs C++: " + e;
+      }
+      if (bad.empty() && c.blas) {
+        c.blas();
+        if (std::string e = c.check(true); !e.empty()) bad = "OpenBLAS vs C++: " + e;
+      }
+      if (!bad.empty()) {
+        row.status = "MISMATCH";
+        failed = true;
+        std::printf("%-15s MISMATCH %s\n", c.name.c_str(), bad.c_str());
+        std::fprintf(stderr, "bench_kernels: %s: MISMATCH %s\n", c.name.c_str(), bad.c_str());
+        rows.push_back(row);
+        continue;
+      }
+      if (opt.smoke) {
+        std::printf("%-15s %-24s ok (ptoas matches C++)\n", c.name.c_str(), c.size.c_str());
+        continue;
+      }
+
+      std::vector<Variant> vs = {{"ptoas", pto_run}, {"cxx", c.cxx}, {"fast", c.fast}};
+      if (c.blas) vs.push_back({"blas", c.blas});
+      measure_until_quiet(vs, tm, c.name);
+      // The last run of each variant left its output: recheck ptoas once more.
+      pto_run();
+      if (std::string e = c.check(false); !e.empty()) {
+        row.status = "MISMATCH";
+        failed = true;
+        std::printf("%-15s MISMATCH after timing: %s\n", c.name.c_str(), e.c_str());
+        rows.push_back(row);
+        continue;
+      }
+      row.pto = vs[0].st;
+      row.cxx = vs[1].st;
+      row.fast = vs[2].st;
+      if (c.blas) {
+        row.blas = vs[3].st;
+        row.has_blas = true;
+      }
+      if (c.bound == Bound::Memory && nt_bw > 0) row.limit_s = c.bytes / nt_bw;
+      if (c.bound == Bound::Compute && peak_flops > 0) row.limit_s = c.flops / peak_flops;
+      std::printf("%-15s %-22s ptoas %s / %s  c++ %s / %s  fast-math %s / %s", c.name.c_str(), c.size.c_str(),
+                  fmt_time(row.pto.min).c_str(), fmt_time(row.pto.median).c_str(),
+                  fmt_time(row.cxx.min).c_str(), fmt_time(row.cxx.median).c_str(),
+                  fmt_time(row.fast.min).c_str(), fmt_time(row.fast.median).c_str());
+      if (row.has_blas)
+        std::printf("  openblas %s / %s", fmt_time(row.blas.min).c_str(), fmt_time(row.blas.median).c_str());
+      std::printf("\n");
+      rows.push_back(row);
+    }
+  }
+  if (opt.smoke) {
+    for (const Row& r : rows)
+      if (!r.status.empty() && r.status.rfind("unsupported", 0) != 0) failed = true;
+    std::printf(failed ? "bench smoke: FAILED\n" : "bench smoke: all supported kernels match\n");
+    return failed ? 1 : 0;
+  }
+
+  // ---- compile time ----
+  struct CompileRow {
+    std::string kernel;
+    double pto = -1, gxx = -1;
+  };
+  std::vector<CompileRow> crows;
+  if (opt.compile) {
+    const int reps = opt.quick ? 3 : 5;
+    std::printf("\n== compile time per kernel: process wall time, best of %d\n", reps);
+    std::printf("   ptoas -target=avx2 K.pto -o K.o   vs   %s -O2 -c K.cpp -o K.o\n", BENCH_CXX_COMPILER);
+    char tmpl[] = "/tmp/bench_compile.XXXXXX";
+    const char* tmp = mkdtemp(tmpl);
+    std::vector<std::pair<std::string, std::string>> files;  // pto, cpp
+    for (const char* b :
+         {"vadd", "fused_chain", "softmax", "rmsnorm", "layernorm", "gemm_f32", "gemm_bf16", "attention"})
+      files.push_back({std::string(b) + ".pto", std::string(b) + ".cpp"});
+    for (auto& [pto, cpp] : files) {
+      CompileRow cr;
+      cr.kernel = pto.substr(0, pto.size() - 4);
+      std::string obj = std::string(tmp ? tmp : "/tmp") + "/" + cr.kernel + ".o";
+      std::vector<std::string> pa = {PTOAS_BIN, "-target=avx2", src_dir() + "/bench/kernels/" + pto, "-o", obj};
+      std::vector<std::string> ga = {BENCH_CXX_COMPILER, "-O2", "-c", src_dir() + "/bench/cxx/" + cpp, "-o", obj};
+      for (int r = 0; r < reps; ++r) {
+        double t = run_process(pa);
+        if (t < 0) {
+          cr.pto = -1;
+          break;
+        }
+        cr.pto = cr.pto < 0 ? t : std::min(cr.pto, t);
+      }
+      for (int r = 0; r < reps; ++r) {
+        double t = run_process(ga);
+        if (t < 0) {
+          cr.gxx = -1;
+          break;
+        }
+        cr.gxx = cr.gxx < 0 ? t : std::min(cr.gxx, t);
+      }
+      if (cr.pto < 0 || cr.gxx < 0)
+        std::printf("%-12s %s\n", cr.kernel.c_str(),
+                    cr.pto < 0 ? "ptoas failed (unsupported for avx2?): left out" : "g++ failed: left out");
+      else
+        std::printf("%-12s ptoas %8.1f ms   g++ %8.1f ms   g++/ptoas %6.1f\n", cr.kernel.c_str(), cr.pto * 1e3,
+                    cr.gxx * 1e3, cr.gxx / cr.pto);
+      crows.push_back(cr);
+    }
+    if (tmp) {
+      for (auto& cr : crows) std::remove((std::string(tmp) + "/" + cr.kernel + ".o").c_str());
+      rmdir(tmp);
+    }
+  }
+
+  // ---- the table ----
+  std::printf("\n== summary (medians; speedup = baseline time / ptoas time; of_limit/of_peak = limit time / ptoas time)\n");
+  std::printf("%-15s %-22s %11s %11s %8s %8s %8s %8s\n", "kernel", "size", "ptoas med", "c++ med", "vs_cxx",
+              "vs_fast", "vs_blas", "of_lim");
+  std::map<std::string, double> fig;  // "kernel metric" -> value
+  for (const Row& r : rows) {
+    if (!r.status.empty()) {
+      std::printf("%-15s %-22s %s\n", r.name.c_str(), r.size.c_str(), r.status.c_str());
+      continue;
+    }
+    double vc = r.cxx.median / r.pto.median, vf = r.fast.median / r.pto.median;
+    fig[r.name + " vs_cxx"] = vc;
+    fig[r.name + " vs_cxx_fastmath"] = vf;
+    std::string sb = "-", sl = "-";
+    if (r.has_blas) {
+      fig[r.name + " vs_openblas"] = r.blas.median / r.pto.median;
+      sb = fmt("%.3f", r.blas.median / r.pto.median);
+    }
+    if (r.limit_s > 0) {
+      double v = r.limit_s / r.pto.median;
+      fig[r.name + (r.bound == Bound::Memory ? " of_limit" : " of_peak")] = v;
+      sl = fmt("%.3f", v) + (r.bound == Bound::Memory ? "" : " pk");
+    }
+    std::printf("%-15s %-22s %11s %11s %8.3f %8.3f %8s %8s\n", r.name.c_str(), r.size.c_str(),
+                fmt_time(r.pto.median).c_str(), fmt_time(r.cxx.median).c_str(), vc, vf, sb.c_str(), sl.c_str());
+  }
+  if (!have_blas) std::printf("OpenBLAS: not found when this bench was configured; vs_openblas missing\n");
+
+  // ---- ratio lines ----
+  std::printf("\n== ratios\n");
+  const char* metrics[] = {"vs_cxx", "vs_cxx_fastmath", "vs_openblas", "of_limit", "of_peak"};
+  for (const Row& r : rows)
+    for (const char* m : metrics) {
+      auto f = fig.find(r.name + " " + m);
+      if (f != fig.end()) std::printf("ratio %s %s=%.4f\n", r.name.c_str(), m, f->second);
+    }
+  {
+    double lsum = 0;
+    int n = 0;
+    for (const CompileRow& cr : crows)
+      if (cr.pto > 0 && cr.gxx > 0) {
+        lsum += std::log(cr.gxx / cr.pto);
+        ++n;
+      }
+    if (n) {
+      fig["compile vs_gxx"] = std::exp(lsum / n);
+      std::printf("# compile vs_gxx: geometric mean over %d kernel sources of (g++ -O2 -c time / ptoas time)\n", n);
+      std::printf("ratio compile vs_gxx=%.4f\n", fig["compile vs_gxx"]);
+    }
+  }
+
+  // ---- floors (issue 5) ----
+  std::printf("\n== floors\n");
+  struct Floor {
+    const char* key;
+    double min;
+  };
+  const Floor floors[] = {{"vadd_64MiB vs_cxx", 1.15},  {"vadd_64MiB of_limit", 0.85},
+                          {"softmax vs_cxx", 5},        {"softmax vs_cxx_fastmath", 1.0},
+                          {"rmsnorm vs_cxx", 2},        {"gemm_128 of_peak", 0.75},
+                          {"gemm_128 vs_openblas", 0.9}, {"compile vs_gxx", 30}};
+  for (const Floor& f : floors) {
+    auto it = fig.find(f.key);
+    if (it == fig.end()) {
+      std::string why = "missing", kernel = std::string(f.key).substr(0, std::string(f.key).find(' '));
+      if (std::strstr(f.key, "openblas") && !have_blas) why = "missing: built without OpenBLAS";
+      for (const Row& r : rows)
+        if (r.name == kernel && !r.status.empty()) why = "missing: " + r.status;
+      std::printf("floor %s >= %g: NOT MET (%s)\n", f.key, f.min, why.c_str());
+    } else {
+      std::printf("floor %s >= %g: %s (%.3f)\n", f.key, f.min, it->second >= f.min ? "met" : "NOT MET",
+                  it->second);
+    }
+  }
+  if (failed) std::printf("\nbench_kernels: FAILED (a mismatch or an error above)\n");
+  return failed ? 1 : 0;
+}
