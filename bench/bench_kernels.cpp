@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "cxx/bf16.h"
 #include "frontend.h"
 #include "interp.h"
 #include "jit.h"
@@ -93,24 +94,10 @@ void fill(float* p, size_t n, uint64_t seed, float lo, float hi) {
   }
 }
 
-uint16_t to_bf16(float f) {  // round to nearest even (inputs here are finite)
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
-}
-
-float from_bf16(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 void fill_bf16(uint16_t* p, size_t n, uint64_t seed, float lo, float hi) {
   std::vector<float> tmp(n);
   fill(tmp.data(), n, seed, lo, hi);
-  for (size_t i = 0; i < n; ++i) p[i] = to_bf16(tmp[i]);
+  for (size_t i = 0; i < n; ++i) p[i] = f32_to_bf16(tmp[i]);
 }
 
 // ---- result checks ----------------------------------------------------------
@@ -148,7 +135,7 @@ std::string compare_bf16(const uint16_t* got, const uint16_t* want, size_t n, in
   if (!bad) return {};
   char b[256];
   std::snprintf(b, sizeof b, "%zu of %zu bf16 elements differ by more than %d ulp; first [%zu] got %g want %g",
-                bad, n, ulps, first, double(from_bf16(got[first])), double(from_bf16(want[first])));
+                bad, n, ulps, first, double(bf16_to_f32(got[first])), double(bf16_to_f32(want[first])));
   return b;
 }
 
@@ -274,18 +261,15 @@ enum class Bound { Memory, Compute, None };
 struct Case {
   std::string name;          // as in the ratio lines
   std::string pto_file;      // bench/kernels/<pto_file>
-  std::string cxx_file;      // bench/cxx/<cxx_file> (compile time)
   std::string size;          // for the table
   Bound bound = Bound::None;
   double bytes = 0;          // Memory: bytes moved by one call
   double flops = 0;          // Compute: flops of one call
-  std::vector<Buf> bufs;
+  std::vector<Buf> bufs;     // the kernel's pointer arguments, in order
   std::vector<ptoas::rt::Arg> args;  // the JIT kernel's arguments
   std::function<void()> cxx, fast, blas;
-  // Compares the output buffers of a ptoas run (or a baseline run, with
-  // `baseline` true) against the plain C++ result; empty when they agree.
-  std::function<std::string(bool baseline)> check;
-  std::function<void()> save_ref;  // runs cxx and keeps its output as the reference
+  std::function<void()> save_ref;       // runs cxx and keeps its outputs as the reference
+  std::function<std::string()> check;   // the outputs against the reference: "" when they agree
 };
 
 struct Sizes {
@@ -295,238 +279,190 @@ struct Sizes {
   int64_t gemm_small, gemm_large;
 };
 
-// A reference copy of `out` taken after the C++ run.
-struct RefSlot {
-  Buf ref;
-  void keep(const Buf& out) {
-    if (ref.bytes() != out.bytes()) ref = Buf(out.bytes());
-    std::memcpy(ref.as<void>(), out.as<void>(), out.bytes());
-  }
+// The plain C++ kernels of one build of bench/cxx/.
+struct CxxKernels {
+  decltype(&cxx_o3::vadd) vadd;
+  decltype(&cxx_o3::fused_chain) fused_chain;
+  decltype(&cxx_o3::softmax) softmax;
+  decltype(&cxx_o3::rmsnorm) rmsnorm;
+  decltype(&cxx_o3::layernorm) layernorm;
+  decltype(&cxx_o3::gemm_f32) gemm_f32;
+  decltype(&cxx_o3::gemm_bf16) gemm_bf16;
+  decltype(&cxx_o3::attention) attention;
+};
+const CxxKernels kO3{cxx_o3::vadd,     cxx_o3::fused_chain, cxx_o3::softmax,   cxx_o3::rmsnorm,
+                     cxx_o3::layernorm, cxx_o3::gemm_f32,   cxx_o3::gemm_bf16, cxx_o3::attention};
+const CxxKernels kFast{cxx_fast::vadd,     cxx_fast::fused_chain, cxx_fast::softmax,   cxx_fast::rmsnorm,
+                       cxx_fast::layernorm, cxx_fast::gemm_f32,   cxx_fast::gemm_bf16, cxx_fast::attention};
+
+// An output buffer and how to compare it with the reference.
+struct Output {
+  std::string label;  // named in a mismatch message ("" when there is one output)
+  const Buf* buf;
+  std::function<std::string(const void* got, const void* want)> cmp;
 };
 
+Output f32_out(const Buf& b, double atol, double rtol, std::string label = {}) {
+  size_t n = b.bytes() / 4;
+  return {std::move(label), &b, [=](const void* g, const void* w) {
+            return compare_f32(static_cast<const float*>(g), static_cast<const float*>(w), n, atol, rtol);
+          }};
+}
+
+Output bf16_out(const Buf& b, int ulps) {
+  size_t n = b.bytes() / 2;
+  return {{}, &b, [=](const void* g, const void* w) {
+            return compare_bf16(static_cast<const uint16_t*>(g), static_cast<const uint16_t*>(w), n, ulps);
+          }};
+}
+
+Case new_case(const std::string& name, const std::string& file, std::string size, Bound bound, double amount) {
+  Case c;
+  c.name = name;
+  c.pto_file = file;
+  c.size = std::move(size);
+  c.bound = bound;
+  (bound == Bound::Compute ? c.flops : c.bytes) = amount;
+  return c;
+}
+
+// Adds a buffer of n floats (filled from `seed` in [lo, hi) when seed != 0).
+float* add_f32(Case& c, int64_t n, uint64_t seed = 0, float lo = -1, float hi = 1) {
+  c.bufs.emplace_back(size_t(n) * 4);
+  if (seed) fill(c.bufs.back().as<float>(), n, seed, lo, hi);
+  return c.bufs.back().as<float>();
+}
+
+uint16_t* add_bf16(Case& c, int64_t n, uint64_t seed = 0, float lo = -1, float hi = 1) {
+  c.bufs.emplace_back(size_t(n) * 2);
+  if (seed) fill_bf16(c.bufs.back().as<uint16_t>(), n, seed, lo, hi);
+  return c.bufs.back().as<uint16_t>();
+}
+
+// The JIT arguments (every buffer, then `scalars`), the C++ runs (`call`
+// with the -O3 or the fast-math kernels) and the check of `outs` (buffer
+// indices with their comparisons) against the -O3 result.
+void finish(Case& c, std::vector<ptoas::rt::Arg> scalars, std::function<void(const CxxKernels&)> call,
+            std::vector<Output> outs) {
+  c.args.clear();
+  for (const Buf& b : c.bufs) c.args.push_back(ptr_arg(b));
+  c.args.insert(c.args.end(), scalars.begin(), scalars.end());
+  c.cxx = [call] { call(kO3); };
+  c.fast = [call] { call(kFast); };
+  auto refs = std::make_shared<std::vector<Buf>>();
+  c.save_ref = [call, outs, refs] {
+    call(kO3);
+    refs->clear();
+    for (const Output& o : outs) {
+      refs->emplace_back(o.buf->bytes());
+      std::memcpy(refs->back().as<void>(), o.buf->as<void>(), o.buf->bytes());
+    }
+  };
+  c.check = [outs, refs]() -> std::string {
+    for (size_t i = 0; i < outs.size(); ++i) {
+      std::string e = outs[i].cmp(outs[i].buf->as<void>(), (*refs)[i].as<void>());
+      if (!e.empty()) return outs[i].label.empty() ? e : outs[i].label + ": " + e;
+    }
+    return {};
+  };
+}
+
+std::string dims(int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); }
+
+// Every case; bufs are reserved up front so that Output's Buf pointers stay put.
 std::vector<Case> make_cases(const Sizes& z) {
   std::vector<Case> cases;
-  // vadd: z = x + y
-  {
-    Case c;
-    c.name = "vadd_64MiB";
-    c.pto_file = "vadd.pto";
-    c.cxx_file = "vadd.cpp";
+  auto add = [&](Case&& c) { cases.push_back(std::move(c)); };
+  {  // vadd: z = x + y
     int64_t m = z.stream_m, n = z.stream_n, e = m * n;
-    c.size = std::to_string(m) + "x" + std::to_string(n) + " f32";
-    c.bound = Bound::Memory;
-    c.bytes = 12.0 * double(e);
-    c.bufs.emplace_back(e * 4);
-    c.bufs.emplace_back(e * 4);
-    c.bufs.emplace_back(e * 4);
-    fill(c.bufs[0].as<float>(), e, 1, -1, 1);
-    fill(c.bufs[1].as<float>(), e, 2, -1, 1);
-    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), int_arg(m), int_arg(n)};
-    const float *x = c.bufs[0].as<float>(), *y = c.bufs[1].as<float>();
-    float* o = c.bufs[2].as<float>();
-    c.cxx = [=] { cxx_o3::vadd(x, y, o, e); };
-    c.fast = [=] { cxx_fast::vadd(x, y, o, e); };
-    auto ref = std::make_shared<RefSlot>();
-    Buf* out = &c.bufs[2];
-    c.save_ref = [=] { cxx_o3::vadd(x, y, o, e); ref->keep(*out); };
-    c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), e, 0, 0); };
-    cases.push_back(std::move(c));
+    Case c = new_case("vadd_64MiB", "vadd.pto", dims(m, n) + " f32", Bound::Memory, 12.0 * double(e));
+    c.bufs.reserve(3);
+    float *x = add_f32(c, e, 1), *y = add_f32(c, e, 2), *o = add_f32(c, e);
+    finish(c, {int_arg(m), int_arg(n)}, [=](const CxxKernels& k) { k.vadd(x, y, o, e); },
+           {f32_out(c.bufs[2], 0, 0)});
+    add(std::move(c));
   }
-  // fused chain: y = relu(x * a + b) * c
-  {
-    Case c;
-    c.name = "fused_chain";
-    c.pto_file = "fused_chain.pto";
-    c.cxx_file = "fused_chain.cpp";
+  {  // fused chain: y = relu(x * a + b) * c
     int64_t m = z.stream_m, n = z.stream_n, e = m * n;
-    c.size = std::to_string(m) + "x" + std::to_string(n) + " f32";
-    c.bound = Bound::Memory;
-    c.bytes = 12.0 * double(e);
-    c.bufs.emplace_back(e * 4);
-    c.bufs.emplace_back(e * 4);
-    c.bufs.emplace_back(e * 4);
-    fill(c.bufs[0].as<float>(), e, 3, -1, 1);
-    fill(c.bufs[1].as<float>(), e, 4, -2, 2);
+    Case c = new_case("fused_chain", "fused_chain.pto", dims(m, n) + " f32", Bound::Memory, 12.0 * double(e));
+    c.bufs.reserve(3);
+    float *x = add_f32(c, e, 3), *cc = add_f32(c, e, 4, -2, 2), *o = add_f32(c, e);
     const float a = 1.75f, b = -0.25f;
-    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), float_arg(a), float_arg(b),
-              int_arg(m), int_arg(n)};
-    const float *x = c.bufs[0].as<float>(), *cc = c.bufs[1].as<float>();
-    float* o = c.bufs[2].as<float>();
-    c.cxx = [=] { cxx_o3::fused_chain(x, cc, o, a, b, e); };
-    c.fast = [=] { cxx_fast::fused_chain(x, cc, o, a, b, e); };
-    auto ref = std::make_shared<RefSlot>();
-    Buf* out = &c.bufs[2];
-    c.save_ref = [=] { cxx_o3::fused_chain(x, cc, o, a, b, e); ref->keep(*out); };
     // g++ may contract x * a + b into one FMA; ptoas rounds twice.
-    c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), e, 1e-6, 1e-6); };
-    cases.push_back(std::move(c));
+    finish(c, {float_arg(a), float_arg(b), int_arg(m), int_arg(n)},
+           [=](const CxxKernels& k) { k.fused_chain(x, cc, o, a, b, e); }, {f32_out(c.bufs[2], 1e-6, 1e-6)});
+    add(std::move(c));
   }
-  // softmax over rows of 128
-  {
-    Case c;
-    c.name = "softmax";
-    c.pto_file = "softmax.pto";
-    c.cxx_file = "softmax.cpp";
-    int64_t m = z.rows, n = 128, e = m * n;
-    c.size = std::to_string(m) + "x128 f32";
-    c.bound = Bound::Memory;
-    c.bytes = 8.0 * double(e);
-    c.bufs.emplace_back(e * 4);
-    c.bufs.emplace_back(e * 4);
-    fill(c.bufs[0].as<float>(), e, 5, -8, 8);
-    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), int_arg(m)};
-    const float* x = c.bufs[0].as<float>();
-    float* o = c.bufs[1].as<float>();
-    c.cxx = [=] { cxx_o3::softmax(x, o, m, n); };
-    c.fast = [=] { cxx_fast::softmax(x, o, m, n); };
-    auto ref = std::make_shared<RefSlot>();
-    Buf* out = &c.bufs[1];
-    c.save_ref = [=] { cxx_o3::softmax(x, o, m, n); ref->keep(*out); };
-    c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), e, 1e-7, 2e-5); };
-    cases.push_back(std::move(c));
+  {  // softmax over rows of 128
+    int64_t m = z.rows, n = 128;
+    Case c = new_case("softmax", "softmax.pto", dims(m, n) + " f32", Bound::Memory, 8.0 * double(m * n));
+    c.bufs.reserve(2);
+    float *x = add_f32(c, m * n, 5, -8, 8), *o = add_f32(c, m * n);
+    finish(c, {int_arg(m)}, [=](const CxxKernels& k) { k.softmax(x, o, m, n); }, {f32_out(c.bufs[1], 1e-7, 2e-5)});
+    add(std::move(c));
   }
-  // RMSNorm, bf16 rows of 256
-  {
-    Case c;
-    c.name = "rmsnorm";
-    c.pto_file = "rmsnorm.pto";
-    c.cxx_file = "rmsnorm.cpp";
-    int64_t m = z.rms_rows, d = 256, e = m * d;
-    c.size = std::to_string(m) + "x256 bf16";
-    c.bound = Bound::Memory;
-    c.bytes = 4.0 * double(e);
-    c.bufs.emplace_back(e * 2);
-    c.bufs.emplace_back(d * 4);
-    c.bufs.emplace_back(e * 2);
-    fill_bf16(c.bufs[0].as<uint16_t>(), e, 6, -3, 3);
-    fill(c.bufs[1].as<float>(), d, 7, 0.5, 1.5);
+  {  // RMSNorm, bf16 rows of 256
+    int64_t m = z.rms_rows, d = 256;
+    Case c = new_case("rmsnorm", "rmsnorm.pto", dims(m, d) + " bf16", Bound::Memory, 4.0 * double(m * d));
+    c.bufs.reserve(3);
+    uint16_t* x = add_bf16(c, m * d, 6, -3, 3);
+    float* g = add_f32(c, d, 7, 0.5, 1.5);
+    uint16_t* o = add_bf16(c, m * d);
     const float eps = 1e-5f;
-    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), int_arg(m), float_arg(eps)};
-    const uint16_t* x = c.bufs[0].as<uint16_t>();
-    const float* g = c.bufs[1].as<float>();
-    uint16_t* o = c.bufs[2].as<uint16_t>();
-    c.cxx = [=] { cxx_o3::rmsnorm(x, g, o, m, d, eps); };
-    c.fast = [=] { cxx_fast::rmsnorm(x, g, o, m, d, eps); };
-    auto ref = std::make_shared<RefSlot>();
-    Buf* out = &c.bufs[2];
-    c.save_ref = [=] { cxx_o3::rmsnorm(x, g, o, m, d, eps); ref->keep(*out); };
-    c.check = [=](bool) { return compare_bf16(o, ref->ref.as<uint16_t>(), e, 1); };
-    cases.push_back(std::move(c));
+    finish(c, {int_arg(m), float_arg(eps)}, [=](const CxxKernels& k) { k.rmsnorm(x, g, o, m, d, eps); },
+           {bf16_out(c.bufs[2], 1)});
+    add(std::move(c));
   }
-  // LayerNorm, f32 rows of 128
-  {
-    Case c;
-    c.name = "layernorm";
-    c.pto_file = "layernorm.pto";
-    c.cxx_file = "layernorm.cpp";
-    int64_t m = z.rows, d = 128, e = m * d;
-    c.size = std::to_string(m) + "x128 f32";
-    c.bound = Bound::Memory;
-    c.bytes = 8.0 * double(e);
-    c.bufs.emplace_back(e * 4);
-    c.bufs.emplace_back(d * 4);
-    c.bufs.emplace_back(d * 4);
-    c.bufs.emplace_back(e * 4);
-    fill(c.bufs[0].as<float>(), e, 8, -2, 3);
-    fill(c.bufs[1].as<float>(), d, 9, 0.5, 1.5);
-    fill(c.bufs[2].as<float>(), d, 10, -0.5, 0.5);
+  {  // LayerNorm, f32 rows of 128
+    int64_t m = z.rows, d = 128;
+    Case c = new_case("layernorm", "layernorm.pto", dims(m, d) + " f32", Bound::Memory, 8.0 * double(m * d));
+    c.bufs.reserve(4);
+    float *x = add_f32(c, m * d, 8, -2, 3), *g = add_f32(c, d, 9, 0.5, 1.5), *bt = add_f32(c, d, 10, -0.5, 0.5);
+    float* o = add_f32(c, m * d);
     const float eps = 1e-5f;
-    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), ptr_arg(c.bufs[3]),
-              int_arg(m), float_arg(eps)};
-    const float *x = c.bufs[0].as<float>(), *g = c.bufs[1].as<float>(), *bt = c.bufs[2].as<float>();
-    float* o = c.bufs[3].as<float>();
-    c.cxx = [=] { cxx_o3::layernorm(x, g, bt, o, m, d, eps); };
-    c.fast = [=] { cxx_fast::layernorm(x, g, bt, o, m, d, eps); };
-    auto ref = std::make_shared<RefSlot>();
-    Buf* out = &c.bufs[3];
-    c.save_ref = [=] { cxx_o3::layernorm(x, g, bt, o, m, d, eps); ref->keep(*out); };
-    c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), e, 1e-4, 1e-4); };
-    cases.push_back(std::move(c));
+    finish(c, {int_arg(m), float_arg(eps)}, [=](const CxxKernels& k) { k.layernorm(x, g, bt, o, m, d, eps); },
+           {f32_out(c.bufs[3], 1e-4, 1e-4)});
+    add(std::move(c));
   }
-  // GEMMs
-  for (int bf = 0; bf < 2; ++bf)
+  for (int bf = 0; bf < 2; ++bf)  // GEMMs: f32, and bf16 inputs with f32 accumulation
     for (int large = 0; large < 2; ++large) {
-      Case c;
       int64_t s = large ? z.gemm_large : z.gemm_small;
-      int64_t label = large ? 1024 : 128;
-      c.name = std::string(bf ? "gemm_bf16_" : "gemm_") + std::to_string(label);
-      c.pto_file = bf ? "gemm_bf16.pto" : "gemm_f32.pto";
-      c.cxx_file = bf ? "gemm_bf16.cpp" : "gemm_f32.cpp";
-      c.size = std::to_string(s) + "^3 " + (bf ? "bf16->f32" : "f32");
-      c.bound = Bound::Compute;
-      c.flops = 2.0 * double(s) * double(s) * double(s);
-      size_t es = bf ? 2 : 4;
-      c.bufs.emplace_back(s * s * es);
-      c.bufs.emplace_back(s * s * es);
-      c.bufs.emplace_back(s * s * 4);
+      std::string name = std::string(bf ? "gemm_bf16_" : "gemm_") + (large ? "1024" : "128");
+      Case c = new_case(name, bf ? "gemm_bf16.pto" : "gemm_f32.pto",
+                        std::to_string(s) + "^3 " + (bf ? "bf16->f32" : "f32"), Bound::Compute,
+                        2.0 * double(s) * double(s) * double(s));
+      c.bufs.reserve(3);
+      std::function<void(const CxxKernels&)> call;
+      float* o = nullptr;
       if (bf) {
-        fill_bf16(c.bufs[0].as<uint16_t>(), s * s, 11, -1, 1);
-        fill_bf16(c.bufs[1].as<uint16_t>(), s * s, 12, -1, 1);
+        uint16_t *a = add_bf16(c, s * s, 11), *b = add_bf16(c, s * s, 12);
+        o = add_f32(c, s * s);
+        call = [=](const CxxKernels& k) { k.gemm_bf16(a, b, o, s, s, s); };
       } else {
-        fill(c.bufs[0].as<float>(), s * s, 11, -1, 1);
-        fill(c.bufs[1].as<float>(), s * s, 12, -1, 1);
-      }
-      c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), int_arg(s), int_arg(s),
-                int_arg(s)};
-      float* o = c.bufs[2].as<float>();
-      auto ref = std::make_shared<RefSlot>();
-      Buf* out = &c.bufs[2];
-      if (bf) {
-        const uint16_t *a = c.bufs[0].as<uint16_t>(), *b = c.bufs[1].as<uint16_t>();
-        c.cxx = [=] { cxx_o3::gemm_bf16(a, b, o, s, s, s); };
-        c.fast = [=] { cxx_fast::gemm_bf16(a, b, o, s, s, s); };
-        c.save_ref = [=] { cxx_o3::gemm_bf16(a, b, o, s, s, s); ref->keep(*out); };
-      } else {
-        const float *a = c.bufs[0].as<float>(), *b = c.bufs[1].as<float>();
-        c.cxx = [=] { cxx_o3::gemm_f32(a, b, o, s, s, s); };
-        c.fast = [=] { cxx_fast::gemm_f32(a, b, o, s, s, s); };
-        c.save_ref = [=] { cxx_o3::gemm_f32(a, b, o, s, s, s); ref->keep(*out); };
+        float *a = add_f32(c, s * s, 11), *b = add_f32(c, s * s, 12);
+        o = add_f32(c, s * s);
+        call = [=](const CxxKernels& k) { k.gemm_f32(a, b, o, s, s, s); };
 #ifdef BENCH_HAVE_OPENBLAS
         c.blas = [=] {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s), int(s), int(s), 1.0f, a,
-                      int(s), b, int(s), 0.0f, o, int(s));
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s), int(s), int(s), 1.0f, a, int(s), b,
+                      int(s), 0.0f, o, int(s));
         };
 #endif
       }
       // Sums of s products of numbers in [-1, 1) in another order.
-      double tol = 2e-6 * double(s);
-      c.check = [=](bool) { return compare_f32(o, ref->ref.as<float>(), s * s, tol, 1e-5); };
-      cases.push_back(std::move(c));
+      finish(c, {int_arg(s), int_arg(s), int_arg(s)}, call, {f32_out(c.bufs[2], 2e-6 * double(s), 1e-5)});
+      add(std::move(c));
     }
-  // attention tile: S = 128, head dim 32 (fixed by the kernel)
-  {
-    Case c;
-    c.name = "attention";
-    c.pto_file = "attention.pto";
-    c.cxx_file = "attention.cpp";
+  {  // attention tile: S = 128, head dim 32 (fixed by the kernel)
     const int64_t s = 128, d = 32;
-    c.size = "S=128 d=32 causal f32";
-    c.bound = Bound::None;
-    for (int i = 0; i < 3; ++i) c.bufs.emplace_back(s * d * 4);  // q k v
-    c.bufs.emplace_back(s * d * 4);                              // o
-    c.bufs.emplace_back(s * s * 4);                              // p
-    for (int i = 0; i < 3; ++i) fill(c.bufs[i].as<float>(), s * d, 13 + i, -1, 1);
+    Case c = new_case("attention", "attention.pto", "S=128 d=32 causal f32", Bound::None, 0);
+    c.bufs.reserve(5);
+    float *q = add_f32(c, s * d, 13), *k = add_f32(c, s * d, 14), *v = add_f32(c, s * d, 15);
+    float *o = add_f32(c, s * d), *p = add_f32(c, s * s);
     const float scale = 0.17677669529663687f;  // 1/sqrt(32)
-    c.args = {ptr_arg(c.bufs[0]), ptr_arg(c.bufs[1]), ptr_arg(c.bufs[2]), ptr_arg(c.bufs[3]),
-              ptr_arg(c.bufs[4]), float_arg(scale)};
-    const float *q = c.bufs[0].as<float>(), *k = c.bufs[1].as<float>(), *v = c.bufs[2].as<float>();
-    float *o = c.bufs[3].as<float>(), *p = c.bufs[4].as<float>();
-    c.cxx = [=] { cxx_o3::attention(q, k, v, o, p, s, d, scale); };
-    c.fast = [=] { cxx_fast::attention(q, k, v, o, p, s, d, scale); };
-    auto ro = std::make_shared<RefSlot>(), rp = std::make_shared<RefSlot>();
-    Buf *bo = &c.bufs[3], *bp = &c.bufs[4];
-    c.save_ref = [=] {
-      cxx_o3::attention(q, k, v, o, p, s, d, scale);
-      ro->keep(*bo);
-      rp->keep(*bp);
-    };
-    c.check = [=](bool) {
-      std::string e = compare_f32(p, rp->ref.as<float>(), s * s, 1e-6, 1e-4);
-      if (!e.empty()) return "P: " + e;
-      e = compare_f32(o, ro->ref.as<float>(), s * d, 1e-5, 1e-4);
-      return e.empty() ? e : "O: " + e;
-    };
-    cases.push_back(std::move(c));
+    finish(c, {float_arg(scale)}, [=](const CxxKernels& kk) { kk.attention(q, k, v, o, p, s, d, scale); },
+           {f32_out(c.bufs[4], 1e-6, 1e-4, "P"), f32_out(c.bufs[3], 1e-5, 1e-4, "O")});
+    add(std::move(c));
   }
   return cases;
 }
@@ -620,6 +556,17 @@ double run_process(const std::vector<std::string>& argv) {
   if (waitpid(pid, &status, 0) < 0) return -1;
   double t = now_s() - t0;
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : -1;
+}
+
+// The best of `reps` runs of argv, or a negative value when one failed.
+double best_process_time(const std::vector<std::string>& argv, int reps) {
+  double best = -1;
+  for (int r = 0; r < reps; ++r) {
+    double t = run_process(argv);
+    if (t < 0) return -1;
+    best = best < 0 ? t : std::min(best, t);
+  }
+  return best;
 }
 
 // ---- output helpers -----------------------------------------------------------
@@ -777,14 +724,14 @@ int main(int argc, char** argv) {
       c.save_ref();
       std::string bad;
       pto_run();
-      if (std::string e = c.check(false); !e.empty()) bad = "ptoas vs C++: " + e;
+      if (std::string e = c.check(); !e.empty()) bad = "ptoas vs C++: " + e;
       if (bad.empty()) {
         c.fast();
-        if (std::string e = c.check(true); !e.empty()) bad = "C++ -ffast-math vs C++: " + e;
+        if (std::string e = c.check(); !e.empty()) bad = "C++ -ffast-math vs C++: " + e;
       }
       if (bad.empty() && c.blas) {
         c.blas();
-        if (std::string e = c.check(true); !e.empty()) bad = "OpenBLAS vs C++: " + e;
+        if (std::string e = c.check(); !e.empty()) bad = "OpenBLAS vs C++: " + e;
       }
       if (!bad.empty()) {
         row.status = "MISMATCH";
@@ -804,7 +751,7 @@ int main(int argc, char** argv) {
       measure_until_quiet(vs, tm, c.name);
       // The last run of each variant left its output: recheck ptoas once more.
       pto_run();
-      if (std::string e = c.check(false); !e.empty()) {
+      if (std::string e = c.check(); !e.empty()) {
         row.status = "MISMATCH";
         failed = true;
         std::printf("%-15s MISMATCH after timing: %s\n", c.name.c_str(), e.c_str());
@@ -849,32 +796,15 @@ int main(int argc, char** argv) {
     std::printf("   ptoas -target=avx2 K.pto -o K.o   vs   %s -O2 -c K.cpp -o K.o\n", BENCH_CXX_COMPILER);
     char tmpl[] = "/tmp/bench_compile.XXXXXX";
     const char* tmp = mkdtemp(tmpl);
-    std::vector<std::pair<std::string, std::string>> files;  // pto, cpp
-    for (const char* b :
-         {"vadd", "fused_chain", "softmax", "rmsnorm", "layernorm", "gemm_f32", "gemm_bf16", "attention"})
-      files.push_back({std::string(b) + ".pto", std::string(b) + ".cpp"});
-    for (auto& [pto, cpp] : files) {
+    for (const char* base :
+         {"vadd", "fused_chain", "softmax", "rmsnorm", "layernorm", "gemm_f32", "gemm_bf16", "attention"}) {
       CompileRow cr;
-      cr.kernel = pto.substr(0, pto.size() - 4);
+      cr.kernel = base;
       std::string obj = std::string(tmp ? tmp : "/tmp") + "/" + cr.kernel + ".o";
-      std::vector<std::string> pa = {PTOAS_BIN, "-target=avx2", src_dir() + "/bench/kernels/" + pto, "-o", obj};
-      std::vector<std::string> ga = {BENCH_CXX_COMPILER, "-O2", "-c", src_dir() + "/bench/cxx/" + cpp, "-o", obj};
-      for (int r = 0; r < reps; ++r) {
-        double t = run_process(pa);
-        if (t < 0) {
-          cr.pto = -1;
-          break;
-        }
-        cr.pto = cr.pto < 0 ? t : std::min(cr.pto, t);
-      }
-      for (int r = 0; r < reps; ++r) {
-        double t = run_process(ga);
-        if (t < 0) {
-          cr.gxx = -1;
-          break;
-        }
-        cr.gxx = cr.gxx < 0 ? t : std::min(cr.gxx, t);
-      }
+      cr.pto = best_process_time(
+          {PTOAS_BIN, "-target=avx2", src_dir() + "/bench/kernels/" + cr.kernel + ".pto", "-o", obj}, reps);
+      cr.gxx = best_process_time(
+          {BENCH_CXX_COMPILER, "-O2", "-c", src_dir() + "/bench/cxx/" + cr.kernel + ".cpp", "-o", obj}, reps);
       if (cr.pto < 0 || cr.gxx < 0)
         std::printf("%-12s %s\n", cr.kernel.c_str(),
                     cr.pto < 0 ? "ptoas failed (unsupported for avx2?): left out" : "g++ failed: left out");

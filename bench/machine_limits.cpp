@@ -11,32 +11,27 @@ bool limits_cpu_ok() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-void stream_add(const float* a, const float* b, float* c, size_t n) {
-  for (size_t i = 0; i < n; i += 32) {
-    __m256 s0 = _mm256_add_ps(_mm256_load_ps(a + i), _mm256_load_ps(b + i));
-    __m256 s1 = _mm256_add_ps(_mm256_load_ps(a + i + 8), _mm256_load_ps(b + i + 8));
-    __m256 s2 = _mm256_add_ps(_mm256_load_ps(a + i + 16), _mm256_load_ps(b + i + 16));
-    __m256 s3 = _mm256_add_ps(_mm256_load_ps(a + i + 24), _mm256_load_ps(b + i + 24));
-    _mm256_store_ps(c + i, s0);
-    _mm256_store_ps(c + i + 8, s1);
-    _mm256_store_ps(c + i + 16, s2);
-    _mm256_store_ps(c + i + 24, s3);
-  }
+namespace {
+
+// One pass of c = a + b, 32 floats a step; NT: non-temporal stores.
+template <bool NT>
+void add_pass(const float* a, const float* b, float* c, size_t n) {
+  for (size_t i = 0; i < n; i += 32)
+    for (size_t j = i; j < i + 32; j += 8) {
+      __m256 s = _mm256_add_ps(_mm256_load_ps(a + j), _mm256_load_ps(b + j));
+      if constexpr (NT)
+        _mm256_stream_ps(c + j, s);
+      else
+        _mm256_store_ps(c + j, s);
+    }
+  if constexpr (NT) _mm_sfence();
 }
 
-void stream_add_nt(const float* a, const float* b, float* c, size_t n) {
-  for (size_t i = 0; i < n; i += 32) {
-    __m256 s0 = _mm256_add_ps(_mm256_load_ps(a + i), _mm256_load_ps(b + i));
-    __m256 s1 = _mm256_add_ps(_mm256_load_ps(a + i + 8), _mm256_load_ps(b + i + 8));
-    __m256 s2 = _mm256_add_ps(_mm256_load_ps(a + i + 16), _mm256_load_ps(b + i + 16));
-    __m256 s3 = _mm256_add_ps(_mm256_load_ps(a + i + 24), _mm256_load_ps(b + i + 24));
-    _mm256_stream_ps(c + i, s0);
-    _mm256_stream_ps(c + i + 8, s1);
-    _mm256_stream_ps(c + i + 16, s2);
-    _mm256_stream_ps(c + i + 24, s3);
-  }
-  _mm_sfence();
-}
+}  // namespace
+
+void stream_add(const float* a, const float* b, float* c, size_t n) { add_pass<false>(a, b, c, n); }
+
+void stream_add_nt(const float* a, const float* b, float* c, size_t n) { add_pass<true>(a, b, c, n); }
 
 float fma_chains(uint64_t iters) {
   // x = x * m + a stays finite and normal for any count: it converges to

@@ -1,26 +1,16 @@
-#include <cstring>
+#include <vector>
 
+#include "bf16.h"
 #include "kernels.h"
 
 namespace BENCH_CXX_NS {
 
-static inline float widen(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
+// Widens both inputs to f32 once, then the f32 GEMM (accumulating in f32).
 void gemm_bf16(const uint16_t* a, const uint16_t* b, float* c, long m, long n, long k) {
-  for (long i = 0; i < m; ++i) {
-    float* cr = c + i * n;
-    for (long j = 0; j < n; ++j) cr[j] = 0.0f;
-    for (long p = 0; p < k; ++p) {
-      float av = widen(a[i * k + p]);
-      const uint16_t* br = b + p * n;
-      for (long j = 0; j < n; ++j) cr[j] += av * widen(br[j]);
-    }
-  }
+  std::vector<float> af(size_t(m * k)), bf(size_t(k * n));
+  for (long i = 0; i < m * k; ++i) af[size_t(i)] = bf16_to_f32(a[i]);
+  for (long i = 0; i < k * n; ++i) bf[size_t(i)] = bf16_to_f32(b[i]);
+  gemm_f32(af.data(), bf.data(), c, m, n, k);
 }
 
 }  // namespace BENCH_CXX_NS
