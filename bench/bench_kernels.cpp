@@ -644,39 +644,43 @@ int main(int argc, char** argv) {
   bool failed = false;
 
   // ---- limits ----
-  double peak_flops = 0, nt_bw = 0;  // best figures (flop/s, bytes/s)
+  // Measured here for the table, and again inside each memory-bound or GEMM
+  // kernel's measurement (interleaved with its variants), which is what
+  // of_limit / of_peak use: on a shared machine the limit moves too.
   const bool cpu_ok = bench::limits_cpu_ok();
-  if (!opt.smoke) {
+  const size_t ln = size_t(64) << 20 >> 2;  // 64 MiB of f32 per array
+  std::vector<Buf> lbuf;
+  std::function<void()> nt_run, fma_run;  // empty without AVX2+FMA
+  const double nt_bytes = 12.0 * double(ln);
+  const uint64_t fma_iters = 1000000;
+  const double fma_flops = 160.0 * double(fma_iters);
+  volatile float sink = 0;
+  if (!opt.smoke && cpu_ok) {
+    for (int i = 0; i < 3; ++i) lbuf.emplace_back(ln * 4);
+    fill(lbuf[0].as<float>(), ln, 21, -1, 1);
+    fill(lbuf[1].as<float>(), ln, 22, -1, 1);
+    const float *la = lbuf[0].as<float>(), *lb = lbuf[1].as<float>();
+    float* lc = lbuf[2].as<float>();
+    nt_run = [=] { bench::stream_add_nt(la, lb, lc, ln); };
+    fma_run = [&sink, fma_iters] { sink = sink + bench::fma_chains(fma_iters); };
     std::printf("== machine limits (1 core, %d repeats; best / median)\n", repeats);
-    if (!cpu_ok) {
-      std::printf("no AVX2+FMA on this CPU: limits not measured (of_limit, of_peak missing)\n");
-    } else {
-      const size_t n = size_t(64) << 20 >> 2;  // 64 MiB of f32 per array
-      Buf a(n * 4), b(n * 4), c(n * 4);
-      fill(a.as<float>(), n, 21, -1, 1);
-      fill(b.as<float>(), n, 22, -1, 1);
-      const uint64_t fma_iters = opt.quick ? 4000000 : 10000000;
-      volatile float sink = 0;
-      std::vector<Variant> vs = {
-          {"stream add, normal stores", [&] { bench::stream_add(a.as<float>(), b.as<float>(), c.as<float>(), n); }},
-          {"stream add, NT stores", [&] { bench::stream_add_nt(a.as<float>(), b.as<float>(), c.as<float>(), n); }},
-          {"fma peak (10 ymm chains)", [&] { sink = sink + bench::fma_chains(fma_iters); }},
-      };
-      measure_until_quiet(vs, tm, "limits");
-      for (int i = 0; i < 2; ++i) {
-        const Stats& s = vs[i].st;
-        std::printf("%-28s %7.3f / %7.3f ns/elem  %6.1f / %6.1f GB/s  cv %.1f %%\n", vs[i].label.c_str(),
-                    s.min / double(n) * 1e9, s.median / double(n) * 1e9, 12.0 * double(n) / s.min / 1e9,
-                    12.0 * double(n) / s.median / 1e9, s.cv * 100);
-      }
-      const Stats& f = vs[2].st;
-      double fl = 160.0 * double(fma_iters);
-      std::printf("%-28s %7.1f / %7.1f GFLOP/s  cv %.1f %%\n", vs[2].label.c_str(), fl / f.min / 1e9,
-                  fl / f.median / 1e9, f.cv * 100);
-      nt_bw = 12.0 * double(n) / vs[1].st.min;
-      peak_flops = fl / f.min;
+    std::vector<Variant> vs = {
+        {"stream add, normal stores", [=] { bench::stream_add(la, lb, lc, ln); }},
+        {"stream add, NT stores", nt_run},
+        {"fma peak (10 ymm chains)", fma_run},
+    };
+    measure_until_quiet(vs, tm, "limits");
+    for (int i = 0; i < 2; ++i) {
+      const Stats& st = vs[i].st;
+      std::printf("%-28s %7.3f / %7.3f ns/elem  %6.1f / %6.1f GB/s  cv %.1f %%\n", vs[i].label.c_str(),
+                  st.min / double(ln) * 1e9, st.median / double(ln) * 1e9, nt_bytes / st.min / 1e9,
+                  nt_bytes / st.median / 1e9, st.cv * 100);
     }
-    std::printf("\n");
+    const Stats& f = vs[2].st;
+    std::printf("%-28s %7.1f / %7.1f GFLOP/s  cv %.1f %%\n\n", vs[2].label.c_str(), fma_flops / f.min / 1e9,
+                fma_flops / f.median / 1e9, f.cv * 100);
+  } else if (!opt.smoke) {
+    std::printf("no AVX2+FMA on this CPU: limits not measured (of_limit, of_peak missing)\n\n");
   }
 
   // ---- kernels ----
@@ -685,6 +689,7 @@ int main(int argc, char** argv) {
     Stats pto, cxx, fast, blas;
     bool has_blas = false;
     double limit_s = 0;  // the limit's time for one call; 0: none
+    double cv = 0;       // the largest cv of its variants
     Bound bound = Bound::None;
   };
   std::vector<Row> rows;
@@ -748,6 +753,10 @@ int main(int argc, char** argv) {
 
       std::vector<Variant> vs = {{"ptoas", pto_run}, {"cxx", c.cxx}, {"fast", c.fast}};
       if (c.blas) vs.push_back({"blas", c.blas});
+      size_t limit_at = 0;  // the limit's variant, when there is one
+      if (c.bound == Bound::Memory && nt_run) vs.push_back({"limit", nt_run});
+      if (c.bound == Bound::Compute && fma_run) vs.push_back({"limit", fma_run});
+      if (vs.back().label == "limit") limit_at = vs.size() - 1;
       measure_until_quiet(vs, tm, c.name);
       // The last run of each variant left its output: recheck ptoas once more.
       pto_run();
@@ -758,6 +767,7 @@ int main(int argc, char** argv) {
         rows.push_back(row);
         continue;
       }
+      for (const Variant& v : vs) row.cv = std::max(row.cv, v.st.cv);
       row.pto = vs[0].st;
       row.cxx = vs[1].st;
       row.fast = vs[2].st;
@@ -765,14 +775,19 @@ int main(int argc, char** argv) {
         row.blas = vs[3].st;
         row.has_blas = true;
       }
-      if (c.bound == Bound::Memory && nt_bw > 0) row.limit_s = c.bytes / nt_bw;
-      if (c.bound == Bound::Compute && peak_flops > 0) row.limit_s = c.flops / peak_flops;
+      if (limit_at) {  // the limit's rate over this kernel's repeats, medians
+        double t = vs[limit_at].st.median;
+        row.limit_s = c.bound == Bound::Memory ? c.bytes * t / nt_bytes : c.flops * t / fma_flops;
+      }
       std::printf("%-15s %-22s ptoas %s / %s  c++ %s / %s  fast-math %s / %s", c.name.c_str(), c.size.c_str(),
                   fmt_time(row.pto.min).c_str(), fmt_time(row.pto.median).c_str(),
                   fmt_time(row.cxx.min).c_str(), fmt_time(row.cxx.median).c_str(),
                   fmt_time(row.fast.min).c_str(), fmt_time(row.fast.median).c_str());
       if (row.has_blas)
         std::printf("  openblas %s / %s", fmt_time(row.blas.min).c_str(), fmt_time(row.blas.median).c_str());
+      if (limit_at)
+        std::printf("  %s %s / %s", c.bound == Bound::Memory ? "nt-stream" : "fma-peak",
+                    fmt_time(vs[limit_at].st.min).c_str(), fmt_time(vs[limit_at].st.median).c_str());
       std::printf("\n");
       rows.push_back(row);
     }
@@ -821,8 +836,8 @@ int main(int argc, char** argv) {
 
   // ---- the table ----
   std::printf("\n== summary (medians; speedup = baseline time / ptoas time; of_limit/of_peak = limit time / ptoas time)\n");
-  std::printf("%-15s %-22s %11s %11s %8s %8s %8s %8s\n", "kernel", "size", "ptoas med", "c++ med", "vs_cxx",
-              "vs_fast", "vs_blas", "of_lim");
+  std::printf("%-15s %-22s %11s %11s %8s %8s %8s %9s %6s\n", "kernel", "size", "ptoas med", "c++ med", "vs_cxx",
+              "vs_fast", "vs_blas", "of_lim/pk", "cv%");
   std::map<std::string, double> fig;  // "kernel metric" -> value
   for (const Row& r : rows) {
     if (!r.status.empty()) {
@@ -840,10 +855,11 @@ int main(int argc, char** argv) {
     if (r.limit_s > 0) {
       double v = r.limit_s / r.pto.median;
       fig[r.name + (r.bound == Bound::Memory ? " of_limit" : " of_peak")] = v;
-      sl = fmt("%.3f", v) + (r.bound == Bound::Memory ? "" : " pk");
+      sl = fmt("%.3f", v) + (r.bound == Bound::Memory ? " lim" : " pk");
     }
-    std::printf("%-15s %-22s %11s %11s %8.3f %8.3f %8s %8s\n", r.name.c_str(), r.size.c_str(),
-                fmt_time(r.pto.median).c_str(), fmt_time(r.cxx.median).c_str(), vc, vf, sb.c_str(), sl.c_str());
+    std::printf("%-15s %-22s %11s %11s %8.3f %8.3f %8s %9s %6.1f\n", r.name.c_str(), r.size.c_str(),
+                fmt_time(r.pto.median).c_str(), fmt_time(r.cxx.median).c_str(), vc, vf, sb.c_str(), sl.c_str(),
+                r.cv * 100);
   }
   if (!have_blas) std::printf("OpenBLAS: not found when this bench was configured; vs_openblas missing\n");
 
