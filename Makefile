@@ -1,7 +1,7 @@
 # The user's interface to the build (CMake does the work).
 #   make samples   deps + build, then run every sample (samples/runop.sh)
 #   make test      deps + build, then ctest and the corpus check
-#   make bench     build, then bench/run            (BENCH_ARGS=--quick)
+#   make bench     build, then bench/run            (BENCH_ARGS=--quick; docs/bench.md)
 #   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
 #   make check-full  test + 600 s of fuzzing + bench
 # Variables: JOBS (2), CMAKE_FLAGS (extra -D options, e.g. -DPTOAS_WERROR=ON),
