@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "opt.h"
 
 namespace ptoas::cg {
 
@@ -31,6 +32,9 @@ bool parse_target(std::string_view name, Target& out);
 bool cpu_can_run(Target t);
 bool host_target(Target& out);
 std::string_view target_name(Target t);
+
+// What the optimizer may assume about code for t (opt/opt.h).
+opt::TargetDesc opt_target(Target t);
 
 inline constexpr uint32_t kNoFixup = ~0u;
 inline constexpr size_t kMaxTileArenaBytes = size_t(1) << 20;  // 1 MiB of stack

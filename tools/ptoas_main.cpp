@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "frontend.h"
 #include "ir.h"
+#include "opt.h"
 
 namespace {
 
@@ -87,9 +88,25 @@ int main(int argc, char** argv) {
                "Accepted for compatibility (sync is an ordering no-op on CPU/GPU targets)");
   app.add_flag("--syntax-only", syntax_only, "Stop after the statement-level parse");
   app.add_flag("--no-verify", no_verify, "Skip the verifier (binding errors are still reported)");
-  app.add_flag("--stats", stats, "Print front-end statistics to stderr");
-  app.add_option("-O", opt_level, "Optimization level 0-2 (accepted; the optimizer arrives later)")
+  app.add_flag("--stats", stats,
+               "Print statistics to stderr: the front end's, and per function the instructions, "
+               "tile ops, fused regions and tile memory before and after optimization");
+  app.add_option("-O", opt_level,
+                 "Optimization level: 0 (no passes), 1 (fold, cse, dce, simplify, forward, copyprop, "
+                 "forward), 2 (default: also fuse). --emit=ir prints the IR after the passes")
       ->check(CLI::Range(0, 2));
+  std::string dump_after;
+  bool time_passes = false;
+  std::string pass_list;
+  for (std::string_view p : ptoas::opt::pass_names()) pass_list += (pass_list.empty() ? "" : ", ") + std::string(p);
+  app.add_option("--dump-after", dump_after,
+                 "Print the IR to stderr after each run of pass PASS (" + pass_list + ") or after every pass (all)")
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> v{"all"};
+        for (std::string_view p : ptoas::opt::pass_names()) v.emplace_back(p);
+        return v;
+      }()));
+  app.add_flag("--time-passes", time_passes, "Print the time each optimizer pass took to stderr");
   app.add_flag("--version", show_version, "Print the version and exit");
   auto* g = app.add_option_group("Compatibility (accepted and ignored)",
                                  "Options of the official ptoas that mean nothing here");
@@ -102,7 +119,7 @@ int main(int argc, char** argv) {
       argc, argv,
       {"target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only", "version",
        "help", "disable-infer-layout", "emit-addptr-trace", "pto-insert-sync-debug", "output",
-       "stats", "no-verify"});
+       "stats", "no-verify", "dump-after", "time-passes"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptoas %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -195,6 +212,16 @@ int main(int argc, char** argv) {
                  st.tokens, st.statements, st.instructions, st.ir_bytes);
   if (!ok) return kExitBadInput;
   if (syntax_only) return 0;
+  ptoas::opt::Options oo;
+  oo.level = ptoas::opt::Level(opt_level);
+  oo.dump_after = dump_after;
+  oo.time_passes = time_passes;
+  oo.stats = stats;
+  std::string report;
+  bool opt_ok = ptoas::opt::optimize(module, oo, ptoas::cg::opt_target(native ? cg_target : ptoas::cg::Target::Avx2),
+                                     diag, &report);
+  std::fputs(report.c_str(), stderr);
+  if (!opt_ok) return kExitBadInput;
   if (emit == "ir") return write_output(output, ptoas::print_module(module)) ? 0 : kExitBadInput;
   if (emit == "header") {
     std::string h;

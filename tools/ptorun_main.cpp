@@ -19,6 +19,7 @@
 #include "bochs_runner.h"
 #include "cli_common.h"
 #include "codegen.h"
+#include "opt.h"
 #include "ptort.h"
 
 namespace {
@@ -93,6 +94,11 @@ int main(int argc, char** argv) {
   app.add_flag("--time", show_time,
                "Print the wall time of the launch (argument checks and every block; not the "
                "parse, the JIT assembly or the .npy I/O) to stderr");
+  int opt_level = 2;
+  app.add_option("-O", opt_level,
+                 "Optimization level 0-2 as in ptoas (default 2). The interpreter runs the "
+                 "optimized IR too, so -O0 against -O2 on any target tests the optimizer")
+      ->check(CLI::Range(0, 2));
   app.add_flag("--version", show_version, "Print the version and exit");
 
   // Single-dash long options as ptoas takes them (-target=interp).
@@ -177,6 +183,13 @@ int main(int argc, char** argv) {
   diag.set_echo(true);
   ptoas::Module module;
   if (!ptoas::run_frontend(src, opts, module, diag)) return kExitBadInput;
+  {
+    ptoas::opt::Options oo;
+    oo.level = ptoas::opt::Level(opt_level);
+    ptoas::cg::Target ct = ptoas::cg::Target::Avx2;
+    ptoas::cg::parse_target(target, ct);
+    if (!ptoas::opt::optimize(module, oo, ptoas::cg::opt_target(ct), diag)) return kExitBadInput;
+  }
   ptoas::rt::Interpreter interp(module);
   ptoas::InstId fn = interp.find_function(function, err);
   if (fn == ptoas::kNone) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "int_eval.h"
+
 namespace ptoas::rt {
 
 uint16_t f32_to_f16_bits(float f) {
@@ -101,17 +103,6 @@ double round_to(DType d, double v) {
   }
 }
 
-int64_t wrap_to(DType d, int64_t v) {
-  switch (d) {
-    case DType::I1: return v & 1;
-    case DType::I8: return int8_t(uint8_t(v));
-    case DType::U8: return uint8_t(v);
-    case DType::I16: return int16_t(uint16_t(v));
-    case DType::U16: return uint16_t(v);
-    case DType::I32: return int32_t(uint32_t(v));
-    case DType::U32: return uint32_t(v);
-    default: return v;
-  }
-}
+int64_t wrap_to(DType d, int64_t v) { return wrap_int(d, v); }
 
 }  // namespace ptoas::rt

@@ -1,6 +1,7 @@
 // Interpreter core: control flow, scalar arithmetic, views, tile allocation
 // and dispatch to the op families (ops_*.cpp).
 #include "exec.h"
+#include "int_eval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -42,12 +43,6 @@ RtValue constant_value(const Module& m, const Inst& in, const Type& t) {
   else if (a->kind == AttrKind::Int) v.i = t.kind == TypeKind::Scalar ? wrap_to(t.elem, a->ival) : a->ival;
   else if (a->kind == AttrKind::Float) v.i = int64_t(a->fval);
   return v;
-}
-
-int64_t div_floor(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
 }
 
 }  // namespace
@@ -321,47 +316,20 @@ void Exec::exec_scalar(const Inst& in) {
     default: break;
   }
   auto a = [&](unsigned i) -> RtValue& { return opnd(in, i); };
-  auto ufix = [&](int64_t v) -> uint64_t {  // the unsigned view of an operand of type d
-    unsigned bits = dtype_bytes(d) * 8;
-    if (d == DType::Index || bits >= 64) return uint64_t(v);
-    return uint64_t(v) & ((uint64_t(1) << bits) - 1);
-  };
+
   switch (in.op) {
-    case Op::AddI: out.i = wrap_to(d, int64_t(uint64_t(a(0).i) + uint64_t(a(1).i))); return;
-    case Op::SubI: out.i = wrap_to(d, int64_t(uint64_t(a(0).i) - uint64_t(a(1).i))); return;
-    case Op::MulI: out.i = wrap_to(d, int64_t(uint64_t(a(0).i) * uint64_t(a(1).i))); return;
-    case Op::DivSI: case Op::RemSI: case Op::CeilDivSI: case Op::FloorDivSI: {
-      int64_t x = a(0).i, y = a(1).i;
-      if (y == 0) fail(in, "integer division by zero");
-      if (x == INT64_MIN && y == -1) fail(in, "integer division overflow");
-      if (in.op == Op::DivSI) out.i = wrap_to(d, x / y);
-      else if (in.op == Op::RemSI) out.i = wrap_to(d, x % y);
-      else if (in.op == Op::FloorDivSI) out.i = wrap_to(d, div_floor(x, y));
-      else out.i = wrap_to(d, -div_floor(-x, y));
+    case Op::AddI: case Op::SubI: case Op::MulI: case Op::DivSI: case Op::RemSI:
+    case Op::CeilDivSI: case Op::FloorDivSI: case Op::DivUI: case Op::RemUI: case Op::MinSI:
+    case Op::MaxSI: case Op::MinUI: case Op::MaxUI: case Op::AndI: case Op::OrI: case Op::XOrI:
+    case Op::ShLI: case Op::ShRSI: case Op::ShRUI:
+      switch (eval_int_bin(in.op, d, a(0).i, a(1).i, out.i)) {
+        case IntFault::None: return;
+        case IntFault::DivByZero: fail(in, "integer division by zero");
+        case IntFault::DivOverflow: fail(in, "integer division overflow");
+        case IntFault::BadShift: fail(in, "shift amount out of range");
+        case IntFault::NotFoldable: break;
+      }
       return;
-    }
-    case Op::DivUI: case Op::RemUI: {
-      uint64_t x = ufix(a(0).i), y = ufix(a(1).i);
-      if (y == 0) fail(in, "integer division by zero");
-      out.i = wrap_to(d, int64_t(in.op == Op::DivUI ? x / y : x % y));
-      return;
-    }
-    case Op::MinSI: out.i = std::min(a(0).i, a(1).i); return;
-    case Op::MaxSI: out.i = std::max(a(0).i, a(1).i); return;
-    case Op::MinUI: out.i = ufix(a(0).i) < ufix(a(1).i) ? a(0).i : a(1).i; return;
-    case Op::MaxUI: out.i = ufix(a(0).i) > ufix(a(1).i) ? a(0).i : a(1).i; return;
-    case Op::AndI: out.i = a(0).i & a(1).i; return;
-    case Op::OrI: out.i = a(0).i | a(1).i; return;
-    case Op::XOrI: out.i = wrap_to(d, a(0).i ^ a(1).i); return;
-    case Op::ShLI: case Op::ShRSI: case Op::ShRUI: {
-      int64_t s = a(1).i;
-      unsigned bits = d == DType::Index ? 64 : dtype_bytes(d) * 8;
-      if (s < 0 || s >= int64_t(bits)) fail(in, "shift amount out of range");
-      if (in.op == Op::ShLI) out.i = wrap_to(d, int64_t(uint64_t(a(0).i) << s));
-      else if (in.op == Op::ShRSI) out.i = a(0).i >> s;
-      else out.i = wrap_to(d, int64_t(ufix(a(0).i) >> s));
-      return;
-    }
     case Op::AddF: out.f = round_to(d, a(0).f + a(1).f); return;
     case Op::SubF: out.f = round_to(d, a(0).f - a(1).f); return;
     case Op::MulF: out.f = round_to(d, a(0).f * a(1).f); return;
@@ -379,23 +347,9 @@ void Exec::exec_scalar(const Inst& in) {
     case Op::NegF: out.f = -a(0).f; return;
     case Op::CmpI: {
       std::string_view p = m.attr_word(in, "predicate");
-      const Type& ot = opnd_type(in, 0);
-      unsigned bits = ot.elem == DType::Index ? 64 : dtype_bytes(ot.elem) * 8;
-      auto u = [&](int64_t v) { return bits >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << bits) - 1); };
-      int64_t x = a(0).i, y = a(1).i;
-      bool r;
-      if (p == "eq") r = x == y;
-      else if (p == "ne") r = x != y;
-      else if (p == "slt") r = x < y;
-      else if (p == "sle") r = x <= y;
-      else if (p == "sgt") r = x > y;
-      else if (p == "sge") r = x >= y;
-      else if (p == "ult") r = u(x) < u(y);
-      else if (p == "ule") r = u(x) <= u(y);
-      else if (p == "ugt") r = u(x) > u(y);
-      else if (p == "uge") r = u(x) >= u(y);
-      else fail(in, "unknown arith.cmpi predicate '" + std::string(p) + "'");
-      out.i = r;
+      bool ok;
+      out.i = eval_int_cmp(p, opnd_type(in, 0).elem, a(0).i, a(1).i, ok);
+      if (!ok) fail(in, "unknown arith.cmpi predicate '" + std::string(p) + "'");
       return;
     }
     case Op::CmpF: {
@@ -426,17 +380,9 @@ void Exec::exec_scalar(const Inst& in) {
     case Op::Select:
       out = a(0).i ? a(1) : a(2);
       return;
-    case Op::IndexCast: case Op::ExtSI: case Op::TruncI: case Op::IndexCastUI: case Op::ExtUI: {
-      const Type& st = opnd_type(in, 0);
-      int64_t v = a(0).i;
-      if (in.op == Op::ExtUI || in.op == Op::IndexCastUI) {
-        unsigned bits = st.elem == DType::Index ? 64 : dtype_bytes(st.elem) * 8;
-        if (st.elem == DType::I1) bits = 1;
-        if (bits < 64) v = int64_t(uint64_t(v) & ((uint64_t(1) << bits) - 1));
-      }
-      out.i = wrap_to(d, v);
+    case Op::IndexCast: case Op::ExtSI: case Op::TruncI: case Op::IndexCastUI: case Op::ExtUI:
+      out.i = eval_int_cast(in.op, opnd_type(in, 0).elem, d, a(0).i);
       return;
-    }
     case Op::SIToFP: out.f = round_to(d, double(a(0).i)); return;
     case Op::UIToFP: {
       const Type& st = opnd_type(in, 0);

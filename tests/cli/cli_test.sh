@@ -165,7 +165,10 @@ run --emit=ir good.pto
 expect_rc 0 "plain --emit=ir" || true
 cp out.txt reference.ir
 expect_out reference.ir 'module attributes {pto.target_arch = "a3"} {' "default arch a3"
-expect_out reference.ir "pto.tadds ins(%a, %s" "tadds printed in DPS form"
+run --emit=ir -O0 good.pto
+expect_out out.txt "pto.tadds ins(%a, %s" "tadds printed in DPS form (-O0: no passes)"
+run --emit=ir good.pto
+if grep -q "pto.tadds" out.txt; then fail "-O2 (the default) keeps a tadds whose tile nothing reads"; fi
 
 run -target=avx2 --emit=ir good.pto
 expect_rc 0 "-target=avx2 (single dash)" || true
@@ -182,6 +185,23 @@ run --emit=ir -O0 good.pto
 expect_rc 0 "-O0" || true
 run --emit=ir -O2 good.pto
 expect_rc 0 "-O2" || true
+
+# ---- optimizer options ------------------------------------------------------------------
+
+run --emit=ir --dump-after=dce good.pto
+expect_rc 0 "--dump-after=dce" || true
+expect_out err.txt "// ----- IR after dce -----" "--dump-after prints a header per run of the pass"
+[ "$(grep -c -- '----- IR after dce' err.txt)" = 2 ] || fail "--dump-after=dce: dce runs twice in the pipeline"
+run --emit=ir --dump-after=all -O0 good.pto
+[ -s err.txt ] && fail "-O0 runs no pass, so --dump-after=all prints nothing: $(head -c 200 err.txt)"
+run --emit=ir --dump-after=nosuchpass good.pto
+expect_rc 2 "--dump-after with an unknown pass" || true
+run --emit=ir --time-passes good.pto
+expect_out err.txt "ptoas: pass fuse" "--time-passes lists every pass"
+expect_out err.txt "passes total" "--time-passes total"
+run --emit=ir --stats good.pto
+expect_out err.txt "after optimization: @k:" "--stats per function"
+expect_out err.txt "bytes of tile memory" "--stats tile memory"
 run --emit=ir --disable-infer-layout --emit-addptr-trace --pto-insert-sync-debug=2 \
     --enable-insert-sync good.pto
 expect_rc 0 "ignored compatibility options" || true

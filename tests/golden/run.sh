@@ -6,7 +6,8 @@
 #   NAME.err.pto  must print nothing on stdout; NAME.expected holds the exact
 #                 stderr (paths relative to tests/golden) followed by a final
 #                 line `exit: N` with the exit status.
-# FLAGS come from a first line `// FLAGS: ...` in the case (optional).
+# FLAGS come from a first line `// FLAGS: ...` in the case (optional); -O0
+# unless they give a level (opt_*.pto: one optimizer pass each).
 # Usage: tests/golden/run.sh PTOAS [PATTERN]   (PATTERN: a glob on NAME)
 # With PTOAS_BLESS=1 the .expected files are rewritten from the actual output.
 set -euo pipefail
@@ -38,6 +39,9 @@ for f in "${cases[@]}"; do
   flags=""
   first="$(head -n1 "$f")"
   case "$first" in "// FLAGS:"*) flags="${first#// FLAGS:}" ;; esac
+  # The front-end cases show the IR as written: no passes unless the case
+  # names a level (the opt_* cases).
+  case " $flags " in *" -O"[0-9]*) ;; *) flags="-O0 $flags" ;; esac
   problem=""
   set +e
   # shellcheck disable=SC2086  # FLAGS are words

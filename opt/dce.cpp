@@ -1,0 +1,81 @@
+// Pass `dce`: removes pure instructions whose results are unused, tile ops
+// whose every output tile is never read, and tile allocations nothing
+// uses. A tile counts as read when it appears anywhere but as a DPS output
+// (an input, a view or subset of it, set_valid_shape, an opaque op), so a
+// write is only dropped when no instruction could ever observe it. Tiles
+// placed at explicit addresses may alias each other: in a function with
+// any, tile ops are kept.
+#include "ir_edit.h"
+#include "passes.h"
+
+namespace ptoas::opt {
+
+namespace {
+
+bool removable_tile_op(const Module& m, const Inst& in, const std::vector<uint8_t>& observed) {
+  if (op_info(in.op).syn != Syn::Dps || in.n_outs == 0 || in.n_res) return false;
+  Sem s = op_info(in.op).sem;
+  if (s == Sem::Sync || s == Sem::Npu || s == Sem::Other) return false;
+  for (unsigned i = 0; i < in.n_outs; ++i) {
+    ValueId v = m.operand(in, in.n_ins + i);
+    if (!is_tile(m, v) || observed[v]) return false;
+  }
+  return true;
+}
+
+void sweep_function(Module& m, InstId fn) {
+  bool addressed = false;
+  walk(m, m.insts[fn].region, [&](InstId id, RegionId) {
+    const Inst& in = m.insts[id];
+    if (in.op == Op::AllocTile && (in.flags & kInstHasAddr)) addressed = true;
+  });
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<uint32_t> uses = use_counts(m);
+    std::vector<uint8_t> observed(m.values.size(), 0);
+    walk(m, m.insts[fn].region, [&](InstId id, RegionId) {
+      const Inst& in = m.insts[id];
+      bool dps = op_info(in.op).syn == Syn::Dps;
+      unsigned n = in.n_ins + (dps ? 0u : in.n_outs);
+      for (unsigned i = 0; i < n; ++i) observed[m.operand(in, i)] = 1;
+    });
+    // Reverse pre-order sees every use before its definition, so a dead
+    // chain of pure instructions goes in one sweep.
+    std::vector<std::pair<InstId, RegionId>> order;
+    walk(m, m.insts[fn].region, [&](InstId id, RegionId r) { order.emplace_back(id, r); });
+    std::vector<uint8_t> dead(m.insts.size(), 0);
+    for (size_t i = order.size(); i-- > 0;) {
+      InstId id = order[i].first;
+      const Inst& in = m.insts[id];
+      bool d = false;
+      if (is_pure(m, in) && uses[in.res] == 0) d = true;
+      else if (in.op == Op::AllocTile && in.n_res == 1 && uses[in.res] == 0 && !addressed) d = true;
+      else if (!addressed && removable_tile_op(m, in, observed)) d = true;
+      if (!d) continue;
+      dead[id] = 1;
+      changed = true;
+      for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) --uses[m.operand(in, k)];
+    }
+    if (!changed) break;
+    std::vector<RegionId> regions{m.insts[fn].region};
+    for (auto& [id, r] : order) {
+      const Inst& in = m.insts[id];
+      for (unsigned k = 0; k < in.n_regions; ++k) regions.push_back(in.region + k);
+    }
+    for (RegionId r : regions) {
+      std::vector<InstId> keep;
+      for (InstId id : region_list(m, r))
+        if (!dead[id]) keep.push_back(id);
+      if (keep.size() != m.regions[r].inst_count) set_region_list(m, r, keep);
+    }
+  }
+}
+
+}  // namespace
+
+bool pass_dce(Module& m, const PassContext&) {
+  for (InstId f : function_defs(m)) sweep_function(m, f);
+  return true;
+}
+
+}  // namespace ptoas::opt

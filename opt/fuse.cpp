@@ -1,0 +1,121 @@
+// Pass `fuse`: each maximal run of two or more consecutive row-wise tile
+// ops (loads, stores, elementwise, tile-scalar, row expands, row
+// reductions) becomes one `pto.fuse { ... }` region, which the encoders
+// may lower as a single loop nest over the rows (docs/optimizer.md). The
+// region means its body run in order, so the result is unchanged whatever
+// an encoder does with it. Pure scalar and view instructions and tile
+// allocations between the ops of a run move above it: they read no tile,
+// so the order is free.
+#include "ir_edit.h"
+#include "passes.h"
+
+namespace ptoas::opt {
+
+namespace {
+
+// Vector-unit tiles only: loads into cube operand tiles feed a matmul,
+// which is not row-wise.
+bool vec_tiles(const Module& m, const Inst& in) {
+  for (unsigned i = 0; i < unsigned(in.n_ins + in.n_outs); ++i) {
+    const Type& t = m.type_of(m.operand(in, i));
+    if (t.kind == TypeKind::TileBuf && t.loc != Loc::Vec) return false;
+  }
+  return true;
+}
+
+bool row_wise(const Module& m, const Inst& in) {
+  if (op_info(in.op).syn != Syn::Dps) return false;
+  switch (in.op) {
+    case Op::TLoad:
+    case Op::TStore:
+      return in.n_ins == 1 && in.n_attrs == 0 && vec_tiles(m, in);  // plain moves only
+    case Op::TRowSum: case Op::TRowMax: case Op::TRowMin:
+    case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
+    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
+      return vec_tiles(m, in);
+    default:
+      break;
+  }
+  Sem s = op_info(in.op).sem;
+  if (s != Sem::EltBin && s != Sem::EltUnary && s != Sem::EltScalar) return false;
+  // Every operand is a tile or a scalar: no views, no index tiles.
+  for (unsigned i = 0; i < unsigned(in.n_ins + in.n_outs); ++i) {
+    TypeKind k = m.type_of(m.operand(in, i)).kind;
+    if (k != TypeKind::TileBuf && k != TypeKind::Scalar) return false;
+  }
+  return vec_tiles(m, in);
+}
+
+// An allocation without an explicit address: moving it earlier changes
+// where the tile lives, never what any op computes.
+bool movable_alloc(const Inst& in) { return in.op == Op::AllocTile && !(in.flags & kInstHasAddr); }
+
+struct Fuser {
+  Module& m;
+  unsigned regions_made = 0;
+
+  InstId make_fuse(const std::vector<InstId>& body) {
+    Region r{};
+    r.inst_begin = uint32_t(m.region_insts.size());
+    r.inst_count = uint32_t(body.size());
+    r.arg_begin = uint32_t(m.region_args.size());
+    r.arg_count = 0;
+    r.label = kNone;
+    m.region_insts.insert(m.region_insts.end(), body.begin(), body.end());
+    Inst f{};
+    f.op = Op::Fuse;
+    f.n_res = 0;
+    f.n_regions = 1;
+    f.opnd = uint32_t(m.operands.size());
+    f.res = kNone;
+    f.attrs = uint32_t(m.attrs.size());
+    f.region = uint32_t(m.regions.size());
+    f.loc = m.insts[body.front()].loc;
+    f.form = Form::Dps;
+    m.regions.push_back(r);
+    m.insts.push_back(f);
+    ++regions_made;
+    return InstId(m.insts.size() - 1);
+  }
+
+  void region(RegionId r) {
+    std::vector<InstId> in_list = region_list(m, r);
+    std::vector<InstId> out, run, hoisted;
+    auto close_run = [&] {
+      out.insert(out.end(), hoisted.begin(), hoisted.end());
+      if (run.size() >= 2) out.push_back(make_fuse(run));
+      else out.insert(out.end(), run.begin(), run.end());
+      run.clear();
+      hoisted.clear();
+    };
+    for (InstId id : in_list) {
+      const Inst& in = m.insts[id];
+      if (in.op == Op::Fuse) {  // already fused (the input said so): leave it
+        close_run();
+        out.push_back(id);
+        continue;
+      }
+      for (unsigned k = 0; k < in.n_regions; ++k) region(in.region + k);
+      if (row_wise(m, m.insts[id])) {
+        run.push_back(id);
+      } else if (!run.empty() && (is_pure(m, m.insts[id]) || movable_alloc(m.insts[id]))) {
+        hoisted.push_back(id);
+      } else {
+        close_run();
+        out.push_back(id);
+      }
+    }
+    close_run();
+    if (out != in_list) set_region_list(m, r, out);
+  }
+};
+
+}  // namespace
+
+bool pass_fuse(Module& m, const PassContext&) {
+  Fuser f{m};
+  for (InstId fn : function_defs(m)) f.region(m.insts[fn].region);
+  return true;
+}
+
+}  // namespace ptoas::opt
