@@ -284,6 +284,7 @@ class Gen : public CodeGenerator {
   void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)
   void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width
   void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class
+  void elt_lanes(Op o, DType d);      // V0 = o(V0, V1): elementwise()'s loop body (x86_tiles.cpp)
   void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32
   void pow_ps();                      // V0 = pow(V0, V1), f32 (x86_math.cpp)
   void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
@@ -328,6 +329,17 @@ class Gen : public CodeGenerator {
   // A pto.fuse region as one loop nest (x86_fuse.cpp); false: not taken,
   // the caller lowers the body op by op.
   bool fused_region(const Inst& in);
+  struct Fuse;                                          // the region's plan (x86_fuse.cpp)
+  bool fuse_plan(const Inst& in, Fuse& f);              // false: a body op or tile it does not take
+  bool fuse_stage_regs(Fuse& f, size_t s);              // registers and dead stores of stage s
+  void fuse_private(const Inst& in, Fuse& f);           // tiles nothing reads after the region
+  void fuse_guard(const Fuse& f, Label& slow);          // run-time shapes and overlaps; R x C in r8 x r9
+  void fuse_nt_check(const Fuse& f, Label& nt);         // every tstore may stream (non-temporal)
+  void fuse_rows(const Fuse& f, bool nt);               // the loop nest over the rows
+  void fuse_col_op(const Fuse& f, size_t i);            // an op on one-column tiles, once per row
+  void fuse_chunk(const Fuse& f, size_t s, bool masked, bool nt);  // one column vector of stage s
+  void fuse_finish(const Fuse& f, size_t s);            // stage s's row reductions
+  Address fuse_at(const Fuse& f, ValueId t, bool vec);  // tile t's element (vec: at column rax) of this row
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
   // (docs/semantics.md §5).
   void tcmp(const Inst& in);
@@ -339,7 +351,8 @@ class Gen : public CodeGenerator {
   uint32_t pad_bits(const ptoas::Type& t) const;  // the pad value's bits (rep stos pattern)
   void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)
   void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)
-  void minmax_step(bool mx, const Xmm& acc, const Xmm& x);  // the interpreter's NaN rule (V2, V4, V5)
+  // The interpreter's NaN rule; scratch V(t), V(m), V(o) (default V2, V4, V5).
+  void minmax_step(bool mx, const Xmm& acc, const Xmm& x, int t = 2, int m = 4, int o = 5);
 };
 
 // The bits of an element type as 32-bit lanes (copies never convert).

@@ -171,8 +171,8 @@ void Gen::round_lane(DType d, const Xmm& v) {
 }
 
 // acc = isnan(acc) ? acc : (isnan(x) || x > acc [x < acc]) ? x : acc
-void Gen::minmax_step(bool mx, const Xmm& acc, const Xmm& x) {
-  Xmm t = V(2), m = V(4), o = V(5);
+void Gen::minmax_step(bool mx, const Xmm& acc, const Xmm& x, int ti, int mi, int oi) {
+  Xmm t = V(ti), m = V(mi), o = V(oi);
   if (mx) vmaxps(t, x, acc);
   else vminps(t, x, acc);
   cmp_ps(m, x, x, 3);      // unordered

@@ -346,6 +346,55 @@ bool bin_of(Op o, Bin& k) {
   }
 }
 
+// V0 = o(V0, V1) of an elementwise, tile-scalar or unary op in d's lane
+// class (elementwise()'s loop body, also the fused regions' one): V2 is
+// TExpandS's scalar, V3-V6 the LOOP_CONSTANTS, V7 scratch (tnot).
+void Gen::elt_lanes(Op o, DType d) {
+  Bin bk = Bin::Add;
+  if (bin_of(o, bk)) return bin(bk, d);
+  bool f32 = dtype_is_float(d);
+  Xmm x0 = V(0), x2 = V(2), x3 = V(3), x4 = V(4), x5 = V(5), x6 = V(6);
+  switch (o) {
+    case Op::TExpandS: vmovaps(x0, x2); break;
+    case Op::TNeg:
+      if (f32) {
+        vxorps(x0, x0, x3);
+        vaddps(x0, x0, x3);  // quiet a signalling NaN (see bin)
+      } else {
+        vpsubd(x0, x6, x0);
+      }
+      break;
+    case Op::TAbs:
+      if (f32) {
+        vandps(x0, x0, x4);
+        vaddps(x0, x0, x3);
+      } else if (d != DType::U32) {  // narrow unsigned values are non-negative
+        vpabsd(x0, x0);
+      }
+      break;
+    case Op::TNot:
+      if (z()) {
+        vpternlogd(x0, x0, x0, 0x55);
+      } else {
+        vpcmpeqd(ymm7, ymm7, ymm7);
+        vpxor(x0, x0, ymm7);
+      }
+      break;
+    case Op::TRelu:  // std::max(x, 0) = (x < 0) ? 0 : x: NaN and -0 kept
+      if (f32) {
+        vmaxps(x0, x6, x0);
+        vaddps(x0, x0, x3);
+      } else if (d != DType::U32) {
+        vpmaxsd(x0, x0, x6);
+      }
+      break;
+    case Op::TSqrt: vsqrtps(x0, x0); break;
+    case Op::TRecip: vdivps(x0, x5, x0); break;
+    case Op::TExp: case Op::TLog: case Op::TRsqrt: math(o); break;
+    default: break;
+  }
+}
+
 void Gen::elementwise(const Inst& in) {
   const OpInfo& info = op_info(in.op);
   if (in.n_outs != 1) return fail(in);
@@ -356,8 +405,6 @@ void Gen::elementwise(const Inst& in) {
   // f32: the lanes are f32 (f32, f16, bf16); otherwise i32 lanes.
   bool f32 = dtype_is_float(d), lanes_ok = lane_type(d), ints = lanes_ok && !f32;
   Op o = in.op;
-  Bin bk = Bin::Add;
-  bool is_bin = bin_of(o, bk);
   bool have = false;
   switch (o) {
     case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
@@ -406,7 +453,7 @@ void Gen::elementwise(const Inst& in) {
   // f32 bits, f16 / bf16 bits, or the integer's low 32 bits.
   if (scal != kNone) bcast_e(d, V(2), rbp + disp(sl(scal)));
   LOOP_CONSTANTS();
-  Xmm x0 = V(0), x1 = V(1), x2 = V(2), x3 = V(3), x4 = V(4), x5 = V(5), x6 = V(6);
+  Xmm x0 = V(0), x1 = V(1), x2 = V(2);
   row_loop(ptrs, strides, [&](bool masked) {
     if (tiles.size() >= 1) LD(x0, rsi);
     if (tiles.size() >= 2) LD(x1, rdx);
@@ -418,49 +465,7 @@ void Gen::elementwise(const Inst& in) {
         vmovaps(x1, x2);
       }
     }
-    if (is_bin) {
-      bin(bk, d);
-    } else {
-      switch (o) {
-        case Op::TExpandS: vmovaps(x0, x2); break;
-        case Op::TNeg:
-          if (f32) {
-            vxorps(x0, x0, x3);
-            vaddps(x0, x0, x3);  // quiet a signalling NaN (see bin)
-          } else {
-            vpsubd(x0, x6, x0);
-          }
-          break;
-        case Op::TAbs:
-          if (f32) {
-            vandps(x0, x0, x4);
-            vaddps(x0, x0, x3);
-          } else if (d != DType::U32) {  // narrow unsigned values are non-negative
-            vpabsd(x0, x0);
-          }
-          break;
-        case Op::TNot:
-          if (z()) {
-            vpternlogd(x0, x0, x0, 0x55);
-          } else {
-            vpcmpeqd(ymm7, ymm7, ymm7);
-            vpxor(x0, x0, ymm7);
-          }
-          break;
-        case Op::TRelu:  // std::max(x, 0) = (x < 0) ? 0 : x: NaN and -0 kept
-          if (f32) {
-            vmaxps(x0, x6, x0);
-            vaddps(x0, x0, x3);
-          } else if (d != DType::U32) {
-            vpmaxsd(x0, x0, x6);
-          }
-          break;
-        case Op::TSqrt: vsqrtps(x0, x0); break;
-        case Op::TRecip: vdivps(x0, x5, x0); break;
-        case Op::TExp: case Op::TLog: case Op::TRsqrt: math(o); break;
-        default: break;
-      }
-    }
+    elt_lanes(o, d);
     ST(rdi, x0);
   });
 }

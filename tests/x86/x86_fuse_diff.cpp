@@ -1,0 +1,450 @@
+// Differential test of the x86 lowering of pto.fuse regions
+// (encoders/x86/x86_fuse.cpp) against the reference interpreter running the
+// same IR.
+//
+// Each case is a kernel over an M x N f32 matrix in 16-row tiles (the last
+// one ragged), its tile-op chain wrapped in pto.fuse: the chains of the
+// samples (softmax, RMSNorm and LayerNorm in f32, SiLU / SwiGLU, the fused
+// elementwise chain, vadd, a RoPE-like mix) and more (row max / min with
+// expands, every unary and tile-scalar op, in-place stores, overlapping
+// views that must take the op-by-op path), at widths 1, 7, 8, 12, 33, 64
+// and 200 and heights 1, 5, 16 and 37, on ordinary inputs and on inputs
+// with NaNs (with payloads), infinities, zeros of both signs and
+// subnormals. The outputs must be bit-identical to the interpreter's,
+// except where a row sum feeds them: there within 4 (N + 4) eps of the
+// row's largest output (the n eps sum|x| bound of a reassociated sum),
+// NaN and infinities still bit-exact.
+//
+// Each case also says whether the fused lowering must take its region: the
+// kernel's code is then larger than the same kernel without the pto.fuse
+// wrapper (fused loop nest + the op-by-op fallback), else the same size.
+//
+//   x86_fuse_diff [--target=avx2|avx512] [-v]
+//   x86_fuse_diff --bench [--target=T] M FILE.pto...
+// --bench times kernels of tests/x86/fuse/ (pointer parameters: M x 128
+// f32 buffers, 64-byte aligned; then the index M): the median of 9 runs
+// after one warm-up, in ns per element.
+// Exit 0 when every case agrees, 1 on a failure, 77 (SKIP) when this CPU
+// cannot run the target.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codegen.h"
+#include "diag.h"
+#include "frontend.h"
+#include "interp.h"
+#include "ir.h"
+#include "jit.h"
+
+using namespace ptoas;
+
+namespace {
+
+struct Kernel {
+  std::string name;
+  std::vector<std::string> body;  // DPS lines of the fused region
+  bool sums = false;              // a row sum feeds the outputs
+  bool fused = true;              // the region must be taken
+  bool shifted = false;           // y is x one row down (an overlap the run-time check must catch)
+};
+
+// Tile and view types of a kernel with TC columns.
+struct Types {
+  std::string E, C, G, V;
+};
+
+Types types(int tc) {
+  std::string w = std::to_string(tc);
+  return {"!pto.tile_buf<vec, 16x" + w + "xf32, valid=?x?>",
+          "!pto.tile_buf<vec, 16x1xf32, valid=?x?, blayout=col_major>",
+          "!pto.tile_buf<vec, 1x" + w + "xf32, valid=?x?>", "!pto.partition_tensor_view<?x?xf32>"};
+}
+
+// One DPS op line: ins are "%name:T" pairs given as {name, type}.
+std::string dps(const std::string& op, const std::vector<std::pair<std::string, std::string>>& ins,
+                const std::pair<std::string, std::string>& out) {
+  std::string names, tys;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    names += (i ? ", " : "") + ins[i].first;
+    tys += (i ? ", " : "") + ins[i].second;
+  }
+  return "pto." + op + " ins(" + names + " : " + tys + ") outs(" + out.first + " : " + out.second + ")";
+}
+
+// The kernel chains. Tiles: %xt %ct %t1 %t2 (element), %mx %sm (one
+// column), %gt (one row, loaded before the loop); views %xp %cp (loaded),
+// %yp %zp (stored); scalars %s (an argument), %one, %eps.
+std::vector<Kernel> kernels(const Types& T) {
+  auto e = [&](const char* n) { return std::make_pair(std::string(n), T.E); };
+  auto c = [&](const char* n) { return std::make_pair(std::string(n), T.C); };
+  auto g = std::make_pair(std::string("%gt"), T.G);
+  auto v = [&](const char* n) { return std::make_pair(std::string(n), T.V); };
+  auto f = [&](const char* n) { return std::make_pair(std::string(n), std::string("f32")); };
+  std::string ldx = dps("tload", {v("%xp")}, e("%xt")), ldc = dps("tload", {v("%cp")}, e("%ct"));
+  std::vector<Kernel> k;
+  k.push_back({"softmax",
+               {ldx, dps("trowmax", {e("%xt"), e("%t2")}, c("%mx")), dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%xt")),
+                dps("texp", {e("%xt")}, e("%xt")), dps("trowsum", {e("%xt"), e("%t2")}, c("%sm")),
+                dps("trowexpanddiv", {e("%xt"), c("%sm")}, e("%xt")), dps("tstore", {e("%xt")}, v("%yp"))},
+               true});
+  k.push_back({"rmsnorm",
+               {ldx, dps("tmul", {e("%xt"), e("%xt")}, e("%t1")), dps("trowsum", {e("%t1"), e("%t2")}, c("%sm")),
+                dps("tmuls", {c("%sm"), f("%s")}, c("%sm")), dps("tadds", {c("%sm"), f("%eps")}, c("%sm")),
+                dps("trsqrt", {c("%sm")}, c("%sm")), dps("trowexpandmul", {e("%xt"), c("%sm")}, e("%t1")),
+                dps("tcolexpandmul", {e("%t1"), g}, e("%t1")), dps("tstore", {e("%t1")}, v("%yp"))},
+               true});
+  k.push_back({"layernorm",
+               {ldx, dps("trowsum", {e("%xt"), e("%t2")}, c("%mx")), dps("tmuls", {c("%mx"), f("%s")}, c("%mx")),
+                dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%t1")), dps("tmul", {e("%t1"), e("%t1")}, e("%t2")),
+                dps("trowsum", {e("%t2"), e("%ct")}, c("%sm")), dps("tmuls", {c("%sm"), f("%s")}, c("%sm")),
+                dps("tadds", {c("%sm"), f("%eps")}, c("%sm")), dps("trsqrt", {c("%sm")}, c("%sm")),
+                dps("trowexpandmul", {e("%t1"), c("%sm")}, e("%t1")), dps("tcolexpandmul", {e("%t1"), g}, e("%t1")),
+                dps("tcolexpandadd", {e("%t1"), g}, e("%t1")), dps("tstore", {e("%t1")}, v("%yp"))},
+               true});
+  k.push_back({"silu_swiglu",
+               {ldx, ldc, dps("tneg", {e("%xt")}, e("%t1")), dps("texp", {e("%t1")}, e("%t1")),
+                dps("tadds", {e("%t1"), f("%one")}, e("%t1")), dps("trecip", {e("%t1")}, e("%t1")),
+                dps("tmul", {e("%xt"), e("%t1")}, e("%t1")), dps("tstore", {e("%t1")}, v("%zp")),
+                dps("tmul", {e("%t1"), e("%ct")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp"))}});
+  k.push_back({"fused_chain",
+               {ldx, ldc, dps("tmuls", {e("%xt"), f("%s")}, e("%t1")), dps("tadds", {e("%t1"), f("%eps")}, e("%t1")),
+                dps("trelu", {e("%t1")}, e("%t1")), dps("tmul", {e("%t1"), e("%ct")}, e("%xt")),
+                dps("tstore", {e("%xt")}, v("%yp"))}});
+  k.push_back({"vadd", {ldx, ldc, dps("tadd", {e("%xt"), e("%ct")}, e("%t1")), dps("tstore", {e("%t1")}, v("%yp"))}});
+  k.push_back({"rope_like",
+               {ldx, ldc, dps("tmul", {e("%xt"), e("%ct")}, e("%t1")), dps("tcolexpandmul", {e("%ct"), g}, e("%t2")),
+                dps("tsub", {e("%t1"), e("%t2")}, e("%t1")), dps("tcolexpandsub", {e("%t1"), g}, e("%t2")),
+                dps("tcolexpand", {g}, e("%xt")), dps("tmax", {e("%t2"), e("%xt")}, e("%t2")),
+                dps("tstore", {e("%t2")}, v("%yp")), dps("tstore", {e("%t1")}, v("%zp"))}});
+  k.push_back({"rowmax_rowmin",
+               {ldx, dps("trowmin", {e("%xt"), e("%t2")}, c("%mx")), dps("trowmax", {e("%xt"), e("%t2")}, c("%sm")),
+                dps("trowexpandmax", {e("%xt"), c("%mx")}, e("%t1")), dps("trowexpandmin", {e("%t1"), c("%sm")}, e("%t1")),
+                dps("trowexpand", {c("%sm")}, e("%t2")), dps("tsub", {e("%t2"), e("%t1")}, e("%t2")),
+                dps("trowexpandadd", {e("%t2"), c("%mx")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp")),
+                dps("trowexpandmul", {e("%xt"), c("%mx")}, e("%t1")), dps("tstore", {e("%t1")}, v("%zp"))}});
+  k.push_back({"unary_scalar",
+               {ldx, ldc, dps("tabs", {e("%xt")}, e("%t1")), dps("tsqrt", {e("%t1")}, e("%t1")),
+                dps("tlog", {e("%t1")}, e("%t1")), dps("tdiv", {e("%t1"), e("%ct")}, e("%t1")),
+                dps("tsubs", {e("%t1"), f("%s")}, e("%t1")), dps("tdivs", {e("%t1"), f("%eps")}, e("%t2")),
+                dps("tmaxs", {e("%t2"), f("%s")}, e("%t2")), dps("tmins", {e("%t2"), f("%one")}, e("%t2")),
+                dps("tmin", {e("%t2"), e("%xt")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp")),
+                dps("trsqrt", {e("%ct")}, e("%t1")), dps("texp", {e("%t1")}, e("%t1")),
+                dps("tneg", {e("%t1")}, e("%t1")), dps("tstore", {e("%t1")}, v("%zp"))}});
+  // Row sums whose source is overwritten afterwards in the same stage (the
+  // stage is cut there), and a reduction result stored to memory.
+  k.push_back({"sum_then_overwrite",
+               {ldx, dps("texp", {e("%xt")}, e("%xt")), dps("trowsum", {e("%xt"), e("%t2")}, c("%sm")),
+                dps("tadds", {e("%xt"), f("%s")}, e("%xt")), dps("trowmax", {e("%xt"), e("%t2")}, c("%mx")),
+                dps("trowexpanddiv", {e("%xt"), c("%sm")}, e("%t1")),
+                dps("trowexpandsub", {e("%t1"), c("%mx")}, e("%t1")), dps("tstore", {e("%t1")}, v("%yp"))},
+               true});
+  k.push_back({"inplace_store", {ldx, dps("texp", {e("%xt")}, e("%xt")), dps("tstore", {e("%xt")}, v("%xp"))}});
+  k.push_back({"shifted_overlap",
+               {ldx, dps("tmuls", {e("%xt"), f("%s")}, e("%xt")), dps("tstore", {e("%xt")}, v("%yp"))},
+               false, true, true});
+  // Refused (an op the fused lowering does not take): op by op.
+  k.push_back({"refused_texpands",
+               {ldx, dps("texpands", {f("%s")}, e("%t1")), dps("tadd", {e("%xt"), e("%t1")}, e("%t1")),
+                dps("tstore", {e("%t1")}, v("%yp"))},
+               false, false});
+  return k;
+}
+
+// The kernel text: x, c (inputs), g (one row), y, z (outputs), m, n, s.
+std::string kernel_text(const Kernel& k, int tc, bool fuse) {
+  Types T = types(tc);
+  std::string s;
+  s += "module {\n  func.func @k(%x: !pto.ptr<f32>, %c: !pto.ptr<f32>, %g: !pto.ptr<f32>, %y: !pto.ptr<f32>, "
+       "%z: !pto.ptr<f32>, %m: index, %n: index, %s: f32) {\n";
+  s += "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n";
+  s += "    %c16 = arith.constant 16 : index\n";
+  s += "    %one = arith.constant 1.000000e+00 : f32\n    %eps = arith.constant 3.000000e-01 : f32\n";
+  auto tv = [&](const char* name, const char* p, const char* rows) {
+    s += std::string("    ") + name + " = pto.make_tensor_view " + p + ", shape = [" + rows +
+         ", %n], strides = [%n, %c1] {layout = #pto.layout<nd>} : !pto.tensor_view<?x?xf32>\n";
+  };
+  s += "    %m1 = arith.addi %m, %c1 : index\n";
+  tv("%xv", "%x", k.shifted ? "%m1" : "%m");
+  tv("%cv", "%c", "%m");
+  tv("%gv", "%g", "%c1");
+  tv("%yv", k.shifted ? "%x" : "%y", k.shifted ? "%m1" : "%m");
+  tv("%zv", "%z", "%m");
+  s += "    %gp = pto.partition_view %gv, offsets = [%c0, %c0], sizes = [%c1, %n] : !pto.tensor_view<?x?xf32> -> " + T.V +
+       "\n";
+  s += "    %gt = pto.alloc_tile valid_row = %c1 valid_col = %n : " + T.G + "\n";
+  s += "    pto.tload ins(%gp : " + T.V + ") outs(%gt : " + T.G + ")\n";
+  s += "    scf.for %r0 = %c0 to %m step %c16 {\n";
+  s += "      %rr = arith.subi %m, %r0 : index\n      %vr = arith.minui %rr, %c16 : index\n";
+  s += "      %r1 = arith.addi %r0, %c1 : index\n";
+  auto pv = [&](const char* name, const char* v, const char* r) {
+    s += std::string("      ") + name + " = pto.partition_view " + v + ", offsets = [" + r +
+         ", %c0], sizes = [%vr, %n] : !pto.tensor_view<?x?xf32> -> " + T.V + "\n";
+  };
+  pv("%xp", "%xv", "%r0");
+  pv("%cp", "%cv", "%r0");
+  pv("%yp", "%yv", k.shifted ? "%r1" : "%r0");
+  pv("%zp", "%zv", "%r0");
+  for (const char* t : {"%xt", "%ct", "%t1", "%t2"})
+    s += std::string("      ") + t + " = pto.alloc_tile valid_row = %vr valid_col = %n : " + T.E + "\n";
+  for (const char* t : {"%mx", "%sm"})
+    s += std::string("      ") + t + " = pto.alloc_tile valid_row = %vr valid_col = %c1 : " + T.C + "\n";
+  if (fuse) s += "      pto.fuse {\n";
+  for (const std::string& l : k.body) s += "        " + l + "\n";
+  if (fuse) s += "      }\n";
+  s += "    }\n    return\n  }\n}\n";
+  return s;
+}
+
+std::mt19937 g_rng(12345);
+
+// An input element: ordinary values, or (specials) a mix with NaNs of
+// several payloads and signs, infinities, signed zeros, subnormals and
+// large values.
+float sample(bool specials) {
+  std::uniform_real_distribution<float> u(-4.f, 4.f);
+  if (!specials || g_rng() % 10 > 2) return u(g_rng);
+  static const uint32_t sp[] = {0x7fc00000u, 0xffc00001u, 0x7fa00123u /* signalling */, 0x7fc0beefu,
+                                0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u,
+                                0x00000001u, 0x807fffffu, 0x7149f2cau /* 1e30 */, 0xf149f2cau};
+  uint32_t b = sp[g_rng() % (sizeof(sp) / sizeof(sp[0]))];
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+uint32_t bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+struct Run {
+  std::vector<std::vector<float>> bufs;  // x c g y z
+};
+
+std::vector<rt::Arg> args(Run& r, int64_t m, int64_t n, float s) {
+  std::vector<rt::Arg> a;
+  for (auto& b : r.bufs) {
+    rt::Arg x;
+    x.kind = rt::Arg::Kind::Ptr;
+    x.data = reinterpret_cast<uint8_t*>(b.data());
+    x.bytes = b.size() * 4;
+    a.push_back(x);
+  }
+  rt::Arg i;
+  i.kind = rt::Arg::Kind::Int;
+  i.i = m;
+  a.push_back(i);
+  i.i = n;
+  a.push_back(i);
+  rt::Arg f;
+  f.kind = rt::Arg::Kind::Float;
+  f.f = s;
+  a.push_back(f);
+  return a;
+}
+
+bool parse(const std::string& name, const std::string& text, std::unique_ptr<SourceFile>& src,
+           std::unique_ptr<Module>& m) {
+  src = std::make_unique<SourceFile>(name + ".pto", text);
+  m = std::make_unique<Module>();
+  Diag d(src.get());
+  FrontendOptions fo;
+  fo.arch = Arch::A5;
+  fo.arch_from_cli = true;
+  if (!run_frontend(*src, fo, *m, d)) {
+    std::printf("FAIL %s: front end:\n%s\n%s", name.c_str(), d.text().c_str(), text.c_str());
+    return false;
+  }
+  return true;
+}
+
+size_t code_size(const Module& m, cg::Target t) {
+  cg::ModuleCode mc;
+  Diag d(nullptr);
+  if (!cg::compile_module(m, t, mc, d)) return 0;
+  size_t n = 0;
+  for (const auto& f : mc.funcs) n += f.code.size();
+  return n;
+}
+
+
+// --bench: times each kernel file on M x 128 f32 buffers.
+int bench(const std::string& target, int64_t m, const std::vector<std::string>& files) {
+  size_t elems = size_t(m) * 128;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::unique_ptr<SourceFile> src;
+    std::unique_ptr<Module> mod;
+    if (!parse(file, ss.str(), src, mod)) return 1;
+    rt::Interpreter interp(*mod);
+    std::string err;
+    InstId fn = interp.find_function("", err);
+    rt::JitKernel jk;
+    Diag jd(src.get());
+    if (!jk.load(*mod, fn, target, jd, err)) {
+      std::printf("%s: %s %s\n", file.c_str(), err.c_str(), jd.text().c_str());
+      return 1;
+    }
+    std::vector<DType> pt = rt::jit_param_types(*mod, fn);
+    std::vector<float*> bufs;
+    std::vector<rt::Arg> a;
+    for (DType d : pt) {
+      rt::Arg x;
+      if (d == DType::None) {
+        float* b = static_cast<float*>(std::aligned_alloc(64, elems * 4));
+        for (size_t i = 0; i < elems; ++i) b[i] = float(int(i * 2654435761u % 2000u) - 1000) / 250.f;
+        bufs.push_back(b);
+        x.kind = rt::Arg::Kind::Ptr;
+        x.data = reinterpret_cast<uint8_t*>(b);
+        x.bytes = elems * 4;
+      } else {
+        x.kind = rt::Arg::Kind::Int;
+        x.i = m;
+      }
+      a.push_back(x);
+    }
+    std::vector<double> t;
+    for (int r = 0; r < 10; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      jk.run(a, 0, 1);
+      auto t1 = std::chrono::steady_clock::now();
+      if (r) t.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / double(elems));
+    }
+    std::sort(t.begin(), t.end());
+    std::printf("%-40s %s  %.3f ns/elem (median of 9; best %.3f)\n", file.c_str(), target.c_str(), t[t.size() / 2],
+                t[0]);
+    for (float* b : bufs) std::free(b);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string target = "avx2";
+  bool verbose = false, do_bench = false;
+  std::vector<std::string> rest;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--target=", 9) == 0) target = argv[i] + 9;
+    else if (std::strcmp(argv[i], "-v") == 0) verbose = true;
+    else if (std::strcmp(argv[i], "--bench") == 0) do_bench = true;
+    else if (std::strcmp(argv[i], "--dump") == 0) rest.insert(rest.begin(), "--dump");
+    else rest.push_back(argv[i]);
+  }
+  cg::Target tg;
+  if (!cg::parse_target(target, tg)) return 2;
+  if (!rt::cpu_supports(target)) {
+    std::printf("SKIP: this CPU cannot run %s code\n", target.c_str());
+    return 77;
+  }
+  if (!rest.empty() && rest[0] == "--dump") {  // the kernels at width 33, for tests/x86/fuse/
+    for (const Kernel& k : kernels(types(40))) std::printf("==> %s\n%s", k.name.c_str(), kernel_text(k, 40, true).c_str());
+    return 0;
+  }
+  if (do_bench) {
+    if (rest.size() < 2) return 2;
+    return bench(target, std::atoll(rest[0].c_str()), std::vector<std::string>(rest.begin() + 1, rest.end()));
+  }
+  const int widths[] = {1, 7, 8, 12, 33, 64, 200};
+  const int heights[] = {1, 5, 16, 37};
+  size_t cases = 0, failed = 0, elems = 0, tolerated = 0;
+  for (int n : widths) {
+    int tc = (n + 7) / 8 * 8;
+    Types T = types(tc);
+    for (const Kernel& k : kernels(T)) {
+      std::string text = kernel_text(k, tc, true);
+      std::unique_ptr<SourceFile> src, psrc;
+      std::unique_ptr<Module> mod, pmod;
+      if (!parse(k.name, text, src, mod) || !parse(k.name + " (plain)", kernel_text(k, tc, false), psrc, pmod)) {
+        ++failed;
+        continue;
+      }
+      size_t fused_size = code_size(*mod, tg), plain_size = code_size(*pmod, tg);
+      if (fused_size == 0 || (fused_size > plain_size) != k.fused) {
+        std::printf("FAIL %s n=%d: the fused region was %s (code %zu bytes, %zu without pto.fuse)\n", k.name.c_str(), n,
+                    fused_size > plain_size ? "taken" : "not taken", fused_size, plain_size);
+        ++failed;
+      }
+      rt::Interpreter interp(*mod);
+      std::string err;
+      InstId fn = interp.find_function("", err);
+      rt::JitKernel jk;
+      Diag jd(src.get());
+      if (!jk.load(*mod, fn, target, jd, err)) {
+        std::printf("FAIL %s n=%d: %s %s\n", k.name.c_str(), n, err.c_str(), jd.text().c_str());
+        ++failed;
+        continue;
+      }
+      for (int m : heights) {
+        for (bool specials : {false, true}) {
+          ++cases;
+          size_t rows = size_t(m) + 1;  // one spare row: a store past the view shows
+          Run ref;
+          ref.bufs.resize(5);
+          for (int b = 0; b < 5; ++b) {
+            size_t cnt = b == 2 ? size_t(n) : rows * size_t(n);
+            for (size_t i = 0; i < cnt; ++i) {
+              float v = b < 3 || (b == 0 && k.shifted) ? sample(specials && b != 2) : -12345.f;
+              ref.bufs[size_t(b)].push_back(v);
+            }
+          }
+          float s = 1.0f / float(n);
+          Run got = ref;
+          if (!interp.run_block(fn, args(ref, m, n, s), 0, 1, err)) {
+            std::printf("FAIL %s n=%d m=%d: interpreter: %s\n", k.name.c_str(), n, m, err.c_str());
+            ++failed;
+            continue;
+          }
+          jk.run(args(got, m, n, s), 0, 1);
+          double eps = std::ldexp(1.0, -24);
+          bool bad = false;
+          for (int b : {0, 3, 4}) {
+            const auto& R = ref.bufs[size_t(b)];
+            const auto& G = got.bufs[size_t(b)];
+            for (size_t r = 0; r < rows && !bad; ++r) {
+              double scale = 0;
+              for (size_t j = 0; j < size_t(n); ++j)
+                if (std::isfinite(R[r * n + j])) scale = std::max(scale, std::fabs(double(R[r * n + j])));
+              for (size_t j = 0; j < size_t(n); ++j) {
+                size_t i = r * n + j;
+                ++elems;
+                if (bits(R[i]) == bits(G[i])) continue;
+                bool close = k.sums && std::isfinite(R[i]) && std::isfinite(G[i]) &&
+                             std::fabs(double(R[i]) - double(G[i])) <= 4.0 * (n + 4) * eps * scale;
+                if (close) {
+                  ++tolerated;
+                  continue;
+                }
+                std::printf("FAIL %s n=%d m=%d%s: buffer %c[%zu][%zu]: interpreter %.9g (0x%08x), %s %.9g (0x%08x)\n",
+                            k.name.c_str(), n, m, specials ? " specials" : "", "xcgyz"[b], r, j, double(R[i]),
+                            bits(R[i]), target.c_str(), double(G[i]), bits(G[i]));
+                bad = true;
+                break;
+              }
+            }
+          }
+          if (bad) {
+            ++failed;
+            if (verbose) std::printf("%s", text.c_str());
+          }
+        }
+      }
+    }
+  }
+  std::printf("x86_fuse_diff %s: %zu runs, %zu elements compared (%zu within the row-sum bound), %zu failed\n",
+              target.c_str(), cases, elems, tolerated, failed);
+  return failed ? 1 : 0;
+}
