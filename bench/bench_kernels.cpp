@@ -369,11 +369,12 @@ void finish(Case& c, std::vector<ptoas::rt::Arg> scalars, std::function<void(con
 
 std::string dims(int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); }
 
-// Every case; bufs are reserved up front so that Output's Buf pointers stay put.
-std::vector<Case> make_cases(const Sizes& z) {
+// The cases `want` names; bufs are reserved up front so that Output's Buf
+// pointers stay put.
+std::vector<Case> make_cases(const Sizes& z, const std::function<bool(const std::string&)>& want) {
   std::vector<Case> cases;
   auto add = [&](Case&& c) { cases.push_back(std::move(c)); };
-  {  // vadd: z = x + y
+  if (want("vadd_64MiB")) {  // vadd: z = x + y
     int64_t m = z.stream_m, n = z.stream_n, e = m * n;
     Case c = new_case("vadd_64MiB", "vadd.pto", dims(m, n) + " f32", Bound::Memory, 12.0 * double(e));
     c.bufs.reserve(3);
@@ -382,7 +383,7 @@ std::vector<Case> make_cases(const Sizes& z) {
            {f32_out(c.bufs[2], 0, 0)});
     add(std::move(c));
   }
-  {  // fused chain: y = relu(x * a + b) * c
+  if (want("fused_chain")) {  // fused chain: y = relu(x * a + b) * c
     int64_t m = z.stream_m, n = z.stream_n, e = m * n;
     Case c = new_case("fused_chain", "fused_chain.pto", dims(m, n) + " f32", Bound::Memory, 12.0 * double(e));
     c.bufs.reserve(3);
@@ -393,7 +394,7 @@ std::vector<Case> make_cases(const Sizes& z) {
            [=](const CxxKernels& k) { k.fused_chain(x, cc, o, a, b, e); }, {f32_out(c.bufs[2], 1e-6, 1e-6)});
     add(std::move(c));
   }
-  {  // softmax over rows of 128
+  if (want("softmax")) {  // softmax over rows of 128
     int64_t m = z.rows, n = 128;
     Case c = new_case("softmax", "softmax.pto", dims(m, n) + " f32", Bound::Memory, 8.0 * double(m * n));
     c.bufs.reserve(2);
@@ -401,7 +402,7 @@ std::vector<Case> make_cases(const Sizes& z) {
     finish(c, {int_arg(m)}, [=](const CxxKernels& k) { k.softmax(x, o, m, n); }, {f32_out(c.bufs[1], 1e-7, 2e-5)});
     add(std::move(c));
   }
-  {  // RMSNorm, bf16 rows of 256
+  if (want("rmsnorm")) {  // RMSNorm, bf16 rows of 256
     int64_t m = z.rms_rows, d = 256;
     Case c = new_case("rmsnorm", "rmsnorm.pto", dims(m, d) + " bf16", Bound::Memory, 4.0 * double(m * d));
     c.bufs.reserve(3);
@@ -413,7 +414,7 @@ std::vector<Case> make_cases(const Sizes& z) {
            {bf16_out(c.bufs[2], 1)});
     add(std::move(c));
   }
-  {  // LayerNorm, f32 rows of 128
+  if (want("layernorm")) {  // LayerNorm, f32 rows of 128
     int64_t m = z.rows, d = 128;
     Case c = new_case("layernorm", "layernorm.pto", dims(m, d) + " f32", Bound::Memory, 8.0 * double(m * d));
     c.bufs.reserve(4);
@@ -428,6 +429,7 @@ std::vector<Case> make_cases(const Sizes& z) {
     for (int large = 0; large < 2; ++large) {
       int64_t s = large ? z.gemm_large : z.gemm_small;
       std::string name = std::string(bf ? "gemm_bf16_" : "gemm_") + (large ? "1024" : "128");
+      if (!want(name)) continue;
       Case c = new_case(name, bf ? "gemm_bf16.pto" : "gemm_f32.pto",
                         std::to_string(s) + "^3 " + (bf ? "bf16->f32" : "f32"), Bound::Compute,
                         2.0 * double(s) * double(s) * double(s));
@@ -453,7 +455,7 @@ std::vector<Case> make_cases(const Sizes& z) {
       finish(c, {int_arg(s), int_arg(s), int_arg(s)}, call, {f32_out(c.bufs[2], 2e-6 * double(s), 1e-5)});
       add(std::move(c));
     }
-  {  // attention tile: S = 128, head dim 32 (fixed by the kernel)
+  if (want("attention")) {  // attention tile: S = 128, head dim 32 (fixed by the kernel)
     const int64_t s = 128, d = 32;
     Case c = new_case("attention", "attention.pto", "S=128 d=32 causal f32", Bound::None, 0);
     c.bufs.reserve(5);
@@ -589,6 +591,11 @@ struct Options {
   std::vector<std::string> only;
 };
 
+// Every kernel, in the order of the table (the names of the ratio lines).
+const char* const kKernels[] = {"vadd_64MiB", "fused_chain",   "softmax",        "rmsnorm",
+                                "layernorm",  "gemm_128",      "gemm_1024",      "gemm_bf16_128",
+                                "gemm_bf16_1024", "attention"};
+
 bool wanted(const Options& o, const std::string& name) {
   return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
 }
@@ -622,6 +629,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  for (const std::string& n : opt.only)
+    if (std::find_if(std::begin(kKernels), std::end(kKernels), [&](const char* k) { return n == k; }) ==
+        std::end(kKernels)) {
+      std::fprintf(stderr, "bench_kernels: --only: no kernel named %s\n", n.c_str());
+      return 2;
+    }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
 #ifdef BENCH_HAVE_OPENBLAS
   openblas_set_num_threads(1);
@@ -693,15 +706,16 @@ int main(int argc, char** argv) {
     Bound bound = Bound::None;
   };
   std::vector<Row> rows;
-  std::map<std::string, std::string> pto_status;  // pto file -> "" or why not
 
   std::printf("== kernels: ptoas -O2 avx2 (JIT, 1 block) vs plain C++; time per call, min / median of %d%s\n",
               repeats, opt.smoke ? " (smoke: checks only)" : "");
   {
-    std::vector<Case> cases = make_cases(sz);
     std::map<std::string, std::shared_ptr<PtoKernel>> loaded;
-    for (Case& c : cases) {
-      if (!wanted(opt, c.name)) continue;
+    for (const char* name : kKernels) {
+      if (!wanted(opt, name)) continue;
+      // One case at a time: its buffers exist only while it is measured.
+      std::vector<Case> one = make_cases(sz, [&](const std::string& n) { return n == name; });
+      Case& c = one.at(0);
       Row row;
       row.name = c.name;
       row.size = c.size;
