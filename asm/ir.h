@@ -252,6 +252,10 @@ struct Module {
   StrId module_name = kNone;
   Arch arch = Arch::A3;
   Level level = Level::Level2;
+  // The optimizer level the module went through (opt::optimize sets it):
+  // from 1 on, the CPU encoders place tiles by opt/mem_plan.h (reuse of
+  // dead tiles' memory, zeroing only what may be read before written).
+  uint8_t opt_level = 0;
   const SourceFile* src = nullptr;
 
   // Accessors.

@@ -1,6 +1,8 @@
 // Frame planning shared by the CPU encoders (plan.h).
 #include "plan.h"
 
+#include "mem_plan.h"
+
 #include <algorithm>
 
 #include "tile_layout.h"
@@ -99,6 +101,9 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
   p.block_num_slot = p.nslots++;
   unsigned max_temp = 1;
   size_t bump[8] = {}, top[8] = {};
+  bool planned = m.opt_level >= 1;
+  opt::TilePlan tp;
+  if (planned) tp = opt::plan_tiles(m, fn, true);
   walk_region(m, body, [&](InstId id, const Inst& in) {
     for (unsigned r = 0; r < in.n_res; ++r) give(in.res + r, in);
     for (unsigned k = 0; k < in.n_regions; ++k) {
@@ -137,7 +142,7 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
       top[loc] = std::max(top[loc], size_t(addr) + bytes);
       return;
     }
-    size_t off = (bump[loc] + 63) & ~size_t(63);
+    size_t off = planned && tp.offset[id] != kNone ? size_t(tp.offset[id]) : (bump[loc] + 63) & ~size_t(63);
     if (off + bytes > cap) {
       diag.error(in.loc, 0, "tile memory overflow: the " + std::string(loc_name(t.loc)) +
                                 " tiles need " + std::to_string(off + bytes) + " bytes, the " +
@@ -146,8 +151,8 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
       return;
     }
     p.alloc_offset[id] = uint32_t(off);
-    bump[loc] = off + bytes;
-    top[loc] = std::max(top[loc], bump[loc]);
+    bump[loc] = std::max(bump[loc], off + bytes);
+    top[loc] = std::max(top[loc], off + bytes);
   });
   // Lay the locations out one after the other; rebase the slot offsets.
   size_t base[8] = {}, total = 0;
@@ -161,11 +166,25 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
                              " backend keeps tiles on the stack and allows at most " +
                              std::to_string(kMaxTileArenaBytes));
   }
-  walk_region(m, body, [&](InstId id, const Inst& in) {
-    if (in.op == Op::AllocTile && p.alloc_offset[id] != kNone)
-      p.alloc_offset[id] += uint32_t(base[size_t(m.type_of(in.res).loc)]);
-  });
   p.arena_bytes = uint32_t(std::min(total, kMaxTileArenaBytes));
+  p.zero_ranges.clear();
+  if (!planned && p.arena_bytes) p.zero_ranges.emplace_back(0, p.arena_bytes);
+  walk_region(m, body, [&](InstId id, const Inst& in) {
+    if (in.op != Op::AllocTile || p.alloc_offset[id] == kNone) return;
+    p.alloc_offset[id] += uint32_t(base[size_t(m.type_of(in.res).loc)]);
+    if (!planned || !(tp.needs_zero[id] || (in.flags & kInstHasAddr))) return;
+    uint32_t lo = p.alloc_offset[id] & ~7u;
+    uint64_t hi = (uint64_t(p.alloc_offset[id]) + tile_storage_bytes(m.type_of(in.res)) + 7) & ~uint64_t(7);
+    hi = std::min<uint64_t>(hi, p.arena_bytes);
+    if (lo < hi) p.zero_ranges.emplace_back(lo, uint32_t(hi));
+  });
+  std::sort(p.zero_ranges.begin(), p.zero_ranges.end());
+  std::vector<std::pair<uint32_t, uint32_t>> merged;
+  for (auto r : p.zero_ranges) {
+    if (!merged.empty() && r.first <= merged.back().second) merged.back().second = std::max(merged.back().second, r.second);
+    else merged.push_back(r);
+  }
+  p.zero_ranges = std::move(merged);
   p.temp_first = p.nslots;
   p.temp_count = max_temp;
   p.nslots += max_temp;

@@ -8,12 +8,14 @@
 //                                                     valid rows, valid cols)
 // Tile slots are static per alloc_tile instruction: bump-allocated per
 // location (64-byte aligned) in program order as the interpreter does at
-// first execution, or at an explicit constant `addr`; the locations follow
+// first execution (-O0), placed by opt/mem_plan.h (-O1 and up: dead tiles'
+// memory reused), or at an explicit constant `addr`; the locations follow
 // each other in one arena that must fit the arch's memory sizes and
 // kMaxTileArenaBytes.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen.h"
@@ -32,6 +34,10 @@ struct FramePlan {
   uint32_t block_idx_slot = 0, block_num_slot = 0;
   std::vector<uint32_t> alloc_offset;  // by InstId: byte offset in the arena, kNone if none
   uint32_t arena_bytes = 0;            // multiple of 64
+  // Arena byte ranges [first, second) to zero on entry (multiples of 8):
+  // the whole arena at -O0, else the tiles opt/mem_plan.h says may be read
+  // before they are wholly written.
+  std::vector<std::pair<uint32_t, uint32_t>> zero_ranges;
 };
 
 // Slots a value of type t needs; 0 when such values cannot live in slots.

@@ -69,6 +69,7 @@ bool optimize(Module& m, const Options& o, const TargetDesc& t, Diag& diag, std:
     std::snprintf(line, sizeof line, "ptoas: passes total %9.3f ms (-O%d)\n", total, int(o.level));
     log += line;
   }
+  m.opt_level = uint8_t(o.level);
   if (o.stats) log += function_stats(m, "after optimization:");
   if (report) *report += log;
   return true;

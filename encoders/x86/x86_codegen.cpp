@@ -100,10 +100,11 @@ void Gen::prologue() {
   }
   param(p_.block_idx_slot, DType::I64, false);
   param(p_.block_num_slot, DType::I64, false);
-  // Zero the tile arena (the interpreter's arenas start zeroed).
-  if (p_.arena_bytes) {
-    mov(rdi, r15);
-    mov(ecx, p_.arena_bytes / 8);
+  // Zero the tiles that may be read before they are written (the
+  // interpreter's tiles start zeroed): the whole arena at -O0.
+  for (auto [lo, hi] : p_.zero_ranges) {
+    lea(rdi, ptr[r15 + int(lo)]);
+    mov(ecx, (hi - lo) / 8);
     xor_(eax, eax);
     rep();
     stosq();

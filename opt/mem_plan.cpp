@@ -1,0 +1,186 @@
+// Tile memory planning (mem_plan.h).
+//
+// Each tile gets a live interval over the function's instructions numbered
+// in program order (pre-order): from its first use to its last. A tile
+// used inside a loop keeps its memory for the whole loop when its value can
+// cross an iteration: allocated outside the loop, or not wholly rewritten
+// before its first read in each iteration.
+//
+// A tile whose first use, in the allocation's own region, is a tload wholly
+// overwrites its memory (a tload pads the whole tile, then copies the valid
+// region) before anything can read it: it needs no zeroing, and only such a
+// tile may take over the memory of tiles whose intervals ended before its
+// own begins. Every other tile gets memory nothing else used, zeroed on
+// entry, exactly what the interpreter gives it.
+#include "mem_plan.h"
+
+#include <algorithm>
+
+#include "ir_edit.h"
+#include "tile_layout.h"
+
+namespace ptoas::opt {
+
+namespace {
+
+struct Tile {
+  InstId alloc;
+  unsigned loc;
+  uint64_t bytes;
+  uint32_t first, last;
+  bool fresh;  // wholly written by a tload before any read
+};
+
+struct Block {
+  uint64_t off, size;
+};
+
+uint64_t round64(uint64_t b) { return (b + 63) & ~uint64_t(63); }
+
+}  // namespace
+
+TilePlan plan_tiles(const Module& m, InstId fn, bool reuse) {
+  TilePlan p;
+  p.offset.assign(m.insts.size(), kNone);
+  p.needs_zero.assign(m.insts.size(), 1);
+  const Inst& f = m.insts[fn];
+  if (!f.n_regions) return p;
+
+  // Program order, each instruction's region, and each region op's extent.
+  std::vector<uint32_t> index(m.insts.size(), kNone), end(m.insts.size(), 0);
+  std::vector<RegionId> home(m.insts.size(), kNone);
+  std::vector<InstId> order;
+  std::vector<InstId> fuse_owner(m.regions.size(), kNone);
+  walk(m, f.region, [&](InstId id, RegionId r) {
+    index[id] = uint32_t(order.size());
+    // A pto.fuse body runs exactly when the fuse does: its ops count as
+    // being in the fuse's own region.
+    home[id] = fuse_owner[r] != kNone ? home[fuse_owner[r]] : r;
+    order.push_back(id);
+    const Inst& in = m.insts[id];
+    if (in.op == Op::Fuse)
+      for (unsigned k = 0; k < in.n_regions; ++k) fuse_owner[in.region + k] = id;
+  });
+  for (size_t i = order.size(); i-- > 0;) {
+    const Inst& in = m.insts[order[i]];
+    end[order[i]] = uint32_t(i);
+    if (in.n_regions) {
+      // The last instruction of the subtree: the max over its regions' last
+      // listed instructions' own extents.
+      for (unsigned k = 0; k < in.n_regions; ++k) {
+        const Region& r = m.regions[in.region + k];
+        if (r.inst_count) {
+          InstId last = m.region_insts[r.inst_begin + r.inst_count - 1];
+          end[order[i]] = std::max(end[order[i]], end[last]);
+        }
+      }
+    }
+  }
+
+  bool addressed = false;
+  std::vector<Tile> tiles;
+  std::vector<int32_t> tile_of(m.values.size(), -1);
+  for (InstId id : order) {
+    const Inst& in = m.insts[id];
+    if (in.op != Op::AllocTile || in.n_res != 1) continue;
+    if (in.flags & kInstHasAddr) {
+      addressed = true;
+      continue;
+    }
+    const Type& t = m.type_of(in.res);
+    if (size_t(t.loc) >= kLocCount || t.rows <= 0 || t.cols <= 0) continue;
+    tile_of[in.res] = int32_t(tiles.size());
+    tiles.push_back(Tile{id, unsigned(t.loc), round64(tile_storage_bytes(t)), index[id], index[id], false});
+  }
+  // First and last use of each tile.
+  std::vector<uint8_t> seen(tiles.size(), 0);
+  for (InstId id : order) {
+    const Inst& in = m.insts[id];
+    if (in.op == Op::Func) continue;
+    for (unsigned i = 0; i < unsigned(in.n_ins + in.n_outs); ++i) {
+      ValueId v = m.operand(in, i);
+      if (v >= tile_of.size() || tile_of[v] < 0) continue;
+      Tile& t = tiles[size_t(tile_of[v])];
+      if (!seen[size_t(tile_of[v])]) {
+        seen[size_t(tile_of[v])] = 1;
+        t.first = index[id];
+        t.fresh = in.op == Op::TLoad && in.n_ins == 1 && in.n_outs == 1 && i == 1 &&
+                  home[id] == home[t.alloc];
+      }
+      t.last = std::max(t.last, index[id]);
+    }
+  }
+  // Loops a tile's value may cross keep it whole.
+  for (InstId id : order) {
+    const Inst& l = m.insts[id];
+    if (l.op != Op::For && l.op != Op::While) continue;
+    uint32_t lo = index[id], hi = end[id];
+    for (Tile& t : tiles) {
+      bool used_inside = t.last >= lo && t.first <= hi;
+      bool alloc_inside = index[t.alloc] > lo && index[t.alloc] <= hi;
+      if (used_inside && (!alloc_inside || !t.fresh)) {
+        t.first = std::min(t.first, lo);
+        t.last = std::max(t.last, hi);
+      }
+    }
+  }
+  if (addressed) reuse = false;
+
+  // Linear scan per location, in order of interval start.
+  std::vector<size_t> by_start(tiles.size());
+  for (size_t i = 0; i < tiles.size(); ++i) by_start[i] = i;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t a, size_t b) { return tiles[a].first < tiles[b].first; });
+  std::vector<Block> free_blocks[kLocCount];
+  std::vector<size_t> active[kLocCount];
+  uint64_t bump[kLocCount] = {};
+  for (size_t ti : by_start) {
+    Tile& t = tiles[ti];
+    unsigned L = t.loc;
+    p.unshared_bytes[L] += t.bytes;
+    p.needs_zero[t.alloc] = !t.fresh;
+    // Retire the tiles whose intervals are over.
+    auto& act = active[L];
+    for (size_t k = 0; k < act.size();) {
+      const Tile& o = tiles[act[k]];
+      if (o.last < t.first) {
+        free_blocks[L].push_back(Block{p.offset[o.alloc], o.bytes});
+        act[k] = act.back();
+        act.pop_back();
+      } else {
+        ++k;
+      }
+    }
+    uint64_t off = ~uint64_t(0);
+    if (reuse && t.fresh) {
+      auto& fb = free_blocks[L];
+      std::sort(fb.begin(), fb.end(), [](const Block& a, const Block& b) { return a.off < b.off; });
+      for (size_t k = 0; k + 1 < fb.size();) {  // merge neighbours
+        if (fb[k].off + fb[k].size == fb[k + 1].off) {
+          fb[k].size += fb[k + 1].size;
+          fb.erase(fb.begin() + long(k) + 1);
+        } else {
+          ++k;
+        }
+      }
+      for (Block& b : fb)
+        if (b.size >= t.bytes) {
+          off = b.off;
+          b.off += t.bytes;
+          b.size -= t.bytes;
+          ++p.shared;
+          break;
+        }
+    }
+    if (off == ~uint64_t(0)) {
+      off = bump[L];
+      bump[L] += t.bytes;
+    }
+    p.offset[t.alloc] = uint32_t(off);
+    act.push_back(ti);
+  }
+  for (unsigned L = 0; L < kLocCount; ++L) p.bytes[L] = bump[L];
+  return p;
+}
+
+}  // namespace ptoas::opt

@@ -1,0 +1,143 @@
+// opt/mem_plan.h: which tiles share memory and which must start zeroed.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "frontend.h"
+#include "ir.h"
+#include "mem_plan.h"
+
+using namespace ptoas;
+
+namespace {
+
+const char* kTile = "!pto.tile_buf<vec, 8x16xf32>";
+const char* kView = "!pto.partition_tensor_view<8x16xf32>";
+const char* kTv = "!pto.tensor_view<8x16xf32>";
+
+std::string kernel(const std::string& body) {
+  std::string head = R"(module {
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %n: index) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %xv = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : TV
+    %yv = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : TV
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c8, %c16] : TV -> PV
+    %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c8, %c16] : TV -> PV
+)";
+  std::string s = head + body + "    return\n  }\n}\n";
+  for (auto [from, to] : {std::pair<std::string, std::string>{"TV", kTv}, {"PV", kView}, {"T!", kTile}}) {
+    for (size_t at; (at = s.find(from)) != std::string::npos;) s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+struct Planned {
+  SourceFile src;
+  Module m;
+  opt::TilePlan plan;
+  InstId fn = kNone;
+  explicit Planned(const std::string& text) : src("t.pto", text) {
+    Diag d(&src);
+    REQUIRE(run_frontend(src, FrontendOptions{}, m, d));
+    const Region& body = m.regions[m.body];
+    fn = m.region_insts[body.inst_begin];
+    plan = opt::plan_tiles(m, fn, true);
+  }
+  // The alloc_tile defining %name.
+  InstId alloc(std::string_view name) const {
+    for (size_t v = 0; v < m.values.size(); ++v)
+      if (m.str(m.values[v].name) == name) return m.values[v].def;
+    FAIL("no value %" << name);
+    return kNone;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("mem_plan: a tile loaded after another's last use takes its memory") {
+  Planned p(kernel(R"(    %a = pto.alloc_tile : T!
+    %b = pto.alloc_tile : T!
+    pto.tload ins(%xp : PV) outs(%a : T!)
+    pto.texp ins(%a : T!) outs(%a : T!)
+    pto.tstore ins(%a : T!) outs(%yp : PV)
+    pto.tload ins(%yp : PV) outs(%b : T!)
+    pto.tstore ins(%b : T!) outs(%xp : PV)
+)"));
+  InstId a = p.alloc("a"), b = p.alloc("b");
+  CHECK(p.plan.offset[a] == p.plan.offset[b]);
+  CHECK(p.plan.shared == 1);
+  CHECK(p.plan.bytes[0] == 512);
+  CHECK(p.plan.unshared_bytes[0] == 1024);
+  CHECK_FALSE(p.plan.needs_zero[a]);
+  CHECK_FALSE(p.plan.needs_zero[b]);
+}
+
+TEST_CASE("mem_plan: a tile read before it is written keeps its own zeroed memory") {
+  Planned p(kernel(R"(    %a = pto.alloc_tile : T!
+    %b = pto.alloc_tile : T!
+    pto.tload ins(%xp : PV) outs(%a : T!)
+    pto.tstore ins(%a : T!) outs(%yp : PV)
+    pto.texp ins(%b : T!) outs(%b : T!)
+    pto.tstore ins(%b : T!) outs(%xp : PV)
+)"));
+  InstId a = p.alloc("a"), b = p.alloc("b");
+  CHECK(p.plan.offset[a] != p.plan.offset[b]);
+  CHECK(p.plan.needs_zero[b]);
+  CHECK(p.plan.shared == 0);
+}
+
+TEST_CASE("mem_plan: overlapping tiles never share") {
+  Planned p(kernel(R"(    %a = pto.alloc_tile : T!
+    %b = pto.alloc_tile : T!
+    pto.tload ins(%xp : PV) outs(%a : T!)
+    pto.tload ins(%yp : PV) outs(%b : T!)
+    pto.tadd ins(%a, %b : T!, T!) outs(%b : T!)
+    pto.tstore ins(%b : T!) outs(%xp : PV)
+)"));
+  CHECK(p.plan.offset[p.alloc("a")] != p.plan.offset[p.alloc("b")]);
+}
+
+TEST_CASE("mem_plan: a tile allocated before a loop and used in it lives through the loop") {
+  Planned p(kernel(R"(    %a = pto.alloc_tile : T!
+    %b = pto.alloc_tile : T!
+    pto.tload ins(%xp : PV) outs(%a : T!)
+    scf.for %i = %c0 to %n step %c1 {
+      pto.tadd ins(%a, %a : T!, T!) outs(%a : T!)
+      %c = pto.alloc_tile : T!
+      pto.tload ins(%yp : PV) outs(%c : T!)
+      pto.tadd ins(%a, %c : T!, T!) outs(%a : T!)
+    }
+    pto.tstore ins(%a : T!) outs(%yp : PV)
+    pto.tload ins(%xp : PV) outs(%b : T!)
+    pto.tstore ins(%b : T!) outs(%yp : PV)
+)"));
+  InstId a = p.alloc("a"), b = p.alloc("b"), c = p.alloc("c");
+  CHECK(p.plan.offset[a] != p.plan.offset[c]);
+  // a and c are both dead when b is loaded: b takes one of their places.
+  CHECK((p.plan.offset[b] == p.plan.offset[a] || p.plan.offset[b] == p.plan.offset[c]));
+  CHECK(p.plan.shared == 1);
+  CHECK(p.plan.needs_zero[a] == 0);
+}
+
+TEST_CASE("mem_plan: explicit addresses turn sharing off") {
+  FrontendOptions o;
+  o.level = Level::Level3;
+  std::string text = kernel(R"(    %a0 = arith.constant 0 : i64
+    %a = pto.alloc_tile addr = %a0 : T!
+    %b = pto.alloc_tile addr = %a0 : T!
+    %c = pto.alloc_tile addr = %a0 : T!
+)");
+  SourceFile src("t.pto", text);
+  Module m;
+  Diag d(&src);
+  if (!run_frontend(src, o, m, d)) {
+    WARN(d.text());
+    return;
+  }
+  InstId fn = m.region_insts[m.regions[m.body].inst_begin];
+  opt::TilePlan plan = opt::plan_tiles(m, fn, true);
+  CHECK(plan.shared == 0);
+}
