@@ -132,39 +132,28 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
         if (ok && geo(o.dst).rs != 4) return false;
         break;
       case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
-      case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin: {
-        bool plain = in.op == Op::TRowExpand;
-        o.k = FK::RowExp, o.a = op(in, 0), o.dst = out;
-        if (!plain) {
-          if (in.n_ins < 2) return false;
-          o.b = op(in, 1);
-        }
-        tile(o.dst), tile(o.a), set(o.dst, Cls::Elem);
-        if (plain) {
-          set(o.a, Cls::Col);
-          break;
-        }
-        tile(o.b);
-        if (!ok) return false;
-        // row_expand's rule: the second operand is the column when it can be.
-        int colk = ty(o.b).cols == 1 || ty(o.b).vcol == 1 ? 1 : ty(o.a).cols == 1 || ty(o.a).vcol == 1 ? 0 : -1;
-        if (colk < 0) return false;
-        set(colk ? o.b : o.a, Cls::Col), set(colk ? o.a : o.b, Cls::Elem);
-        break;
-      }
+      case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
       case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
       case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin: {
-        bool plain = in.op == Op::TColExpand;
-        o.k = FK::ColExp, o.a = op(in, 0), o.dst = out;
+        bool plain = in.op == Op::TRowExpand || in.op == Op::TColExpand;
+        bool row = op_name(in.op).substr(0, 8) == "pto.trow";
+        o.k = row ? FK::RowExp : FK::ColExp, o.a = op(in, 0), o.dst = out;
         if (!plain) {
           if (in.n_ins < 2) return false;
           o.b = op(in, 1);
         }
         tile(o.dst), set(o.dst, Cls::Elem);
-        for (ValueId s : {o.a, o.b}) {
-          if (s == kNone || !tile(s)) continue;
-          set(s, plain || ty(s).rows == 1 ? Cls::Row : Cls::Elem);
+        if (!row) {  // col_expand's rule: a one-row operand is read at row 0
+          for (ValueId s : {o.a, o.b})
+            if (s != kNone && tile(s)) set(s, plain || ty(s).rows == 1 ? Cls::Row : Cls::Elem);
+          break;
         }
+        if (!tile(o.a) || (!plain && !tile(o.b))) return false;
+        // row_expand's rule: the second operand is the column when it can be.
+        int colk = plain ? 0 : ty(o.b).cols == 1 || ty(o.b).vcol == 1 ? 1 : ty(o.a).cols == 1 || ty(o.a).vcol == 1 ? 0 : -1;
+        if (colk < 0) return false;
+        set(colk ? o.b : o.a, Cls::Col);
+        if (!plain) set(colk ? o.a : o.b, Cls::Elem);
         break;
       }
       default: {  // elementwise, tile-scalar, unary (elementwise()'s operand rules)
@@ -701,20 +690,7 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       vbroadcastss(V(o.acc), dword[r14 + (o.op == Op::TRowMax ? kNegInfF32 : kPosInfF32)]);
       vxorps(V(o.flag), V(o.flag), V(o.flag));
     }
-    Label vec, tail, next;
-    xor_(eax, eax);
-    cmp(rax, r13);
-    jge(tail, T_NEAR);
-    L(vec);
-    fuse_chunk(f, si, false, nt);
-    add(rax, lanes());
-    cmp(rax, r13);
-    jl(vec, T_NEAR);
-    L(tail);
-    cmp(rax, r9);
-    jge(next, T_NEAR);
-    fuse_chunk(f, si, true, nt);
-    L(next);
+    vec_loop([&](bool masked) { fuse_chunk(f, si, masked, nt); });
     fuse_finish(f, si);
   }
   for (size_t s = 0; s < f.sstride.size(); ++s) {

@@ -318,6 +318,9 @@ class Gen : public CodeGenerator {
   void row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
                 const std::function<void(bool)>& body);
   void vec_bounds(Label& done);  // the row_loop prologue: empty region -> done; r13, tail mask
+  // One row's columns: rax = 0, lanes(), .. below r13 (body(false)), then
+  // the masked tail below r9 (body(true)).
+  void vec_loop(const std::function<void(bool)>& body);
   // `region`: the tile whose valid region is iterated (default dst).
   bool elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, std::vector<Reg64>& ptrs,
                  std::vector<Stride>& strides, ValueId region = kNone);

@@ -230,11 +230,8 @@ void Gen::vec_bounds(Label& done) {
   tail_mask_rcx();
 }
 
-void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
-                   const std::function<void(bool)>& body) {
-  Label done, row, vec, tail, next;
-  vec_bounds(done);
-  L(row);
+void Gen::vec_loop(const std::function<void(bool)>& body) {
+  Label vec, tail, next;
   xor_(eax, eax);
   cmp(rax, r13);
   jge(tail, T_NEAR);
@@ -248,6 +245,14 @@ void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& st
   jge(next, T_NEAR);
   body(true);
   L(next);
+}
+
+void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
+                   const std::function<void(bool)>& body) {
+  Label done, row;
+  vec_bounds(done);
+  L(row);
+  vec_loop(body);
   for (size_t i = 0; i < ptrs.size(); ++i) {
     if (strides[i].reg) add(ptrs[i], *strides[i].reg);
     else add(ptrs[i], int(strides[i].imm));

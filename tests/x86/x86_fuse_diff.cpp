@@ -8,7 +8,9 @@
 // elementwise chain, vadd, a RoPE-like mix) and more (row max / min with
 // expands, every unary and tile-scalar op, in-place stores, overlapping
 // views that must take the op-by-op path), at widths 1, 7, 8, 12, 33, 64
-// and 200 and heights 1, 5, 16 and 37, on ordinary inputs and on inputs
+// and 200 and heights 1, 5, 16 and 37 (and vadd, softmax, SiLU / SwiGLU
+// at 8200 x 128: 4 MiB views, the non-temporal tstore path, on 64-byte
+// aligned buffers), on ordinary inputs and on inputs
 // with NaNs (with payloads), infinities, zeros of both signs and
 // subnormals. The outputs must be bit-identical to the interpreter's,
 // except where a row sum feeds them: there within 4 (N + 4) eps of the
@@ -23,19 +25,20 @@
 //   x86_fuse_diff --bench [--target=T] M FILE.pto...
 // --bench times kernels of tests/x86/fuse/ (pointer parameters: M x 128
 // f32 buffers, 64-byte aligned; then the index M): the median of 9 runs
-// after one warm-up, in ns per element.
+// after one warm-up, in ns per element. --dump prints every kernel (16 x 40
+// tiles), each after a line `==> NAME`.
 // Exit 0 when every case agrees, 1 on a failure, 77 (SKIP) when this CPU
 // cannot run the target.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -228,8 +231,21 @@ uint32_t bits(float f) {
   return b;
 }
 
+// 64-byte-aligned buffers (the non-temporal tstore path wants aligned rows).
+template <class T>
+struct Aligned {
+  using value_type = T;
+  Aligned() = default;
+  template <class U>
+  Aligned(const Aligned<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)); }
+  void deallocate(T* p, size_t) { std::free(p); }
+  bool operator==(const Aligned&) const { return true; }
+  bool operator!=(const Aligned&) const { return false; }
+};
+
 struct Run {
-  std::vector<std::vector<float>> bufs;  // x c g y z
+  std::vector<std::vector<float, Aligned<float>>> bufs;  // x c g y z
 };
 
 std::vector<rt::Arg> args(Run& r, int64_t m, int64_t n, float s) {
@@ -269,6 +285,18 @@ bool parse(const std::string& name, const std::string& text, std::unique_ptr<Sou
   return true;
 }
 
+// JIT-compiles the entry function of m for target; prints why not.
+bool jit(const std::string& name, const Module& m, const SourceFile* src, const std::string& target, InstId& fn,
+         rt::JitKernel& jk) {
+  rt::Interpreter interp(m);
+  std::string err;
+  fn = interp.find_function("", err);
+  Diag jd(src);
+  if (jk.load(m, fn, target, jd, err)) return true;
+  std::printf("FAIL %s: %s %s\n", name.c_str(), err.c_str(), jd.text().c_str());
+  return false;
+}
+
 size_t code_size(const Module& m, cg::Target t) {
   cg::ModuleCode mc;
   Diag d(nullptr);
@@ -289,15 +317,9 @@ int bench(const std::string& target, int64_t m, const std::vector<std::string>& 
     std::unique_ptr<SourceFile> src;
     std::unique_ptr<Module> mod;
     if (!parse(file, ss.str(), src, mod)) return 1;
-    rt::Interpreter interp(*mod);
-    std::string err;
-    InstId fn = interp.find_function("", err);
+    InstId fn;
     rt::JitKernel jk;
-    Diag jd(src.get());
-    if (!jk.load(*mod, fn, target, jd, err)) {
-      std::printf("%s: %s %s\n", file.c_str(), err.c_str(), jd.text().c_str());
-      return 1;
-    }
+    if (!jit(file, *mod, src.get(), target, fn, jk)) return 1;
     std::vector<DType> pt = rt::jit_param_types(*mod, fn);
     std::vector<float*> bufs;
     std::vector<rt::Arg> a;
@@ -335,13 +357,13 @@ int bench(const std::string& target, int64_t m, const std::vector<std::string>& 
 
 int main(int argc, char** argv) {
   std::string target = "avx2";
-  bool verbose = false, do_bench = false;
+  bool verbose = false, do_bench = false, do_dump = false;
   std::vector<std::string> rest;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--target=", 9) == 0) target = argv[i] + 9;
     else if (std::strcmp(argv[i], "-v") == 0) verbose = true;
     else if (std::strcmp(argv[i], "--bench") == 0) do_bench = true;
-    else if (std::strcmp(argv[i], "--dump") == 0) rest.insert(rest.begin(), "--dump");
+    else if (std::strcmp(argv[i], "--dump") == 0) do_dump = true;
     else rest.push_back(argv[i]);
   }
   cg::Target tg;
@@ -350,7 +372,7 @@ int main(int argc, char** argv) {
     std::printf("SKIP: this CPU cannot run %s code\n", target.c_str());
     return 77;
   }
-  if (!rest.empty() && rest[0] == "--dump") {  // the kernels at width 33, for tests/x86/fuse/
+  if (do_dump) {
     for (const Kernel& k : kernels(types(40))) std::printf("==> %s\n%s", k.name.c_str(), kernel_text(k, 40, true).c_str());
     return 0;
   }
@@ -358,13 +380,17 @@ int main(int argc, char** argv) {
     if (rest.size() < 2) return 2;
     return bench(target, std::atoll(rest[0].c_str()), std::vector<std::string>(rest.begin() + 1, rest.end()));
   }
-  const int widths[] = {1, 7, 8, 12, 33, 64, 200};
-  const int heights[] = {1, 5, 16, 37};
+  // Width 128: M = 8200, 4.2 MiB views (the non-temporal tstore path),
+  // three kernels.
+  const int widths[] = {1, 7, 8, 12, 33, 64, 200, 128};
   size_t cases = 0, failed = 0, elems = 0, tolerated = 0;
   for (int n : widths) {
     int tc = (n + 7) / 8 * 8;
     Types T = types(tc);
     for (const Kernel& k : kernels(T)) {
+      bool big = n == 128;
+      if (big && k.name != "vadd" && k.name != "softmax" && k.name != "silu_swiglu") continue;
+      std::vector<int> heights = big ? std::vector<int>{8200} : std::vector<int>{1, 5, 16, 37};
       std::string text = kernel_text(k, tc, true);
       std::unique_ptr<SourceFile> src, psrc;
       std::unique_ptr<Module> mod, pmod;
@@ -378,16 +404,14 @@ int main(int argc, char** argv) {
                     fused_size > plain_size ? "taken" : "not taken", fused_size, plain_size);
         ++failed;
       }
-      rt::Interpreter interp(*mod);
-      std::string err;
-      InstId fn = interp.find_function("", err);
+      InstId fn;
       rt::JitKernel jk;
-      Diag jd(src.get());
-      if (!jk.load(*mod, fn, target, jd, err)) {
-        std::printf("FAIL %s n=%d: %s %s\n", k.name.c_str(), n, err.c_str(), jd.text().c_str());
+      if (!jit(k.name + " n=" + std::to_string(n), *mod, src.get(), target, fn, jk)) {
         ++failed;
         continue;
       }
+      rt::Interpreter interp(*mod);
+      std::string err;
       for (int m : heights) {
         for (bool specials : {false, true}) {
           ++cases;
