@@ -22,6 +22,8 @@
 // wrapper (fused loop nest + the op-by-op fallback), else the same size.
 //
 //   x86_fuse_diff [--target=avx2|avx512] [-v]
+// avx512 runs natively on a CPU with AVX-512, else under Bochs (one batch,
+// the 8200-row runs left out).
 //   x86_fuse_diff --bench [--target=T] M FILE.pto...
 // --bench times kernels of tests/x86/fuse/ (pointer parameters: M x 128
 // f32 buffers, 64-byte aligned; then the index M): the median of 9 runs
@@ -46,6 +48,7 @@
 #include "diag.h"
 #include "frontend.h"
 #include "interp.h"
+#include "bochs_runner.h"
 #include "ir.h"
 #include "jit.h"
 
@@ -368,8 +371,11 @@ int main(int argc, char** argv) {
   }
   cg::Target tg;
   if (!cg::parse_target(target, tg)) return 2;
-  if (!rt::cpu_supports(target)) {
-    std::printf("SKIP: this CPU cannot run %s code\n", target.c_str());
+  // avx512 on a CPU without it: every run under Bochs, in one batch.
+  bool bochs = !rt::cpu_supports(target);
+  std::string why;
+  if (bochs && (do_bench || !rt::bochs_available(&why))) {
+    std::printf("SKIP: this CPU cannot run %s code%s%s\n", target.c_str(), why.empty() ? "" : " and ", why.c_str());
     return 77;
   }
   if (do_dump) {
@@ -380,18 +386,35 @@ int main(int argc, char** argv) {
     if (rest.size() < 2) return 2;
     return bench(target, std::atoll(rest[0].c_str()), std::vector<std::string>(rest.begin() + 1, rest.end()));
   }
+  // One kernel run: its reference (interpreter) and target buffers.
+  struct Pending {
+    const Kernel* k;
+    const std::string* text;
+    int n, m;
+    bool specials;
+    Run ref, got;
+  };
+  std::vector<std::unique_ptr<Pending>> runs;
+  std::vector<std::unique_ptr<Kernel>> keep_k;
+  std::vector<std::unique_ptr<std::string>> keep_text;
+  std::vector<std::unique_ptr<SourceFile>> keep_src;
+  std::vector<std::unique_ptr<Module>> keep_mod;
+  std::vector<std::unique_ptr<rt::JitKernel>> keep_jit;
+  std::vector<rt::BochsJob> jobs;
+  std::vector<Pending*> job_run;
   // Width 128: M = 8200, 4.2 MiB views (the non-temporal tstore path),
-  // three kernels.
+  // three kernels (not under Bochs: its payload limit).
   const int widths[] = {1, 7, 8, 12, 33, 64, 200, 128};
   size_t cases = 0, failed = 0, elems = 0, tolerated = 0;
   for (int n : widths) {
     int tc = (n + 7) / 8 * 8;
     Types T = types(tc);
-    for (const Kernel& k : kernels(T)) {
+    for (const Kernel& k0 : kernels(T)) {
       bool big = n == 128;
-      if (big && k.name != "vadd" && k.name != "softmax" && k.name != "silu_swiglu") continue;
+      if (big && (bochs || (k0.name != "vadd" && k0.name != "softmax" && k0.name != "silu_swiglu"))) continue;
+      const Kernel& k = *keep_k.emplace_back(std::make_unique<Kernel>(k0));
       std::vector<int> heights = big ? std::vector<int>{8200} : std::vector<int>{1, 5, 16, 37};
-      std::string text = kernel_text(k, tc, true);
+      const std::string& text = *keep_text.emplace_back(std::make_unique<std::string>(kernel_text(k, tc, true)));
       std::unique_ptr<SourceFile> src, psrc;
       std::unique_ptr<Module> mod, pmod;
       if (!parse(k.name, text, src, mod) || !parse(k.name + " (plain)", kernel_text(k, tc, false), psrc, pmod)) {
@@ -405,70 +428,106 @@ int main(int argc, char** argv) {
         ++failed;
       }
       InstId fn;
-      rt::JitKernel jk;
-      if (!jit(k.name + " n=" + std::to_string(n), *mod, src.get(), target, fn, jk)) {
+      auto jk = std::make_unique<rt::JitKernel>();
+      std::string err;
+      if (bochs) {
+        rt::Interpreter interp(*mod);
+        fn = interp.find_function("", err);
+        Diag jd(src.get());
+        if (!jk->load_for_bochs(*mod, fn, target, jd, err)) {
+          std::printf("FAIL %s n=%d: %s %s\n", k.name.c_str(), n, err.c_str(), jd.text().c_str());
+          ++failed;
+          continue;
+        }
+      } else if (!jit(k.name + " n=" + std::to_string(n), *mod, src.get(), target, fn, *jk)) {
         ++failed;
         continue;
       }
       rt::Interpreter interp(*mod);
-      std::string err;
       for (int m : heights) {
         for (bool specials : {false, true}) {
           ++cases;
+          auto p = std::make_unique<Pending>(Pending{&k, &text, n, m, specials, {}, {}});
           size_t rows = size_t(m) + 1;  // one spare row: a store past the view shows
-          Run ref;
-          ref.bufs.resize(5);
+          p->ref.bufs.resize(5);
           for (int b = 0; b < 5; ++b) {
             size_t cnt = b == 2 ? size_t(n) : rows * size_t(n);
             for (size_t i = 0; i < cnt; ++i) {
-              float v = b < 3 || (b == 0 && k.shifted) ? sample(specials && b != 2) : -12345.f;
-              ref.bufs[size_t(b)].push_back(v);
+              float v = b < 3 ? sample(specials && b != 2) : -12345.f;
+              p->ref.bufs[size_t(b)].push_back(v);
             }
           }
           float s = 1.0f / float(n);
-          Run got = ref;
-          if (!interp.run_block(fn, args(ref, m, n, s), 0, 1, err)) {
+          p->got = p->ref;
+          if (!interp.run_block(fn, args(p->ref, m, n, s), 0, 1, err)) {
             std::printf("FAIL %s n=%d m=%d: interpreter: %s\n", k.name.c_str(), n, m, err.c_str());
             ++failed;
             continue;
           }
-          jk.run(args(got, m, n, s), 0, 1);
-          double eps = std::ldexp(1.0, -24);
-          bool bad = false;
-          for (int b : {0, 3, 4}) {
-            const auto& R = ref.bufs[size_t(b)];
-            const auto& G = got.bufs[size_t(b)];
-            for (size_t r = 0; r < rows && !bad; ++r) {
-              double scale = 0;
-              for (size_t j = 0; j < size_t(n); ++j)
-                if (std::isfinite(R[r * n + j])) scale = std::max(scale, std::fabs(double(R[r * n + j])));
-              for (size_t j = 0; j < size_t(n); ++j) {
-                size_t i = r * n + j;
-                ++elems;
-                if (bits(R[i]) == bits(G[i])) continue;
-                bool close = k.sums && std::isfinite(R[i]) && std::isfinite(G[i]) &&
-                             std::fabs(double(R[i]) - double(G[i])) <= 4.0 * (n + 4) * eps * scale;
-                if (close) {
-                  ++tolerated;
-                  continue;
-                }
-                std::printf("FAIL %s n=%d m=%d%s: buffer %c[%zu][%zu]: interpreter %.9g (0x%08x), %s %.9g (0x%08x)\n",
-                            k.name.c_str(), n, m, specials ? " specials" : "", "xcgyz"[b], r, j, double(R[i]),
-                            bits(R[i]), target.c_str(), double(G[i]), bits(G[i]));
-                bad = true;
-                break;
-              }
-            }
+          if (bochs) {
+            jobs.push_back(rt::bochs_job(*mod, fn, *jk->image(), args(p->got, m, n, s), 1));
+            job_run.push_back(p.get());
+          } else {
+            jk->run(args(p->got, m, n, s), 0, 1);
           }
-          if (bad) {
-            ++failed;
-            if (verbose) std::printf("%s", text.c_str());
+          runs.push_back(std::move(p));
+        }
+      }
+      keep_src.push_back(std::move(src));
+      keep_mod.push_back(std::move(mod));
+      keep_jit.push_back(std::move(jk));
+    }
+  }
+  if (bochs && !jobs.empty()) {
+    rt::BochsResult res;
+    std::string err;
+    if (!rt::bochs_run(jobs, rt::BochsOptions{}, res, err)) {
+      std::printf("FAIL: under Bochs: %s\n", err.c_str());
+      return 1;
+    }
+    for (size_t j = 0; j < jobs.size(); ++j)
+      if (!res.job_errors[j].empty()) {
+        std::printf("FAIL %s n=%d m=%d: under Bochs: %s\n", job_run[j]->k->name.c_str(), job_run[j]->n, job_run[j]->m,
+                    res.job_errors[j].c_str());
+        ++failed;
+      }
+  }
+  double eps = std::ldexp(1.0, -24);
+  for (const auto& p : runs) {
+    const Kernel& k = *p->k;
+    size_t n = size_t(p->n), rows = size_t(p->m) + 1;
+    bool bad = false;
+    for (int b : {0, 3, 4}) {
+      const auto& R = p->ref.bufs[size_t(b)];
+      const auto& G = p->got.bufs[size_t(b)];
+      for (size_t r = 0; r < rows && !bad; ++r) {
+        double scale = 0;
+        for (size_t j = 0; j < n; ++j)
+          if (std::isfinite(R[r * n + j])) scale = std::max(scale, std::fabs(double(R[r * n + j])));
+        for (size_t j = 0; j < n; ++j) {
+          size_t i = r * n + j;
+          ++elems;
+          if (bits(R[i]) == bits(G[i])) continue;
+          bool close = k.sums && std::isfinite(R[i]) && std::isfinite(G[i]) &&
+                       std::fabs(double(R[i]) - double(G[i])) <= 4.0 * double(n + 4) * eps * scale;
+          if (close) {
+            ++tolerated;
+            continue;
           }
+          std::printf("FAIL %s n=%zu m=%d%s: buffer %c[%zu][%zu]: interpreter %.9g (0x%08x), %s %.9g (0x%08x)\n",
+                      k.name.c_str(), n, p->m, p->specials ? " specials" : "", "xcgyz"[b], r, j, double(R[i]),
+                      bits(R[i]), target.c_str(), double(G[i]), bits(G[i]));
+          bad = true;
+          break;
         }
       }
     }
+    if (bad) {
+      ++failed;
+      if (verbose) std::printf("%s", p->text->c_str());
+    }
   }
-  std::printf("x86_fuse_diff %s: %zu runs, %zu elements compared (%zu within the row-sum bound), %zu failed\n",
-              target.c_str(), cases, elems, tolerated, failed);
+  std::printf("x86_fuse_diff %s%s: %zu runs, %zu elements compared (%zu within the row-sum bound), %zu failed\n",
+              target.c_str(), bochs ? " (bochs)" : "", cases, elems, tolerated, failed);
   return failed ? 1 : 0;
 }
