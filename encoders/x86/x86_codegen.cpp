@@ -826,6 +826,25 @@ std::vector<uint8_t> rodata() {
   putd(kDSqrt2, 1.4142135623730951);
   putd(kDHalf, 0.5);
   for (int k = 0; k < 9; ++k) putd(kDLogC + k, 1.0 / double(17 - 2 * k));  // 1/17 .. 1/1
+  auto putf = [&](int idx, uint32_t bits) {
+    for (int k = 0; k < 16; ++k) std::memcpy(r.data() + fconst(idx) + 4 * k, &bits, 4);
+  };
+  auto putff = [&](int idx, float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    putf(idx, b);
+  };
+  putff(kFExpMax, 89.0f);    // exp(89) overflows: +Inf
+  putff(kFExpMin, -104.0f);  // exp(-104) < 2^-150 / 2: +0
+  putff(kFLog2e, 1.44269504088896341f);
+  putff(kFLn2Hi, 0.693359375f);       // 355/512: n * ln2_hi is exact for |n| <= 2^15
+  putff(kFLn2Lo, -2.12194440e-4f);    // ln2 - ln2_hi
+  double fact = 5040;
+  for (int k = 7; k >= 0; --k) {  // 1/7! .. 1/0!
+    putff(kFExpC + (7 - k), float(1.0 / fact));
+    if (k) fact /= k;
+  }
+  putf(kI32Bias, 127);
   return r;
 }
 

@@ -64,7 +64,16 @@ enum DConst : int {
 };
 inline constexpr int kDConstBase = 256;
 inline constexpr int dconst(int i) { return kDConstBase + 64 * i; }
-inline constexpr int kRodataBytes = kDConstBase + 64 * kDConstCount;
+// Vectors of 16 floats / int32 (64 bytes): the f32 exp of -O2 (x86_math.cpp).
+enum FConst : int {
+  kFExpMax, kFExpMin, kFLog2e, kFLn2Hi, kFLn2Lo,
+  kFExpC,                  // 8 Taylor coefficients 1/7! .. 1/0!
+  kI32Bias = kFExpC + 8,   // int32 127
+  kFConstCount,
+};
+inline constexpr int kFConstBase = kDConstBase + 64 * kDConstCount;
+inline constexpr int fconst(int i) { return kFConstBase + 64 * i; }
+inline constexpr int kRodataBytes = kFConstBase + 64 * kFConstCount;
 
 // Xbyak's AutoGrow buffer without mprotect: the bytes are copied out and
 // never executed from here.
@@ -288,8 +297,10 @@ class Gen : public CodeGenerator {
   void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32
   void pow_ps();                      // V0 = pow(V0, V1), f32 (x86_math.cpp)
   void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
+  void exp_ps_fast();                 // V0 = exp(V0) in f32 arithmetic, <= 2 ULP (V8-V12 scratch)
   void log_pd(const Xmm& x);
   Address dc(int i) { return ptr[r14 + dconst(i)]; }
+  Address fc(int i) { return ptr[r14 + fconst(i)]; }
   // r = min(r, cap), signed; clobbers rcx (or, for r = rcx, nothing).
   void clamp(const Reg64& r, int64_t cap) {
     if (r.getIdx() == rcx.getIdx()) {
