@@ -52,11 +52,13 @@ struct Gen::Fuse {
     bool scalar_first = false;
     bool store = true;          // the dst chunk goes to its tile (false: overwritten later in the stage)
     int acc = -1, flag = -1;    // Red: the accumulator and (max / min) NaN-flag registers
+    int acc2 = -1;              // Red: the odd vectors' accumulator (an unrolled stage)
   };
   struct Stage {
     std::vector<size_t> col;     // one-column ops, once per row before the column loop
     std::vector<size_t> elt;     // the ops of the column loop
     std::map<ValueId, int> reg;  // tiles whose chunk stays in a register
+    bool unroll = false;         // two vectors per iteration (a second accumulator per reduction)
   };
   std::vector<FOp> ops;
   std::vector<Stage> stages;
@@ -303,6 +305,14 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
     if (o.k != FK::Red) continue;
     if (!take(o.acc) || (o.op != Op::TRowSum && !take(o.flag))) return false;
   }
+  std::vector<int> before = pool;
+  st.unroll = true;
+  for (size_t i : st.elt)
+    if (f.ops[i].k == FK::Red) st.unroll &= take(f.ops[i].acc2);
+  if (!st.unroll) {
+    pool = before;
+    for (size_t i : st.elt) f.ops[i].acc2 = -1;
+  }
   for (size_t n = 0; n < st.elt.size(); ++n) {
     Fuse::FOp& o = f.ops[st.elt[n]];
     if (o.k == FK::Store || o.k == FK::Red) continue;
@@ -492,7 +502,7 @@ void Gen::fuse_col_op(const Fuse& f, size_t i) {
   vmovss(fuse_at(f, o.dst, false), xmm0);
 }
 
-void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt) {
+void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
   const Fuse::Stage& st = f.stages[si];
   std::vector<ValueId> live;  // tiles whose register holds this chunk
   // The register holding tile t's chunk: its own, or V(w) loaded.
@@ -553,7 +563,7 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt) {
         put(o);
         break;
       case FK::Red: {
-        Xmm x = V(get(o.a, 0)), acc = V(o.acc), t = V(1);
+        Xmm x = V(get(o.a, 0)), acc = V(odd ? o.acc2 : o.acc), t = V(1);
         if (o.op == Op::TRowSum) {
           if (!masked) {
             vaddps(acc, acc, x);
@@ -596,7 +606,7 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
   const Fuse::Stage& st = f.stages[si];
   std::vector<int> busy;
   for (size_t i : st.elt)
-    if (f.ops[i].k == FK::Red) busy.insert(busy.end(), {f.ops[i].acc, f.ops[i].flag});
+    if (f.ops[i].k == FK::Red) busy.insert(busy.end(), {f.ops[i].acc, f.ops[i].flag, f.ops[i].acc2});
   std::vector<int> scratch;
   for (int r : {7, 8, 9, 10, 11, 12, 13, 14, 2})
     if (std::find(busy.begin(), busy.end(), r) == busy.end()) scratch.push_back(r);
@@ -608,6 +618,7 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
     auto red = [&](const Xmm& d, const Xmm& a, const Operand& b) {
       sum ? vaddps(d, a, b) : mx ? vmaxps(d, a, b) : vminps(d, a, b);
     };
+    if (o.acc2 >= 0) red(V(o.acc), V(o.acc), V(o.acc2));
     if (z()) {
       vextractf64x4(ymm1, Zmm(o.acc), 1);
       red(ymm0, Ymm(o.acc), ymm1);
@@ -683,14 +694,40 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
     for (size_t i : st.elt) {
       const Fuse::FOp& o = f.ops[i];
       if (o.k != FK::Red) continue;
-      if (o.op == Op::TRowSum) {
-        vxorps(V(o.acc), V(o.acc), V(o.acc));
-        continue;
+      for (int a : {o.acc, o.acc2}) {
+        if (a < 0) continue;
+        if (o.op == Op::TRowSum) vxorps(V(a), V(a), V(a));
+        else vbroadcastss(V(a), dword[r14 + (o.op == Op::TRowMax ? kNegInfF32 : kPosInfF32)]);
       }
-      vbroadcastss(V(o.acc), dword[r14 + (o.op == Op::TRowMax ? kNegInfF32 : kPosInfF32)]);
-      vxorps(V(o.flag), V(o.flag), V(o.flag));
+      if (o.flag >= 0) vxorps(V(o.flag), V(o.flag), V(o.flag));
     }
-    vec_loop([&](bool masked) { fuse_chunk(f, si, masked, nt); });
+    if (!st.unroll) {
+      vec_loop([&](bool masked) { fuse_chunk(f, si, masked, nt); });
+    } else {  // pairs of vectors while two are left (r13 lowered by one meanwhile), then vec_loop's end
+      Label pair, one, tail, next;
+      xor_(eax, eax);
+      sub(r13, lanes());
+      cmp(rax, r13);
+      jge(one, T_NEAR);
+      L(pair);
+      fuse_chunk(f, si, false, nt);
+      add(rax, lanes());
+      fuse_chunk(f, si, false, nt, true);
+      add(rax, lanes());
+      cmp(rax, r13);
+      jl(pair, T_NEAR);
+      L(one);
+      add(r13, lanes());
+      cmp(rax, r13);
+      jge(tail, T_NEAR);
+      fuse_chunk(f, si, false, nt);
+      add(rax, lanes());
+      L(tail);
+      cmp(rax, r9);
+      jge(next, T_NEAR);
+      fuse_chunk(f, si, true, nt);
+      L(next);
+    }
     fuse_finish(f, si);
   }
   for (size_t s = 0; s < f.sstride.size(); ++s) {

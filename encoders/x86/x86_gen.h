@@ -351,7 +351,8 @@ class Gen : public CodeGenerator {
   void fuse_nt_check(const Fuse& f, Label& nt);         // every tstore may stream (non-temporal)
   void fuse_rows(const Fuse& f, bool nt);               // the loop nest over the rows
   void fuse_col_op(const Fuse& f, size_t i);            // an op on one-column tiles, once per row
-  void fuse_chunk(const Fuse& f, size_t s, bool masked, bool nt);  // one column vector of stage s
+  // One column vector of stage s (odd: into the second accumulators).
+  void fuse_chunk(const Fuse& f, size_t s, bool masked, bool nt, bool odd = false);
   void fuse_finish(const Fuse& f, size_t s);            // stage s's row reductions
   Address fuse_at(const Fuse& f, ValueId t, bool vec);  // tile t's element (vec: at column rax) of this row
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
