@@ -1,6 +1,6 @@
 // Pass `fuse`: each maximal run of two or more consecutive row-wise tile
-// ops (loads, stores, elementwise, tile-scalar, row expands, row
-// reductions) becomes one `pto.fuse { ... }` region, which the encoders
+// ops (loads, stores, elementwise, tile-scalar, row and column expands,
+// row reductions) becomes one `pto.fuse { ... }` region, which the encoders
 // may lower as a single loop nest over the rows (docs/optimizer.md). The
 // region means its body run in order, so the result is unchanged whatever
 // an encoder does with it. Pure scalar and view instructions and tile
@@ -32,6 +32,8 @@ bool row_wise(const Module& m, const Inst& in) {
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin:
     case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
     case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
+    case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
+    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin:
       return vec_tiles(m, in);
     default:
       break;
