@@ -153,7 +153,9 @@ struct Program {
 struct Tile {
   std::string name;
   bool col = false;   // an R x 1 col_major (DN) tile
+  bool wide = false;  // R x C with the whole tile valid (ragged shapes only)
   bool defined = false;
+  bool padded = false;  // tloaded in this body: the part outside the valid region is the pad value
   int taint = 0;
 };
 
@@ -194,7 +196,7 @@ class Gen {
     return "!pto.partition_tensor_view<?x1x" + et() + ">";
   }
   std::string tv_t() const { return "!pto.tensor_view<?x?x" + et() + ">"; }
-  const std::string& ty(const Tile& t) { return t.col ? colt_ : fullt_; }
+  const std::string& ty(const Tile& t) { return t.col ? colt_ : t.wide ? widet_ : fullt_; }
 
   void line(const std::string& s) { lines_.push_back({ind_, s}); }
   void wrap_fuse();
@@ -230,7 +232,7 @@ class Gen {
   std::vector<std::pair<std::string, std::string>> lines_;  // indent, text
   std::string ind_ = "    ";
   int id_ = 0;
-  std::string fullt_, colt_;
+  std::string fullt_, colt_, widet_;
   std::vector<Tile> tiles_;
   std::vector<std::string> scalars_;
   std::vector<View> views_;
@@ -325,13 +327,13 @@ std::string Gen::pick_scalar() { return r_.pick(scalars_); }
 int Gen::pick_defined(bool col) {
   std::vector<int> c;
   for (size_t i = 0; i < tiles_.size(); ++i)
-    if (tiles_[i].col == col && tiles_[i].defined && int(i) != tmp_) c.push_back(int(i));
+    if (tiles_[i].col == col && !tiles_[i].wide && tiles_[i].defined && int(i) != tmp_) c.push_back(int(i));
   return c.empty() ? -1 : r_.pick(c);
 }
 int Gen::pick_any(bool col) {
   std::vector<int> c;
   for (size_t i = 0; i < tiles_.size(); ++i)
-    if (tiles_[i].col == col && int(i) != tmp_) c.push_back(int(i));
+    if (tiles_[i].col == col && !tiles_[i].wide && int(i) != tmp_) c.push_back(int(i));
   return r_.pick(c);
 }
 // A destination: often one of the sources (in place), else any tile.
@@ -353,6 +355,18 @@ void Gen::alloc_tiles() {
     tiles_.push_back(t);
   }
   tmp_ = nfull;  // the reductions' scratch operand, never read otherwise
+  if (p_.shape != Shape::Static && r_.chance(0.6)) {
+    // a tile whose whole storage is valid: ops into it read their sources
+    // past the sources' valid regions (docs/semantics.md §0: a source's
+    // valid region is not consulted), so only tloaded tiles, whose rest is
+    // the pad value, are its sources; a forwarded tload that leaves the
+    // previous iteration's values there shows up
+    Tile t;
+    t.wide = true;
+    t.name = fresh("g");
+    line(t.name + " = pto.alloc_tile : " + widet_);
+    tiles_.push_back(t);
+  }
 }
 
 // A partition of tensor view `tv` at this body's tile; dup_index recomputes
@@ -397,6 +411,7 @@ void Gen::load(int view, int tile) {
   line("pto.tload ins(" + v.name + " : " + (v.col ? colpart_t() : part_t()) + ") outs(" + t.name + " : " +
        ty(t) + ")");
   t.defined = true;
+  t.padded = true;
   t.taint = v.buf >= 0 && p_.bufs[size_t(v.buf)].output ? p_.bufs[size_t(v.buf)].taint : 0;
   ++p_.n_ops;
 }
@@ -582,8 +597,84 @@ void Gen::emit_op() {
         views_.push_back(w);
         v2 = int(views_.size()) - 1;
       }
-      load(v2, pick_any(false));
+      int x = pick_any(false);
+      load(v2, x);
+      int w = -1;
+      for (size_t i = 0; i < tiles_.size(); ++i)
+        if (tiles_[i].wide) w = int(i);
+      if (w >= 0 && r_.chance(0.6)) {
+        // the whole tile that was read back (pad included) into the wide
+        // tile, and maybe reduced over its whole rows right away and stored
+        line("pto.tmov ins(" + tiles_[size_t(x)].name + " : " + fullt_ + ") outs(" + tiles_[size_t(w)].name + " : " +
+             widet_ + ")");
+        tiles_[size_t(w)].defined = true;
+        tiles_[size_t(w)].taint = tiles_[size_t(x)].taint;
+        if (r_.chance(0.6)) {
+          std::string op = r_.pick(std::vector<std::string>{"trowsum", "trowmax", "trowmin"});
+          int d = pick_any(true);
+          line("pto." + op + " ins(" + tiles_[size_t(w)].name + ", " + tiles_[size_t(tmp_)].name + " : " + widet_ +
+               ", " + fullt_ + ") outs(" + tiles_[size_t(d)].name + " : " + colt_ + ")");
+          tiles_[size_t(d)].defined = true;
+          tiles_[size_t(d)].taint = tiles_[size_t(w)].taint | (op == "trowsum" && p_.et != ET::I32 ? kSum : 0);
+          for (size_t i = 0; i < views_.size(); ++i)
+            if (views_[i].col && r_.chance(0.7)) {
+              store(d, int(i));
+              break;
+            }
+        }
+      }
     }
+    return true;
+  };
+  // ops into the wide tile (sources: tloaded tiles, or the wide tile), and
+  // ops that read the wide tile into an ordinary one
+  auto wide = [&]() {
+    int w = -1;
+    std::vector<int> src;
+    for (size_t i = 0; i < tiles_.size(); ++i) {
+      if (tiles_[i].wide) w = int(i);
+      if ((tiles_[i].padded && !tiles_[i].col && int(i) != tmp_) || (tiles_[i].wide && tiles_[i].defined))
+        src.push_back(int(i));
+    }
+    if (w < 0 || src.empty()) return false;
+    if (tiles_[size_t(w)].defined && r_.chance(0.35)) {
+      // a row reduction over the whole wide tile: the only way its part
+      // outside the ordinary tiles' valid region reaches an output (the
+      // stale columns of a grid's last column tile, say)
+      std::string op = r_.pick(std::vector<std::string>{"trowsum", "trowmax", "trowmin"});
+      int d = pick_any(true);
+      line("pto." + op + " ins(" + tiles_[size_t(w)].name + ", " + tiles_[size_t(tmp_)].name + " : " + widet_ +
+           ", " + fullt_ + ") outs(" + tiles_[size_t(d)].name + " : " + colt_ + ")");
+      tiles_[size_t(d)].defined = true;
+      tiles_[size_t(d)].taint = tiles_[size_t(w)].taint | (op == "trowsum" && p_.et != ET::I32 ? kSum : 0);
+      return true;
+    }
+    int a = r_.pick(src), b = r_.pick(src);
+    int d = w;
+    if (tiles_[size_t(w)].defined && r_.chance(0.5)) {  // read the wide tile into an ordinary one
+      a = w;
+      b = pick_defined(false);
+      if (b < 0) b = w;
+      d = pick_any(false);
+    }
+    const Tile &ta = tiles_[size_t(a)], &tb = tiles_[size_t(b)];
+    Tile& td = tiles_[size_t(d)];
+    std::vector<std::string> bins = {"tadd", "tsub", "tmul", "tmax", "tmin"};
+    int taint = ta.taint | tb.taint;
+    if (r_.chance(0.6)) {
+      line("pto." + r_.pick(bins) + " ins(" + ta.name + ", " + tb.name + " : " + ty(ta) + ", " + ty(tb) + ") outs(" +
+           td.name + " : " + ty(td) + ")");
+    } else if (r_.chance(0.5)) {
+      line("pto." + r_.pick(std::vector<std::string>{"tabs", "tneg", "trelu"}) + " ins(" + ta.name + " : " + ty(ta) +
+           ") outs(" + td.name + " : " + ty(td) + ")");
+      taint = ta.taint;
+    } else {
+      line("pto." + r_.pick(std::vector<std::string>{"tadds", "tmuls", "tmaxs"}) + " ins(" + ta.name + ", " +
+           pick_scalar() + " : " + ty(ta) + ", " + et() + ") outs(" + td.name + " : " + ty(td) + ")");
+      taint = ta.taint;
+    }
+    td.defined = true;
+    td.taint = taint;
     return true;
   };
   bool done = false;
@@ -592,7 +683,8 @@ void Gen::emit_op() {
   else if (kind < 40) done = bin(false);
   else if (kind < 55) done = scal(false);
   else if (kind < 67) done = unary(false);
-  else if (kind < 74) done = reduce();
+  else if (kind < 70) done = reduce();
+  else if (kind < 74) done = wide();
   else if (kind < 82) done = expand();
   else if (kind < 86) done = mov(r_.chance(0.3));
   else if (kind < 89) done = expands(r_.chance(0.3));
@@ -631,7 +723,7 @@ void Gen::repeat_last() {
   int od = -1;
   for (size_t i = 0; i < tiles_.size(); ++i)
     if (tiles_[i].name == old) od = int(i);
-  if (od < 0) return;
+  if (od < 0 || tiles_[size_t(od)].wide) return;
   int d = pick_any(tiles_[size_t(od)].col);
   line(t.substr(0, nb) + tiles_[size_t(d)].name + t.substr(ne));
   tiles_[size_t(d)].defined = true;
@@ -710,6 +802,7 @@ void Gen::build() {
   for (int i = 0; i < nout; ++i) p.bufs.push_back(Buf{"y" + std::to_string(i), p.m, p.n, true, false, 0, {}});
   if (colout) p.bufs.push_back(Buf{"z0", p.m, tn, true, true, 0, {}});
   fullt_ = full_t();
+  widet_ = "!pto.tile_buf<vec, " + std::to_string(p.R) + "x" + std::to_string(p.C) + "x" + et_name(p.et) + ">";
   colt_ = col_t();
 
   std::ostringstream head;
