@@ -215,14 +215,13 @@ void Gen::ttri(const Inst& in) {
   });
 }
 
-// tmatmul / tmatmul.acc / tmatmul.bias, one vector of output columns at a
-// time: acc[j] = fma(a[i, k], b[k, j], acc[j]) for k ascending (the
-// interpreter's order per element, so bit-exact; bf16 widened exactly,
-// i8 x i8 -> i32 wrapping), then cin + acc / acc + bias[0, j]. m = a.vrow,
-// k = a.vcol, n = b.vcol, capped by the tiles' shapes. Every layout's
-// element index is row part + column part (tile_elem_index), so the
-// columns of a row of b, cin, bias and c are gathered (scattered) through
-// one vector of column offsets per chunk.
+// tmatmul / tmatmul.acc / tmatmul.bias: m = a.vrow, k = a.vcol, n = b.vcol,
+// capped by the tiles' shapes; f32 / f16 / bf16 -> f32 (fma in f32; the
+// k order differs from the interpreter's, within DESIGN §6's summation
+// bound), i8 x i8 -> i32 wrapping (exact). cin + acc / acc + bias[0, j]
+// after the k-sum. Register-blocked micro-kernels (matmul_blocked) unless
+// their scratch would not fit, then one vector of columns at a time
+// (matmul_gather).
 void Gen::matmul(const Inst& in) {
   bool acc_in = in.op == Op::TMatmulAcc, bias = in.op == Op::TMatmulBias;
   unsigned ia = acc_in ? 1 : 0;
@@ -232,7 +231,8 @@ void Gen::matmul(const Inst& in) {
   for (ValueId v : {a, b, c, cin, bt})
     if (v != kNone && ty(v).kind != TypeKind::TileBuf) return fail(in);
   DType ae = ty(a).elem, ce = ty(c).elem;
-  bool f32 = ce == DType::F32 && (ae == DType::F32 || ae == DType::BF16) && ty(b).elem == ae;
+  bool f32 = ce == DType::F32 && (ae == DType::F32 || ae == DType::BF16 || ae == DType::F16) &&
+             ty(b).elem == ae;
   bool i32 = ce == DType::I32 && ae == DType::I8 && ty(b).elem == ae;
   if (!f32 && !i32) return fail(in, "pto.tmatmul with these element types");
   if ((acc_in && ty(cin).elem != ce) || (bias && ty(bt).elem != ce)) return fail(in);
@@ -249,6 +249,532 @@ void Gen::matmul(const Inst& in) {
     clamp(r9, ty(cin).cols);
   }
   if (bias) clamp(r9, ty(bt).cols);
+  MmOps o{a, b, c, cin, bt, ae, i32};
+  if (!matmul_blocked(in, o) && ok_) matmul_gather(in, o);
+}
+
+namespace {
+// Columns j .. j + l - 1 of a row (j a multiple of l) are adjacent in
+// memory; `down`: rows i .. i + l - 1 of a column.
+bool adjacent(const ptoas::Type& t, int l, bool down = false) {
+  BLayout major = down ? BLayout::ColMajor : BLayout::RowMajor;
+  if (t.slayout == SLayout::NoneBox) return t.blayout == major || (down ? t.cols : t.rows) == 1;
+  if (t.slayout != (down ? SLayout::ColMajor : SLayout::RowMajor)) return false;
+  int64_t ir, ic;
+  tile_inner_box(t, ir, ic);
+  return (down ? ir : ic) % l == 0;
+}
+bool same_layout(const ptoas::Type& x, const ptoas::Type& y) {
+  return x.rows == y.rows && x.cols == y.cols && dtype_bytes(x.elem) == dtype_bytes(y.elem) &&
+         x.blayout == y.blayout && x.slayout == y.slayout && x.fractal == y.fractal;
+}
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+}  // namespace
+
+// Widens gathered dwords whose low bytes are the element (clobbers V14 on
+// avx2 for f16).
+void Gen::mm_widen(DType e, const Xmm& y) {
+  if (e == DType::BF16) {
+    vpslld(y, y, 16);
+  } else if (e == DType::I8) {
+    vpslld(y, y, 24);
+    vpsrad(y, y, 24);
+  } else if (e == DType::F16) {
+    if (z()) {
+      vpmovdw(Ymm(y.getIdx()), Zmm(y.getIdx()));
+      vcvtph2ps(y, Ymm(y.getIdx()));
+    } else {
+      Xmm lo(y.getIdx());
+      vpslld(y, y, 16);
+      vpsrld(y, y, 16);
+      vextracti128(xmm14, Ymm(y.getIdx()), 1);
+      vpackusdw(lo, lo, xmm14);
+      vcvtph2ps(y, lo);
+    }
+  }
+}
+
+// dword[rax + idx[lane]] = v[lane] for the tail mask's lanes (*count of
+// them on avx2; null: all lanes); clobbers rcx, rdx, r11 (avx2), k2.
+void Gen::mm_scatter(const Xmm& v, const Xmm& idx, const Reg64* count) {
+  if (z()) {
+    kmovw(k2, k1);
+    vscatterdps(ptr[rax + Zmm(idx.getIdx()) * 1] | k2, v);
+    return;
+  }
+  Label st;  // no scatter: through the red zone (the kernel calls nothing)
+  vmovups(ptr[rsp - 64], v);
+  vmovups(ptr[rsp - 32], Ymm(idx.getIdx()));
+  xor_(r11d, r11d);
+  L(st);
+  mov(ecx, dword[rsp - 32 + r11 * 4]);
+  mov(edx, dword[rsp - 64 + r11 * 4]);
+  mov(dword[rax + rcx], edx);
+  inc(r11);
+  if (count) cmp(r11, *count);
+  else cmp(r11, lanes());
+  jl(st, T_NEAR);
+}
+
+// dword[rsp + off + 4 i] = byte offset of row i (rows) or column i of a
+// tile of type t, i < count (tile_elem_index is a row part plus a column
+// part). Clobbers rax, rdx, rdi, r11.
+void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off) {
+  Label l, done;
+  xor_(edi, edi);
+  xor_(r11d, r11d);
+  L(l);
+  cmp(r11, count);
+  jge(done, T_NEAR);
+  if (!elem_off(in, t, rows ? r11 : rdi, rows ? rdi : r11)) return;
+  mov(dword[rsp + off + r11 * 4], eax);
+  inc(r11);
+  jmp(l, T_NEAR);
+  L(done);
+}
+
+// GotoBLAS-style: A packed into MR-row panels (per k, MR values), B into
+// NR-column panels (per k, NR values), both widened to 32-bit lanes, in
+// scratch below rsp; then per NR-column panel, per MR-row panel, MR x NV
+// accumulators over k (avx2 6 x 2 ymm, avx512 12 x 2 zmm). Rows and
+// columns past m / n are computed from padding and never stored. Element
+// offsets come from per-row / per-column tables (mm_table); operands whose
+// columns are adjacent are moved as vectors, the others gathered (and C
+// scattered).
+bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
+  const ptoas::Type &at = ty(o.a), &bt = ty(o.b), &ct = ty(o.c);
+  const int LN = lanes(), MR = z() ? 12 : 6, NV = 2, NR = NV * LN, NACC = MR * NV;
+  int64_t ms = std::min(at.rows, ct.rows), ks = std::min(at.cols, bt.rows), ns = std::min(bt.cols, ct.cols);
+  if (o.cin != kNone) {
+    ms = std::min<int64_t>(ms, ty(o.cin).rows);
+    ns = std::min<int64_t>(ns, ty(o.cin).cols);
+  }
+  if (o.bias != kNone) ns = std::min<int64_t>(ns, ty(o.bias).cols);
+  int64_t mp = round_up(ms, MR), np = round_up(ns, NR);
+  int64_t size = 0;
+  auto take = [&](int64_t bytes) {
+    int64_t at_ = size;
+    size += round_up(bytes, 64);
+    return int(at_);
+  };
+  // Direct A (f32 none_box): the micro-kernels broadcast a[i0 + r, k] at
+  // a + i0 si + r si + k sk; only a partial last row panel is packed.
+  bool direct = at.elem == DType::F32 && at.slayout == SLayout::NoneBox;
+  bool arm = at.blayout == BLayout::RowMajor;
+  int64_t si = (arm ? at.cols : 1) * 4, sk = (arm ? 1 : at.rows) * 4;
+  if (direct && si * MR + sk * 4 > (int64_t(1) << 30)) direct = false;
+  // avx2, A's k values adjacent in runs of 8: packed by 8 x 8 transposes.
+  // A's k values adjacent in runs of 8 (B's down a column): packed by
+  // 8 x 8 transposes.
+  bool tr = adjacent(at, 8), trb = adjacent(bt, 8, true);
+  int oAp = take((direct ? MR : mp) * ks * 4 + 8 * MR * 4), oBp = take(np * ks * 4 + 8 * NR * 4);
+  int oRA = take((mp + LN) * 4), oCA = take(ks * 4), oRB = take(ks * 4), oCB = take((np + LN) * 4);
+  int oRC = take(ms * 4), oCC = take((np + LN) * 4), oRI = oRC, oCI = oCC, oCZ = 0;
+  bool cin_own = o.cin != kNone && !same_layout(ty(o.cin), ct);
+  if (cin_own) {
+    oRI = take(ms * 4);
+    oCI = take((np + LN) * 4);
+  }
+  if (o.bias != kNone) oCZ = take((np + LN) * 4);
+  int oSp = take(64);  // tile base addresses: a, b, c, cin, bias
+  int oRow = take(8 * std::max(MR, 8));  // line addresses (transposed packing)
+  if (size_t(size) > kMaxTileArenaBytes) return false;
+  // Scratch: every page touched top down (as the prologue's probe).
+  Label probe, probed;
+  mov(rax, rsp);
+  sub(rsp, uint32_t(size));
+  L(probe);
+  sub(rax, 4096);
+  cmp(rax, rsp);
+  jb(probed, T_NEAR);
+  or_(qword[rax], 0);
+  jmp(probe, T_NEAR);
+  L(probed);
+  or_(qword[rsp], 0);
+  ValueId bases[5] = {o.a, o.b, o.c, o.cin, o.bias};
+  for (int i = 0; i < 5; ++i)
+    if (bases[i] != kNone) {
+      tile_ptr(rax, bases[i]);
+      mov(qword[rsp + oSp + 8 * i], rax);
+    }
+  auto base = [&](int i) { return qword[rsp + oSp + 8 * i]; };
+  mm_table(in, at, true, r8, oRA);
+  mm_table(in, at, false, r10, oCA);
+  mm_table(in, bt, true, r10, oRB);
+  mm_table(in, bt, false, r9, oCB);
+  mm_table(in, ct, true, r8, oRC);
+  mm_table(in, ct, false, r9, oCC);
+  if (cin_own) {
+    mm_table(in, ty(o.cin), true, r8, oRI);
+    mm_table(in, ty(o.cin), false, r9, oCI);
+  }
+  if (o.bias != kNone) mm_table(in, ty(o.bias), false, r9, oCZ);
+  if (!ok_) return true;
+  Xmm v0 = V(0), idx = V(7);
+
+  // Transposed packing: qword[rsp + oRow + 8 l] = base + table[min(r12 +
+  // l, rdx)] for the panel's lines l (rows of A, columns of B); Ymm(l - g)
+  // = 8 elements of line l at offset rcx; an 8 x 8 transpose of Ymm0-7
+  // (Ymm8-15 scratch), handing out k step kk's vector.
+  auto k_head = [&](Label& top, Label& done) {  // for r11 = 0 .. r10 - 1 (the packing loops over k)
+    xor_(r11d, r11d);
+    L(top);
+    cmp(r11, r10);
+    jge(done, T_NEAR);
+  };
+  auto line_addrs = [&](int table, int count) {
+    for (int l = 0; l < count; ++l) {
+      lea(rax, ptr[r12 + l]);
+      cmp(rax, rdx);
+      cmovg(rax, rdx);
+      mov(eax, dword[rsp + table + rax * 4]);
+      add(rax, rbx);
+      mov(qword[rsp + oRow + 8 * l], rax);
+    }
+  };
+  auto load8 = [&](int g, int count) {
+    for (int l = 0; l < count; ++l) {
+      mov(rax, qword[rsp + oRow + 8 * (g + l)]);
+      vld_e(o.ae, Ymm(l), rax + rcx, false);
+    }
+  };
+  auto transpose8 = [&](const std::function<void(int, const Ymm&)>& put) {
+    for (int p2 = 0; p2 < 4; ++p2) {  // lines not loaded: whatever the registers hold
+      vunpcklps(Ymm(8 + 2 * p2), Ymm(2 * p2), Ymm(2 * p2 + 1));
+      vunpckhps(Ymm(9 + 2 * p2), Ymm(2 * p2), Ymm(2 * p2 + 1));
+    }
+    for (int h = 0; h < 2; ++h)  // lines 4h .. 4h + 3
+      for (int p2 = 0; p2 < 2; ++p2) {
+        vshufps(Ymm(4 * h + 2 * p2), Ymm(8 + 4 * h + p2), Ymm(10 + 4 * h + p2), 0x44);
+        vshufps(Ymm(4 * h + 2 * p2 + 1), Ymm(8 + 4 * h + p2), Ymm(10 + 4 * h + p2), 0xee);
+      }
+    for (int kk = 0; kk < 8; ++kk) {  // lanes 0-3 from lines 0-3, 4-7 from lines 4-7
+      vperm2f128(Ymm(8), Ymm(kk & 3), Ymm(4 + (kk & 3)), kk < 4 ? 0x20 : 0x31);
+      put(kk, Ymm(8));
+    }
+  };
+
+  // ---- pack A: per MR-row panel, per k, the panel's MR values (direct
+  // A: only the last, partial panel) ----
+  {
+    Label pa, pa_done, pk, pk_done;
+    mov(rbx, base(0));
+    lea(rsi, ptr[rsp + oAp]);
+    if (direct) {
+      mov(rax, r8);
+      mov(ecx, MR);
+      xor_(edx, edx);
+      div(rcx);
+      imul(r12, rax, MR);
+    } else {
+      xor_(r12d, r12d);
+    }
+    L(pa);
+    cmp(r12, r8);
+    jge(pa_done, T_NEAR);
+    if (tr) {
+      // Rows i0 + r (at most m - 1: the padding rows repeat a valid one)
+      // as 8 k values each, transposed to 8 k steps of MR values, 8 rows
+      // at a time.
+      mov(rdi, rsi);
+      lea(rdx, ptr[r8 - 1]);
+      line_addrs(oRA, MR);
+      k_head(pk, pk_done);
+      mov(ecx, dword[rsp + oCA + r11 * 4]);
+      for (int g = 0; g < MR; g += 8) {
+        int rows = std::min(8, MR - g);
+        load8(g, rows);
+        transpose8([&](int kk, const Ymm& y) {
+          // avx2 (one group of 6): 8 lanes, the 2 past MR overwritten by
+          // the next k; avx512 (8 + 4): exact.
+          if (rows == 4) vmovups(ptr[rsi + (kk * MR + g) * 4], Xmm(y.getIdx()));
+          else vmovups(ptr[rsi + (kk * MR + g) * 4], y);
+        });
+      }
+      add(rsi, 8 * MR * 4);
+      add(r11, 8);
+      jmp(pk, T_NEAR);
+      L(pk_done);
+      imul(rax, r10, MR * 4);
+      lea(rsi, ptr[rdi + rax]);
+    } else {
+      mov(rcx, r8);
+      sub(rcx, r12);
+      clamp(rcx, MR);
+      tail_mask_rcx();
+      vmovups(idx, ptr[rsp + oRA + r12 * 4]);
+      k_head(pk, pk_done);
+      mov(eax, dword[rsp + oCA + r11 * 4]);
+      add(rax, rbx);
+      gather_ps(v0, rax, idx, 1);
+      mm_widen(o.ae, v0);
+      vmovups(ptr[rsi], v0);  // the lanes past MR are overwritten next
+      add(rsi, MR * 4);
+      inc(r11);
+      jmp(pk, T_NEAR);
+      L(pk_done);
+    }
+    add(r12, MR);
+    jmp(pa, T_NEAR);
+    L(pa_done);
+  }
+  // ---- pack B: per NR-column panel, per k, the panel's NR values ----
+  {
+    bool adj = adjacent(bt, LN);
+    Label pb, pb_done, pk, pk_done, same_panel;
+    mov(rbx, base(1));
+    lea(rsi, ptr[rsp + oBp]);
+    mov(r13, r10);
+    imul(r13, r13, NR * 4);  // panel bytes
+    xor_(r12d, r12d);
+    L(pb);
+    cmp(r12, r9);
+    jge(pb_done, T_NEAR);
+    mov(rdi, r12);
+    and_(rdi, NR - 1);
+    lea(rdi, ptr[rsi + rdi * 4]);
+    if (trb) {
+      // Columns j0 .. j0 + 7 (at most n - 1) as 8 k values each,
+      // transposed to 8 k steps of 8 columns.
+      lea(rdx, ptr[r9 - 1]);
+      line_addrs(oCB, 8);
+      k_head(pk, pk_done);
+      mov(ecx, dword[rsp + oRB + r11 * 4]);
+      load8(0, 8);
+      transpose8([&](int kk, const Ymm& y) { vmovups(ptr[rdi + kk * NR * 4], y); });
+      add(rdi, 8 * NR * 4);
+      add(r11, 8);
+    } else {
+      mov(rcx, r9);
+      sub(rcx, r12);
+      clamp(rcx, LN);
+      tail_mask_rcx();
+      if (adj) {
+        mov(edx, dword[rsp + oCB + r12 * 4]);
+        add(rdx, rbx);
+      } else {
+        vmovups(idx, ptr[rsp + oCB + r12 * 4]);
+      }
+      k_head(pk, pk_done);
+      mov(eax, dword[rsp + oRB + r11 * 4]);
+      if (adj) {
+        vld_e(o.ae, v0, rdx + rax, true);
+      } else {
+        add(rax, rbx);
+        gather_ps(v0, rax, idx, 1);
+        mm_widen(o.ae, v0);
+      }
+      vmovups(ptr[rdi], v0);
+      add(rdi, NR * 4);
+      inc(r11);
+    }
+    jmp(pk, T_NEAR);
+    L(pk_done);
+    add(r12, trb ? 8 : LN);
+    test(r12d, NR - 1);
+    jnz(same_panel, T_NEAR);
+    add(rsi, r13);
+    L(same_panel);
+    jmp(pb, T_NEAR);
+    L(pb_done);
+  }
+
+  // ---- micro-kernels ----
+  // Registers: accumulators from AB, B vectors from BB, then the A
+  // broadcast, an i32 product; after the k loop tv / ix (loaded cin or
+  // bias, an offset vector). avx512 keeps the accumulators in zmm8-31:
+  // gather / scatter indices stay below 16 (Bochs faults on higher ones).
+  const int AB = z() ? 8 : 0, BB = z() ? 0 : NACC;
+  Xmm tv = V(BB), ix = V(BB + 1), av = V(BB + NV), pv = V(BB + NV + 1);
+  auto accv = [&](int r, int v) { return V(AB + r * NV + v); };
+  bool adjC = adjacent(ct, LN), adjI = o.cin != kNone && adjacent(ty(o.cin), LN),
+       adjZ = o.bias != kNone && adjacent(ty(o.bias), LN);
+  // k step u of a 4-step group: A at rax (packed: u MR 4 + r 4; direct:
+  // u sk + r si), B at rdx + u NR 4.
+  auto step = [&](int u, bool packed) {
+    for (int v = 0; v < NV; ++v) vmovups(V(BB + v), ptr[rdx + (u * NR + v * LN) * 4]);
+    for (int r = 0; r < MR; ++r) {
+      int64_t da = packed ? (u * MR + r) * 4 : u * sk + r * si;
+      if (o.i32) vpbroadcastd(av, dword[rax + da]);
+      else vbroadcastss(av, dword[rax + da]);
+      for (int v = 0; v < NV; ++v) {
+        Xmm acc = accv(r, v);
+        if (o.i32) {
+          vpmulld(pv, V(BB + v), av);
+          vpaddd(acc, acc, pv);
+        } else {
+          vfmadd231ps(acc, V(BB + v), av);
+        }
+      }
+    }
+  };
+  // Column offset (adjacent columns) or offset vector of columns r12 + jv
+  // from the table at off: the address of row r13 + r of the tile whose
+  // base is slot `bi` and row table is `roff` in rax.
+  auto row_addr = [&](int bi, int roff, int r) {
+    if (roff < 0) {
+      mov(rax, base(bi));
+    } else {
+      mov(eax, dword[rsp + roff + r13 * 4 + r * 4]);
+      add(rax, base(bi));
+    }
+  };
+  auto load_in = [&](bool adj, int coff, int jv, bool masked) {
+    if (adj) {
+      mov(edx, dword[rsp + coff + r12 * 4 + jv * 4]);
+      vld(tv, ptr[rax + rdx], masked);
+    } else {
+      vmovups(ix, ptr[rsp + coff + r12 * 4 + jv * 4]);
+      gather_ps(tv, rax, ix, 1);
+    }
+  };
+  // Output (r, v): cin + acc / acc + bias, stored (masked: the tail mask's
+  // lanes, rbx of them).
+  auto out_vec = [&](int r, int v, bool masked) {
+    Xmm acc = accv(r, v);
+    int jv = v * LN;
+    if (o.cin != kNone) {
+      row_addr(3, oRI, r);
+      load_in(adjI, oCI, jv, masked);
+      o.i32 ? vpaddd(acc, tv, acc) : vaddps(acc, tv, acc);
+    }
+    if (o.bias != kNone) {
+      row_addr(4, -1, r);
+      load_in(adjZ, oCZ, jv, masked);
+      o.i32 ? vpaddd(acc, acc, tv) : vaddps(acc, acc, tv);
+    }
+    row_addr(2, oRC, r);
+    if (adjC) {
+      mov(edx, dword[rsp + oCC + r12 * 4 + jv * 4]);
+      vst(ptr[rax + rdx], acc, masked);
+      return;
+    }
+    vmovups(ix, ptr[rsp + oCC + r12 * 4 + jv * 4]);
+    mm_scatter(acc, ix, masked ? &rbx : nullptr);
+  };
+  // Row panels outer (the A panel stays in L1), column panels inner.
+  Label jp, ip_next, ip, done;
+  lea(rdi, ptr[rsp + oAp]);
+  xor_(r13d, r13d);  // i0
+  L(ip);
+  cmp(r13, r8);
+  jge(done, T_NEAR);
+  lea(rsi, ptr[rsp + oBp]);
+  xor_(r12d, r12d);  // j0
+  L(jp);
+  cmp(r12, r9);
+  jge(ip_next, T_NEAR);
+  for (int i = 0; i < NACC; ++i) vxorps(V(AB + i), V(AB + i), V(AB + i));
+  auto kloop = [&](bool packed) {
+    Label l4, rem, l1, kd;
+    int64_t ak = packed ? MR * 4 : sk;
+    mov(rdx, rsi);
+    mov(rcx, r10);
+    cmp(rcx, 4);
+    jl(rem, T_NEAR);
+    L(l4);
+    for (int u = 0; u < 4; ++u) step(u, packed);
+    add(rax, uint32_t(4 * ak));
+    add(rdx, 4 * NR * 4);
+    sub(rcx, 4);
+    cmp(rcx, 4);
+    jge(l4, T_NEAR);
+    L(rem);
+    test(rcx, rcx);
+    jz(kd, T_NEAR);
+    L(l1);
+    step(0, packed);
+    add(rax, uint32_t(ak));
+    add(rdx, NR * 4);
+    dec(rcx);
+    jnz(l1, T_NEAR);
+    L(kd);
+  };
+  if (direct) {
+    Label part, kdone;
+    mov(rax, r8);
+    sub(rax, r13);
+    cmp(rax, MR);
+    jl(part, T_NEAR);
+    imul(rax, r13, int(si));
+    add(rax, base(0));
+    kloop(false);
+    jmp(kdone, T_NEAR);
+    L(part);
+    mov(rax, rdi);
+    kloop(true);
+    L(kdone);
+  } else {
+    mov(rax, rdi);
+    kloop(true);
+  }
+  {
+    Label part, stored;
+    mov(rax, r8);
+    sub(rax, r13);
+    cmp(rax, MR);
+    jl(part, T_NEAR);
+    mov(rax, r9);
+    sub(rax, r12);
+    cmp(rax, NR);
+    jl(part, T_NEAR);
+    if (!adjC || (o.cin != kNone && !adjI) || (o.bias != kNone && !adjZ)) {
+      mov(ecx, LN);
+      tail_mask_rcx();
+    }
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) out_vec(r, v, false);
+    jmp(stored, T_NEAR);
+    L(part);
+    for (int r = 0; r < MR; ++r) {
+      Label next;
+      mov(rax, r13);
+      add(rax, r);
+      cmp(rax, r8);
+      jge(stored, T_NEAR);
+      for (int v = 0; v < NV; ++v) {
+        mov(rcx, r9);
+        sub(rcx, r12);
+        if (v) {
+          sub(rcx, v * LN);
+          jle(next, T_NEAR);
+        }
+        clamp(rcx, LN);
+        mov(rbx, rcx);
+        tail_mask_rcx();
+        out_vec(r, v, true);
+      }
+      L(next);
+    }
+    L(stored);
+  }
+  mov(rax, r10);
+  imul(rax, rax, NR * 4);
+  add(rsi, rax);  // the next B panel
+  add(r12, NR);
+  jmp(jp, T_NEAR);
+  L(ip_next);
+  if (!direct) {  // the next A panel (direct: only the last one is packed)
+    imul(rax, r10, MR * 4);
+    add(rdi, rax);
+  }
+  add(r13, MR);
+  jmp(ip, T_NEAR);
+  L(done);
+  add(rsp, uint32_t(size));
+  return true;
+}
+
+// One vector of output columns at a time: acc[j] = fma(a[i, k], b[k, j],
+// acc[j]) for k ascending. Every layout's element index is row part +
+// column part (tile_elem_index), so the columns of a row of b, cin, bias
+// and c are gathered (scattered) through one vector of column offsets per
+// chunk.
+void Gen::matmul_gather(const Inst& in, const MmOps& o) {
+  ValueId a = o.a, b = o.b, c = o.c, cin = o.cin, bt = o.bias;
+  bool acc_in = cin != kNone, bias = bt != kNone, i32 = o.i32;
+  DType ae = o.ae;
+  const ptoas::Type &at = ty(a), &btt = ty(b), &ct = ty(c);
   // Column offsets in bytes of columns j0 + lane: ((c >> lic) * K1 +
   // (c & (ic - 1)) * K2) * es, the column part of tile_elem_index.
   Xmm idx = V(7), tmp = V(6);
@@ -290,15 +816,6 @@ void Gen::matmul(const Inst& in) {
     vpaddd(dst, dst, tmp);
     return true;
   };
-  // Widens gathered dwords whose low bytes are the element.
-  auto widen = [&](const Xmm& y) {
-    if (ae == DType::BF16) {
-      vpslld(y, y, 16);
-    } else if (i32) {
-      vpslld(y, y, 24);
-      vpsrad(y, y, 24);
-    }
-  };
   Label row, chunk, nextrow, end, kl, kdone;
   xor_(r12d, r12d);                        // column 0 (row parts)
   xor_(r13d, r13d);                        // i
@@ -325,7 +842,7 @@ void Gen::matmul(const Inst& in) {
   add(rax, r15);
   add(rax, q(b, 0));
   gather_ps(bv, rax, idx, 1);
-  widen(bv);
+  mm_widen(ae, bv);
   if (!elem_off(in, at, r13, rdi)) return;   // a[i, k]
   add(rax, r15);
   add(rax, q(a, 0));
@@ -336,6 +853,11 @@ void Gen::matmul(const Inst& in) {
     shl(ecx, 16);
     vmovd(Xmm(av.getIdx()), ecx);
     vpbroadcastd(av, Xmm(av.getIdx()));
+  } else if (ae == DType::F16) {
+    movzx(ecx, word[rax]);
+    vmovd(Xmm(av.getIdx()), ecx);
+    vcvtph2ps(Xmm(av.getIdx()), Xmm(av.getIdx()));
+    vbroadcastss(av, Xmm(av.getIdx()));
   } else {
     movsx(ecx, byte[rax]);
     vmovd(Xmm(av.getIdx()), ecx);
@@ -370,22 +892,7 @@ void Gen::matmul(const Inst& in) {
   if (!elem_off(in, ct, r13, r12)) return;
   add(rax, r15);
   add(rax, q(c, 0));
-  if (z()) {
-    kmovw(k2, k1);
-    vscatterdps(ptr[rax + Zmm(idx.getIdx()) * 1] | k2, acc);
-  } else {  // no scatter: through the red zone (the kernel calls nothing)
-    Label st;
-    vmovups(ptr[rsp - 64], acc);
-    vmovups(ptr[rsp - 32], Ymm(idx.getIdx()));
-    xor_(r11d, r11d);
-    L(st);
-    mov(ecx, dword[rsp - 32 + r11 * 4]);
-    mov(edx, dword[rsp - 64 + r11 * 4]);
-    mov(dword[rax + rcx], edx);
-    inc(r11);
-    cmp(r11, rbx);
-    jl(st, T_NEAR);
-  }
+  mm_scatter(acc, idx, &rbx);
   add(rsi, lanes());
   jmp(chunk, T_NEAR);
   L(nextrow);

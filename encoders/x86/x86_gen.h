@@ -271,6 +271,20 @@ class Gen : public CodeGenerator {
   void tmov(const Inst& in);
   void ttri(const Inst& in);
   void matmul(const Inst& in);
+  // tmatmul lowerings (x86_cube.cpp): register-blocked micro-kernels over
+  // operands packed into scratch below rsp (false: the scratch would exceed
+  // kMaxTileArenaBytes, nothing emitted), else one vector of columns at a
+  // time through gathers. Both expect r8 = m, r9 = n, r10 = k.
+  struct MmOps {
+    ValueId a, b, c, cin, bias;
+    DType ae;
+    bool i32;
+  };
+  bool matmul_blocked(const Inst& in, const MmOps& o);
+  void matmul_gather(const Inst& in, const MmOps& o);
+  void mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off);
+  void mm_widen(DType e, const Xmm& v);  // gathered dwords (element in the low bits) -> 32-bit lanes
+  void mm_scatter(const Xmm& v, const Xmm& idx, const Reg64* count);  // to rax + idx (count: avx2 lanes)
   bool tile_type_ok(const Inst& in, ValueId v, bool movement);
   // Byte strides of a tile's rows and columns (ND: cols*es, es; DN: es,
   // rows*es). `rowvec`: a row's valid elements are contiguous (ND, or one

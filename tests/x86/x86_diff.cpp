@@ -20,8 +20,9 @@
 // interpreter give the reference outputs, the target (a Target below)
 // compiles and runs the same kernels on the same inputs, and the outputs
 // must be bit-identical (f16 / bf16 texp, tlog, trsqrt: within 1 ULP of the
-// element type, DESIGN §6). A target that runs many kernels at once (an
-// emulator) gets its whole batch in one execute() call.
+// element type; float tmatmul: within the summation bound, see add_matmul
+// in x86_diff_misc.cpp; DESIGN §6). A target that runs many kernels at once
+// (an emulator) gets its whole batch in one execute() call.
 //
 // --target=avx512 runs the zmm code of the same cases: natively on a CPU
 // with AVX-512 F/BW/DQ/VL, else (or with PTOAS_FORCE_BOCHS=1, which also
@@ -431,7 +432,8 @@ int run(std::vector<Case>& cases, Target& t, const Options& o) {
     std::printf("\n");
   }
   std::printf("x86_diff [%s]: %zu cases (%zu refused as expected), %zu elements compared (%zu within the "
-              "1-ULP tolerance, %zu NaNs of open payload; not equal), %zu failed; front end + interpreter %.1f s, "
+              "1-ULP tolerance, %zu NaNs of open payload or matmul sums within their bound; not equal), "
+              "%zu failed; front end + interpreter %.1f s, "
               "%s %.1f s\n",
               t.name(), st.cases, st.refused, st.elems, st.within_ulp, st.tolerated, st.failed, st.t_prepare,
               t.name(), st.t_target);

@@ -3,6 +3,8 @@
 // every scalar arith op, cast and scf.if/for/while (results broadcast into
 // rows of an output with texpands, so scalar results compare bit for bit).
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -47,26 +49,70 @@ void add_cvt(std::vector<Case>& out, const Shape& s, bool narrow) {
 }
 
 // ---- boxed tiles, tmov, tmatmul{,.acc,.bias}, ttri ---------------------------------
-// A (M x K) and B (K x N) are loaded ND -> NZ mat tiles, moved to left /
-// right (ZN), multiplied into an NZ acc tile; `mode` 1 adds a tmatmul.acc
-// of the same product, 2 uses tmatmul.bias with row 0 of B as the bias; the
-// acc is stored to C, or (`via_vec`) first moved to an ND vec tile.
-// dt: f32 (NaN / Inf inputs), bf16 or i8.
-void add_matmul(std::vector<Case>& out, const char* dt, int M, int N, int K, int mode, bool via_vec) {
+// An input element as a double (f32, f16, bf16; integers as themselves).
+double elem_value(DType d, uint64_t v) {
+  if (d == DType::I8) return double(int8_t(v));
+  if (d == DType::I32) return double(int32_t(v));
+  uint32_t bits;
+  if (d == DType::BF16) {
+    bits = uint32_t(v) << 16;
+  } else if (d == DType::F16) {
+    uint32_t sgn = uint32_t(v & 0x8000) << 16, e = (v >> 10) & 31, m = v & 1023;
+    if (e == 31) return m ? std::nan("") : sgn ? -INFINITY : INFINITY;
+    double x = e ? std::ldexp(double(m | 1024), int(e) - 25) : std::ldexp(double(m), -24);
+    return sgn ? -x : x;
+  } else {
+    bits = uint32_t(v);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Matmul layouts: boxed (mat NZ -> left, right ZN, acc NZ fractal 1024),
+// nd (every tile row-major, none_box), dn (right and acc column-major,
+// none_box) or mixed (nd mat and left, right NZ, acc ZN: B gathered on
+// avx512, C scattered).
+enum class MmLay { Boxed, Nd, Dn, Mixed };
+
+// A (M x K) and B (K x N) are loaded into mat tiles, moved to left /
+// right, multiplied into an acc tile; `mode` 1 adds a tmatmul.acc of the
+// same product, 2 uses tmatmul.bias with row 0 of C's initial contents as
+// the bias; the acc is stored to C, or (`via_vec`) first moved to an ND
+// vec tile. dt: f32, f16, bf16 (random bits, or with `plain` ordinary
+// values and a few NaN / Inf) or i8 (random bits). Floats are compared
+// with DESIGN §6's summation bound: |got - ref| <= (K + 2) eps S, S the sum
+// of |a||b| over k (twice for .acc, plus |bias|), computed here in double;
+// NaN where the interpreter has NaN; anything where S overflows f32.
+void add_matmul(std::vector<Case>& out, const char* dt, int M, int N, int K, int mode, bool via_vec,
+                MmLay lay = MmLay::Boxed, bool plain = false, bool a5 = false) {
   std::string d(dt);
   std::string od = d == "i8" ? "i32" : "f32";
-  auto tile = [&](const char* loc, int r, int c, const char* e, const char* lay) {
+  auto tile = [&](const char* loc, int r, int c, const char* e, const char* lay_) {
     return std::string("!pto.tile_buf<") + loc + ", " + std::to_string(r) + "x" + std::to_string(c) + "x" + e +
-           ", valid=?x?" + lay + ">";
+           ", valid=?x?" + lay_ + ">";
   };
   const char* nz = ", blayout=col_major, slayout=row_major";
   const char* zn = ", blayout=row_major, slayout=col_major";
-  std::string am = tile("mat", 32, 64, dt, nz), bm = tile("mat", 64, 32, dt, nz);
-  std::string al = tile("left", 32, 64, dt, nz), br = tile("right", 64, 32, dt, zn);
-  std::string acc = tile("acc", 32, 32, od.c_str(), ", blayout=col_major, slayout=row_major, fractal=1024");
-  std::string vec = tile("vec", 32, 32, od.c_str(), "");
-  std::string bias = tile("bias", 1, 32, od.c_str(), "");
-  int ld = 70;
+  const char* nd = ", blayout=row_major, slayout=none_box";
+  const char* dn = ", blayout=col_major, slayout=none_box";
+  bool boxed = lay == MmLay::Boxed;
+  // Tile shapes: the historical 32 x 64 x 32, or rounded up to 32 for
+  // bigger problems.
+  auto up32 = [](int v, int lo) { return std::max(lo, (v + 31) / 32 * 32); };
+  int TM = up32(M, 32), TK = up32(K, 64), TN = up32(N, 32);
+  std::string am = tile("mat", TM, TK, dt, boxed ? nz : nd), bm = tile("mat", TK, TN, dt, boxed ? nz : nd);
+  std::string al = tile("left", TM, TK, dt, boxed ? nz : nd);
+  bool mixed = lay == MmLay::Mixed;
+  std::string br = tile("right", TK, TN, dt, boxed ? zn : mixed ? nz : lay == MmLay::Nd ? nd : dn);
+  std::string acc = tile("acc", TM, TN, od.c_str(),
+                         boxed   ? ", blayout=col_major, slayout=row_major, fractal=1024"
+                         : mixed ? ", blayout=row_major, slayout=col_major, fractal=1024"
+                         : lay == MmLay::Nd ? nd
+                                            : dn);
+  std::string vec = tile("vec", TM, TN, od.c_str(), "");
+  std::string bias = tile("bias", 1, TN, od.c_str(), "");
+  int ld = std::max({70, K + 6, N + 6}), nrows = std::max({66, M + 2, K + 2});
   std::string k;
   auto view = [&](const std::string& P, const std::string& e, const char* R, const char* C) {
     std::string tv = "!pto.tensor_view<?x?x" + e + ">", pv = "!pto.partition_tensor_view<?x?x" + e + ">";
@@ -113,15 +159,62 @@ void add_matmul(std::vector<Case>& out, const char* dt, int M, int N, int K, int
     k += "  pto.tstore ins(%acc : " + acc + ") outs(%cp : " + cpv + ")\n";
   }
   k += "  return\n}\n";
+  const char* lname = boxed ? "" : lay == MmLay::Nd ? " nd" : mixed ? " mixed" : " dn";
   std::string name = std::string("tmatmul") + (mode == 1 ? ".acc " : mode == 2 ? ".bias " : " ") + dt + " " +
-                     std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + (via_vec ? " via vec" : "");
+                     std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + lname +
+                     (plain ? " plain" : "") + (a5 ? " a5" : "") + (via_vec ? " via vec" : "");
   DType in = parse_dtype(d), o = parse_dtype(od);
-  Case c = abc_case(name, k, in, o, size_t(ld) * 66, size_t(ld), o, 0);
-  // i8 / bf16 inputs: random bits (bf16 NaN / Inf patterns only rarely, so
-  // the products stay mostly finite); f32 inputs get the special values.
-  if (in != DType::F32)
+  Case c = abc_case(name, k, in, o, size_t(ld) * size_t(nrows), size_t(ld), o, 0);
+  if (a5) c.arch = Arch::A5;  // left tiles column-major
+  // i8 / f16 / bf16 inputs: random bits (NaN / Inf patterns only rarely,
+  // so the products stay mostly finite); f32 inputs get the special
+  // values, or (`plain`) ordinary values with a NaN in A's row 1 and an
+  // Inf in B's column 2.
+  if (in != DType::F32 && !plain)
     for (int b = 0; b < 2; ++b)
       for (uint8_t& x : c.bufs[size_t(b)].data) x = uint8_t(rnd());
+  if (plain) {
+    for (int b = 0; b < 2; ++b) {
+      Buffer& buf = c.bufs[size_t(b)];
+      size_t n = buf.data.size() / dtype_bytes(in);
+      for (size_t i = 0; i < n; ++i) {
+        uint64_t v;
+        do v = sample(in);
+        while (!std::isfinite(elem_value(in, v)));
+        store_elem(buf.data, in, i, v);
+      }
+    }
+    bool h = in == DType::F16;
+    uint64_t qnan = in == DType::F32 ? 0x7fc00000u : h ? 0x7e00u : 0x7fc0u;
+    uint64_t inf = in == DType::F32 ? 0x7f800000u : h ? 0x7c00u : 0x7f80u;
+    if (M > 1 && K > 3) store_elem(c.bufs[0].data, in, size_t(ld) + 3, qnan);
+    if (N > 2 && K > 1) store_elem(c.bufs[1].data, in, size_t(ld) + 2, inf);
+  }
+  if (mode == 2)  // a bias row of ordinary values
+    for (int j = 0; j < N; ++j) {
+      uint64_t v;
+      do v = sample(o);
+      while (o == DType::F32 && !std::isfinite(elem_value(o, v)));
+      store_elem(c.bufs[2].data, o, size_t(j), v);
+    }
+  if (o == DType::F32) {
+    std::vector<uint8_t> av = c.bufs[0].data, bv = c.bufs[1].data, cv0 = c.bufs[2].data;
+    c.tolerate = [=](size_t b, size_t i, uint64_t ref, uint64_t got) {
+      size_t r = i / size_t(ld), j = i % size_t(ld);
+      if (b != 2 || r >= size_t(M) || j >= size_t(N)) return false;
+      double fr = elem_value(o, ref), fg = elem_value(o, got);
+      if (std::isnan(fr)) return std::isnan(fg);
+      double sum = 0;
+      for (size_t p = 0; p < size_t(K); ++p)
+        sum += std::fabs(elem_value(in, load_elem(av, in, r * size_t(ld) + p)) *
+                         elem_value(in, load_elem(bv, in, p * size_t(ld) + j)));
+      if (mode == 1) sum *= 2;
+      if (mode == 2) sum += std::fabs(elem_value(o, load_elem(cv0, o, j)));
+      if (!(sum < 1.0e38)) return true;  // overflow: the order decides between Inf, NaN and finite
+      if (std::isnan(fg)) return false;
+      return std::fabs(fg - fr) <= double(K + 2) * 0x1p-23 * sum;
+    };
+  }
   out.push_back(std::move(c));
 }
 
@@ -337,12 +430,20 @@ void misc_cases(std::vector<Case>& out) {
   const uint32_t fy[] = {0x40000000u, 0x3f800000u, 0x00000000u, 0x7f800000u, 0xffc00000u, 0xc2c80000u, 0x80000000u};
   for (size_t i = 0; i < 7; ++i)
     for (size_t j = 0; j < 7; ++j) add_scalar(out, ia[i], ib[j], fx[(i + j) % 7], fy[(i * 3 + j) % 7], int64_t(j));
-  for (const char* dt : {"f32", "bf16", "i8"})
+  for (const char* dt : {"f32", "bf16", "f16", "i8"})
     for (int mode = 0; mode < 3; ++mode) {
       add_matmul(out, dt, 32, 32, 64, mode, false);
       add_matmul(out, dt, 17, 29, 45, mode, mode == 1);
       add_matmul(out, dt, 1, 1, 1, mode, false);
       add_matmul(out, dt, 31, 7, 3, mode, true);
+      add_matmul(out, dt, 1, 33, 19, mode, false, MmLay::Nd, true);
+      add_matmul(out, dt, 29, 1, 70, mode, mode == 2, MmLay::Dn, true);
+      add_matmul(out, dt, 64, 80, 100, mode, false, MmLay::Nd, true);
+      add_matmul(out, dt, 13, 48, 33, mode, mode == 0, MmLay::Dn, true);
+      add_matmul(out, dt, 40, 35, 27, mode, false, MmLay::Boxed, true);
+      add_matmul(out, dt, 23, 17, 50, mode, false, MmLay::Nd, true, true);
+      add_matmul(out, dt, 25, 40, 9, mode, mode == 1, MmLay::Boxed, true, true);
+      add_matmul(out, dt, 19, 37, 21, mode, mode == 2, MmLay::Mixed, true);
     }
   add_treshape(out, 8, 64, 32);
   for (const char* dt : {"f32", "f16", "i8", "i32", "bf16"}) {

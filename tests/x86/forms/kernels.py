@@ -308,16 +308,22 @@ def matmuls():
     out = []
     nz = ", blayout=col_major, slayout=row_major"
     zn = ", blayout=row_major, slayout=col_major"
-    for dt in ("f32", "bf16", "i8"):
+    nd = ", blayout=row_major, slayout=none_box"
+    dn = ", blayout=col_major, slayout=none_box"
+    # (mat / left, right, acc) layouts: boxed; none_box row-major (vector
+    # packing and stores, f32 A read in place); right and acc column-major
+    # (transposed B, scattered C); right NZ (gathered B on avx512), acc ZN.
+    lays = ((nz, zn, nz + ", fractal=1024"), (nd, nd, nd), (nd, dn, dn), (nd, nz, zn + ", fractal=1024"))
+    for dt, (la, lb, lc) in [(d, l) for d in ("f32", "bf16", "i8") for l in lays] + [("f16", lays[0])]:
         od = "i32" if dt == "i8" else "f32"
         for M, N, K in ((32, 32, 64), (13, 7, 29)):
             for mode in range(3):
                 for via_vec in (False, True):
-                    am = "!pto.tile_buf<mat, 32x64x%s, valid=?x?%s>" % (dt, nz)
-                    bm = "!pto.tile_buf<mat, 64x32x%s, valid=?x?%s>" % (dt, nz)
-                    al = "!pto.tile_buf<left, 32x64x%s, valid=?x?%s>" % (dt, nz)
-                    br = "!pto.tile_buf<right, 64x32x%s, valid=?x?%s>" % (dt, zn)
-                    acc = "!pto.tile_buf<acc, 32x32x%s, valid=?x?%s, fractal=1024>" % (od, nz)
+                    am = "!pto.tile_buf<mat, 32x64x%s, valid=?x?%s>" % (dt, la)
+                    bm = "!pto.tile_buf<mat, 64x32x%s, valid=?x?%s>" % (dt, la)
+                    al = "!pto.tile_buf<left, 32x64x%s, valid=?x?%s>" % (dt, la)
+                    br = "!pto.tile_buf<right, 64x32x%s, valid=?x?%s>" % (dt, lb)
+                    acc = "!pto.tile_buf<acc, 32x32x%s, valid=?x?%s>" % (od, lc)
                     vec = "!pto.tile_buf<vec, 32x32x%s, valid=?x?>" % od
                     bias = "!pto.tile_buf<bias, 1x32x%s, valid=?x?>" % od
                     b = "  %%M = arith.constant %d : index\n  %%N = arith.constant %d : index\n" % (M, N)
