@@ -154,6 +154,7 @@ struct Tile {
   std::string name;
   bool col = false;   // an R x 1 col_major (DN) tile
   bool wide = false;  // R x C with the whole tile valid (ragged shapes only)
+  bool row = false;   // a 1 x C row (column reductions, column expands)
   bool defined = false;
   bool padded = false;  // tloaded in this body: the part outside the valid region is the pad value
   int taint = 0;
@@ -196,7 +197,7 @@ class Gen {
     return "!pto.partition_tensor_view<?x1x" + et() + ">";
   }
   std::string tv_t() const { return "!pto.tensor_view<?x?x" + et() + ">"; }
-  const std::string& ty(const Tile& t) { return t.col ? colt_ : t.wide ? widet_ : fullt_; }
+  const std::string& ty(const Tile& t) { return t.col ? colt_ : t.wide ? widet_ : t.row ? rowt_ : fullt_; }
 
   void line(const std::string& s) { lines_.push_back({ind_, s}); }
   void wrap_fuse();
@@ -232,7 +233,7 @@ class Gen {
   std::vector<std::pair<std::string, std::string>> lines_;  // indent, text
   std::string ind_ = "    ";
   int id_ = 0;
-  std::string fullt_, colt_, widet_;
+  std::string fullt_, colt_, widet_, rowt_;
   std::vector<Tile> tiles_;
   std::vector<std::string> scalars_;
   std::vector<View> views_;
@@ -327,13 +328,14 @@ std::string Gen::pick_scalar() { return r_.pick(scalars_); }
 int Gen::pick_defined(bool col) {
   std::vector<int> c;
   for (size_t i = 0; i < tiles_.size(); ++i)
-    if (tiles_[i].col == col && !tiles_[i].wide && tiles_[i].defined && int(i) != tmp_) c.push_back(int(i));
+    if (tiles_[i].col == col && !tiles_[i].wide && !tiles_[i].row && tiles_[i].defined && int(i) != tmp_)
+      c.push_back(int(i));
   return c.empty() ? -1 : r_.pick(c);
 }
 int Gen::pick_any(bool col) {
   std::vector<int> c;
   for (size_t i = 0; i < tiles_.size(); ++i)
-    if (tiles_[i].col == col && !tiles_[i].wide && int(i) != tmp_) c.push_back(int(i));
+    if (tiles_[i].col == col && !tiles_[i].wide && !tiles_[i].row && int(i) != tmp_) c.push_back(int(i));
   return r_.pick(c);
 }
 // A destination: often one of the sources (in place), else any tile.
@@ -355,6 +357,13 @@ void Gen::alloc_tiles() {
     tiles_.push_back(t);
   }
   tmp_ = nfull;  // the reductions' scratch operand, never read otherwise
+  if (r_.chance(0.5)) {  // a 1 x C row: column reductions and expands
+    Tile t;
+    t.row = true;
+    t.name = fresh("h");
+    line(t.name + " = pto.alloc_tile valid_row = %c1 valid_col = " + vc_ + " : " + rowt_);
+    tiles_.push_back(t);
+  }
   if (p_.shape != Shape::Static && r_.chance(0.6)) {
     // a tile whose whole storage is valid: ops into it read their sources
     // past the sources' valid regions (docs/semantics.md §0: a source's
@@ -677,6 +686,49 @@ void Gen::emit_op() {
     td.taint = taint;
     return true;
   };
+  // column reductions into the row tile (from an ordinary tile, or over the
+  // whole wide tile: its pad rows), column expands from it
+  auto colops = [&]() {
+    int h = -1, w = -1;
+    for (size_t i = 0; i < tiles_.size(); ++i) {
+      if (tiles_[i].row) h = int(i);
+      if (tiles_[i].wide && tiles_[i].defined) w = int(i);
+    }
+    if (h < 0) return false;
+    Tile& th = tiles_[size_t(h)];
+    if (!th.defined || r_.chance(0.4)) {
+      int a = w >= 0 && r_.chance(0.4) ? w : pick_defined(false);
+      if (a < 0) return false;
+      std::string op = r_.pick(std::vector<std::string>{"tcolsum", "tcolmax", "tcolmin", "tcolsum"});
+      const Tile& ta = tiles_[size_t(a)];
+      line("pto." + op + " ins(" + ta.name + " : " + ty(ta) + ") outs(" + th.name + " : " + rowt_ + ")");
+      th.defined = true;
+      th.taint = ta.taint | (op == "tcolsum" && f ? kSum : 0);
+      return true;
+    }
+    int a = pick_defined(false);
+    if (a < 0) return false;
+    std::vector<std::string> ops = {"tcolexpandadd", "tcolexpandsub", "tcolexpandmul", "tcolexpandmax",
+                                    "tcolexpandmin", "tcolexpand"};
+    if (f) ops.push_back("tcolexpanddiv");
+    std::string op = r_.pick(ops);
+    int d = pick_dst(false, a);
+    const Tile& ta = tiles_[size_t(a)];
+    if (op == "tcolexpand") {
+      line("pto.tcolexpand ins(" + th.name + " : " + rowt_ + ") outs(" + tiles_[size_t(d)].name + " : " + fullt_ + ")");
+      tiles_[size_t(d)].taint = th.taint;
+    } else {
+      if (r_.chance(0.25))
+        line("pto." + op + " ins(" + th.name + ", " + ta.name + " : " + rowt_ + ", " + fullt_ + ") outs(" +
+             tiles_[size_t(d)].name + " : " + fullt_ + ")");
+      else
+        line("pto." + op + " ins(" + ta.name + ", " + th.name + " : " + fullt_ + ", " + rowt_ + ") outs(" +
+             tiles_[size_t(d)].name + " : " + fullt_ + ")");
+      tiles_[size_t(d)].taint = ta.taint | th.taint;
+    }
+    tiles_[size_t(d)].defined = true;
+    return true;
+  };
   bool done = false;
   if (kind < 12) done = ld();
   else if (kind < 22) done = st();
@@ -684,9 +736,10 @@ void Gen::emit_op() {
   else if (kind < 55) done = scal(false);
   else if (kind < 67) done = unary(false);
   else if (kind < 70) done = reduce();
-  else if (kind < 74) done = wide();
-  else if (kind < 82) done = expand();
-  else if (kind < 86) done = mov(r_.chance(0.3));
+  else if (kind < 73) done = wide();
+  else if (kind < 79) done = expand();
+  else if (kind < 84) done = colops();
+  else if (kind < 87) done = mov(r_.chance(0.3));
   else if (kind < 89) done = expands(r_.chance(0.3));
   else if (kind < 92) done = bin(true);
   else if (kind < 95) done = scal(true);
@@ -723,7 +776,7 @@ void Gen::repeat_last() {
   int od = -1;
   for (size_t i = 0; i < tiles_.size(); ++i)
     if (tiles_[i].name == old) od = int(i);
-  if (od < 0 || tiles_[size_t(od)].wide) return;
+  if (od < 0 || tiles_[size_t(od)].wide || tiles_[size_t(od)].row) return;
   int d = pick_any(tiles_[size_t(od)].col);
   line(t.substr(0, nb) + tiles_[size_t(d)].name + t.substr(ne));
   tiles_[size_t(d)].defined = true;
@@ -803,6 +856,7 @@ void Gen::build() {
   if (colout) p.bufs.push_back(Buf{"z0", p.m, tn, true, true, 0, {}});
   fullt_ = full_t();
   widet_ = "!pto.tile_buf<vec, " + std::to_string(p.R) + "x" + std::to_string(p.C) + "x" + et_name(p.et) + ">";
+  rowt_ = "!pto.tile_buf<vec, 1x" + std::to_string(p.C) + "x" + et_name(p.et) + ", valid=?x?>";
   colt_ = col_t();
 
   std::ostringstream head;
