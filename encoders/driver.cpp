@@ -58,6 +58,14 @@ bool c_ident(std::string_view s) {
 
 }  // namespace
 
+opt::TargetDesc opt_target(Target t) {
+  opt::TargetDesc d;
+  d.vector_bytes = t == Target::Avx512 ? 64 : 32;
+  d.vector_regs = t == Target::Avx512 ? 32 : 16;
+  d.fusable = x86::fusable_op;
+  return d;
+}
+
 bool compile_module(const Module& m, Target t, ModuleCode& out, Diag& diag) {
   out = ModuleCode{};
   out.target = t;

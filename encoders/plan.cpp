@@ -23,13 +23,6 @@ bool parse_target(std::string_view name, Target& out) {
 
 std::string_view target_name(Target t) { return t == Target::Avx512 ? "avx512" : "avx2"; }
 
-opt::TargetDesc opt_target(Target t) {
-  opt::TargetDesc d;
-  d.vector_bytes = t == Target::Avx512 ? 64 : 32;
-  d.vector_regs = t == Target::Avx512 ? 32 : 16;
-  return d;
-}
-
 unsigned slot_count(const Type& t) {
   switch (t.kind) {
     case TypeKind::Scalar: return 1;

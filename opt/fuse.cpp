@@ -54,6 +54,7 @@ bool movable_alloc(const Inst& in) { return in.op == Op::AllocTile && !(in.flags
 
 struct Fuser {
   Module& m;
+  const TargetDesc& target;
   unsigned regions_made = 0;
 
   InstId make_fuse(const std::vector<InstId>& body) {
@@ -98,7 +99,7 @@ struct Fuser {
         continue;
       }
       for (unsigned k = 0; k < in.n_regions; ++k) region(in.region + k);
-      if (row_wise(m, m.insts[id])) {
+      if (row_wise(m, m.insts[id]) && (!target.fusable || target.fusable(m, m.insts[id]))) {
         run.push_back(id);
       } else if (!run.empty() && (is_pure(m, m.insts[id]) || movable_alloc(m.insts[id]))) {
         hoisted.push_back(id);
@@ -114,8 +115,8 @@ struct Fuser {
 
 }  // namespace
 
-bool pass_fuse(Module& m, const PassContext&) {
-  Fuser f{m};
+bool pass_fuse(Module& m, const PassContext& c) {
+  Fuser f{m, c.target};
   for (InstId fn : function_defs(m)) f.region(m.insts[fn].region);
   return true;
 }

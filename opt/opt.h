@@ -20,6 +20,11 @@ enum class Level : uint8_t { O0, O1, O2 };
 struct TargetDesc {
   unsigned vector_bytes = 32;  // 32 avx2, 64 avx512
   unsigned vector_regs = 16;
+  // The encoder's test for one op of a fused region: could its one-loop
+  // lowering take it (element types, operand kinds)? An op it refuses
+  // would send the whole region to the op-by-op code, so `fuse` ends the
+  // run there instead. nullptr: every row-wise op may join.
+  bool (*fusable)(const Module& m, const Inst& in) = nullptr;
 };
 
 struct Options {

@@ -32,4 +32,9 @@ std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base);
 
 bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
 
+// May `in` be part of a pto.fuse region that x86_fuse.cpp lowers as one
+// loop nest (its op and operand types; the region-wide checks stay in the
+// lowering)? The `fuse` pass asks (opt::TargetDesc::fusable).
+bool fusable_op(const Module& m, const Inst& in);
+
 }  // namespace ptoas::cg::x86

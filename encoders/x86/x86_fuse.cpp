@@ -39,6 +39,19 @@ constexpr size_t kStreams = sizeof(kStream) / sizeof(kStream[0]);
 
 bool is_math(Op o) { return o == Op::TExp || o == Op::TLog || o == Op::TRsqrt; }
 
+// The elementwise, tile-scalar and unary ops the column loop computes.
+bool fused_elt_op(Op o) {
+  switch (o) {
+    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TDiv: case Op::TMax: case Op::TMin:
+    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TDivS: case Op::TMaxS: case Op::TMinS:
+    case Op::TNeg: case Op::TAbs: case Op::TRelu: case Op::TSqrt: case Op::TRecip: case Op::TExp:
+    case Op::TLog: case Op::TRsqrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 struct Gen::Fuse {
@@ -160,14 +173,7 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
       }
       default: {  // elementwise, tile-scalar, unary (elementwise()'s operand rules)
         const OpInfo& info = op_info(in.op);
-        switch (in.op) {
-          case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TDiv: case Op::TMax: case Op::TMin:
-          case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TDivS: case Op::TMaxS: case Op::TMinS:
-          case Op::TNeg: case Op::TAbs: case Op::TRelu: case Op::TSqrt: case Op::TRecip: case Op::TExp:
-          case Op::TLog: case Op::TRsqrt:
-            break;
-          default: return false;
-        }
+        if (!fused_elt_op(in.op)) return false;
         size_t want = info.sem == Sem::EltBin ? 2 : 1, got = 0;
         o.dst = out;
         tile(o.dst);
@@ -783,3 +789,32 @@ bool Gen::fused_region(const Inst& in) {
 }
 
 }  // namespace ptoas::cg::x86::gen
+
+namespace ptoas::cg::x86 {
+
+// Per op, what fuse_plan requires of it; the region-wide conditions (one
+// valid region, tile classes, disjoint storage) are checked there only.
+bool fusable_op(const Module& m, const Inst& in) {
+  if (in.n_regions || in.n_res || in.n_outs != 1 || in.n_ins < 1) return false;
+  switch (in.op) {
+    case Op::TLoad: case Op::TStore:
+      if (in.n_ins != 1 || in.n_attrs) return false;
+      break;
+    case Op::TRowSum: case Op::TRowMax: case Op::TRowMin:
+    case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
+    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
+    case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
+    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin:
+      break;
+    default:
+      if (!gen::fused_elt_op(in.op)) return false;
+  }
+  for (unsigned i = 0; i < unsigned(in.n_ins + in.n_outs); ++i) {
+    const Type& t = m.type_of(m.operand(in, i));
+    if (t.elem != DType::F32) return false;
+    if (t.kind == TypeKind::TileBuf && t.slayout != SLayout::NoneBox) return false;
+  }
+  return true;
+}
+
+}  // namespace ptoas::cg::x86
