@@ -363,12 +363,15 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   bool arm = at.blayout == BLayout::RowMajor;
   int64_t si = (arm ? at.cols : 1) * 4, sk = (arm ? 1 : at.rows) * 4;
   if (direct && si * MR + sk * 4 > (int64_t(1) << 30)) direct = false;
-  // avx2, A's k values adjacent in runs of 8: packed by 8 x 8 transposes.
   // A's k values adjacent in runs of 8 (B's down a column): packed by
   // 8 x 8 transposes.
   bool tr = adjacent(at, 8), trb = adjacent(bt, 8, true);
   int oAp = take((direct ? MR : mp) * ks * 4 + 8 * MR * 4), oBp = take(np * ks * 4 + 8 * NR * 4);
-  int oRA = take((mp + LN) * 4), oCA = take(ks * 4), oRB = take(ks * 4), oCB = take((np + LN) * 4);
+  // i8: k in pairs, two i16 in a dword (vpmaddwd); the k tables get an
+  // entry k repeating k - 1.
+  const bool pair = o.i32;
+  const int KS = pair ? 2 : 1;
+  int oRA = take((mp + LN) * 4), oCA = take((ks + 1) * 4), oRB = take((ks + 1) * 4), oCB = take((np + LN) * 4);
   int oRC = take(ms * 4), oCC = take((np + LN) * 4), oRI = oRC, oCI = oCC, oCZ = 0;
   bool cin_own = o.cin != kNone && !same_layout(ty(o.cin), ct);
   if (cin_own) {
@@ -376,7 +379,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     oCI = take((np + LN) * 4);
   }
   if (o.bias != kNone) oCZ = take((np + LN) * 4);
-  int oSp = take(64);  // tile base addresses: a, b, c, cin, bias
+  int oSp = take(64);  // tile base addresses: a, b, c, cin, bias; packed k steps
   int oRow = take(8 * std::max(MR, 8));  // line addresses (transposed packing)
   if (size_t(size) > kMaxTileArenaBytes) return false;
   // Scratch: every page touched top down (as the prologue's probe).
@@ -410,6 +413,22 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   }
   if (o.bias != kNone) mm_table(in, ty(o.bias), false, r9, oCZ);
   if (!ok_) return true;
+  if (pair)
+    for (int t : {oCA, oRB}) {
+      mov(eax, dword[rsp + t + r10 * 4 - 4]);
+      mov(dword[rsp + t + r10 * 4], eax);
+    }
+  auto kp = [&]() { return qword[rsp + oSp + 40]; };
+  lea(rax, ptr[r10 + KS - 1]);
+  if (pair) shr(rax, 1);
+  mov(kp(), rax);
+  // lo = the i16 pair (lo, hi) of two sign-extended i32 lanes (i8: k, k + 1).
+  auto pair_up = [&](const Xmm& lo, const Xmm& hi) {
+    vpslld(lo, lo, 16);
+    vpsrld(lo, lo, 16);
+    vpslld(hi, hi, 16);
+    vlogic(Bin::Or, lo, lo, hi);
+  };
   Xmm v0 = V(0), idx = V(7);
 
   // Transposed packing: qword[rsp + oRow + 8 l] = base + table[min(r12 +
@@ -449,8 +468,14 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
         vshufps(Ymm(4 * h + 2 * p2 + 1), Ymm(8 + 4 * h + p2), Ymm(10 + 4 * h + p2), 0xee);
       }
     for (int kk = 0; kk < 8; ++kk) {  // lanes 0-3 from lines 0-3, 4-7 from lines 4-7
-      vperm2f128(Ymm(8), Ymm(kk & 3), Ymm(4 + (kk & 3)), kk < 4 ? 0x20 : 0x31);
-      put(kk, Ymm(8));
+      Ymm y(pair && kk % 2 == 0 ? 9 : 8);
+      vperm2f128(y, Ymm(kk & 3), Ymm(4 + (kk & 3)), kk < 4 ? 0x20 : 0x31);
+      if (!pair) {
+        put(kk, y);
+      } else if (kk % 2) {  // packed step kk / 2
+        pair_up(Ymm(9), y);
+        put(kk / 2, Ymm(9));
+      }
     }
   };
 
@@ -491,11 +516,12 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
           else vmovups(ptr[rsi + (kk * MR + g) * 4], y);
         });
       }
-      add(rsi, 8 * MR * 4);
+      add(rsi, 8 / KS * MR * 4);
       add(r11, 8);
       jmp(pk, T_NEAR);
       L(pk_done);
-      imul(rax, r10, MR * 4);
+      mov(rax, kp());
+      imul(rax, rax, MR * 4);
       lea(rsi, ptr[rdi + rax]);
     } else {
       mov(rcx, r8);
@@ -504,13 +530,17 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       tail_mask_rcx();
       vmovups(idx, ptr[rsp + oRA + r12 * 4]);
       k_head(pk, pk_done);
-      mov(eax, dword[rsp + oCA + r11 * 4]);
-      add(rax, rbx);
-      gather_ps(v0, rax, idx, 1);
-      mm_widen(o.ae, v0);
+      for (int h = 0; h < KS; ++h) {  // k (and k + 1)
+        Xmm d = V(2 * h);
+        mov(eax, dword[rsp + oCA + r11 * 4 + 4 * h]);
+        add(rax, rbx);
+        gather_ps(d, rax, idx, 1);
+        mm_widen(o.ae, d);
+      }
+      if (pair) pair_up(v0, V(2));
       vmovups(ptr[rsi], v0);  // the lanes past MR are overwritten next
       add(rsi, MR * 4);
-      inc(r11);
+      add(r11, KS);
       jmp(pk, T_NEAR);
       L(pk_done);
     }
@@ -524,7 +554,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     Label pb, pb_done, pk, pk_done, same_panel;
     mov(rbx, base(1));
     lea(rsi, ptr[rsp + oBp]);
-    mov(r13, r10);
+    mov(r13, kp());
     imul(r13, r13, NR * 4);  // panel bytes
     xor_(r12d, r12d);
     L(pb);
@@ -542,7 +572,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       mov(ecx, dword[rsp + oRB + r11 * 4]);
       load8(0, 8);
       transpose8([&](int kk, const Ymm& y) { vmovups(ptr[rdi + kk * NR * 4], y); });
-      add(rdi, 8 * NR * 4);
+      add(rdi, 8 / KS * NR * 4);
       add(r11, 8);
     } else {
       mov(rcx, r9);
@@ -556,17 +586,21 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
         vmovups(idx, ptr[rsp + oCB + r12 * 4]);
       }
       k_head(pk, pk_done);
-      mov(eax, dword[rsp + oRB + r11 * 4]);
-      if (adj) {
-        vld_e(o.ae, v0, rdx + rax, true);
-      } else {
-        add(rax, rbx);
-        gather_ps(v0, rax, idx, 1);
-        mm_widen(o.ae, v0);
+      for (int h = 0; h < KS; ++h) {  // k (and k + 1)
+        Xmm d = V(2 * h);
+        mov(eax, dword[rsp + oRB + r11 * 4 + 4 * h]);
+        if (adj) {
+          vld_e(o.ae, d, rdx + rax, true);
+        } else {
+          add(rax, rbx);
+          gather_ps(d, rax, idx, 1);
+          mm_widen(o.ae, d);
+        }
       }
+      if (pair) pair_up(v0, V(2));
       vmovups(ptr[rdi], v0);
       add(rdi, NR * 4);
-      inc(r11);
+      add(r11, KS);
     }
     jmp(pk, T_NEAR);
     L(pk_done);
@@ -577,11 +611,33 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     L(same_panel);
     jmp(pb, T_NEAR);
     L(pb_done);
+    if (pair) {  // odd k: B's k = k half of the last packed step is 0
+      Label even, zl;
+      test(r10b, 1);
+      jz(even, T_NEAR);
+      mov(rax, kp());
+      dec(rax);
+      imul(rax, rax, NR * 4);
+      lea(rsi, ptr[rsp + oBp + rax]);
+      xor_(r12d, r12d);
+      L(zl);
+      for (int v = 0; v < NV; ++v) {
+        vmovups(v0, ptr[rsi + v * LN * 4]);
+        vpslld(v0, v0, 16);
+        vpsrld(v0, v0, 16);
+        vmovups(ptr[rsi + v * LN * 4], v0);
+      }
+      add(rsi, r13);
+      add(r12, NR);
+      cmp(r12, r9);
+      jl(zl, T_NEAR);
+      L(even);
+    }
   }
 
   // ---- micro-kernels ----
   // Registers: accumulators from AB, B vectors from BB, then the A
-  // broadcast, an i32 product; after the k loop tv / ix (loaded cin or
+  // broadcast, the i8 vpmaddwd product; after the k loop tv / ix (loaded cin or
   // bias, an offset vector). avx512 keeps the accumulators in zmm8-31:
   // gather / scatter indices stay below 16 (Bochs faults on higher ones).
   const int AB = z() ? 8 : 0, BB = z() ? 0 : NACC;
@@ -600,7 +656,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       for (int v = 0; v < NV; ++v) {
         Xmm acc = accv(r, v);
         if (o.i32) {
-          vpmulld(pv, V(BB + v), av);
+          vpmaddwd(pv, V(BB + v), av);  // two k steps
           vpaddd(acc, acc, pv);
         } else {
           vfmadd231ps(acc, V(BB + v), av);
@@ -669,7 +725,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     Label l4, rem, l1, kd;
     int64_t ak = packed ? MR * 4 : sk;
     mov(rdx, rsi);
-    mov(rcx, r10);
+    mov(rcx, kp());
     cmp(rcx, 4);
     jl(rem, T_NEAR);
     L(l4);
@@ -748,14 +804,15 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     }
     L(stored);
   }
-  mov(rax, r10);
+  mov(rax, kp());
   imul(rax, rax, NR * 4);
   add(rsi, rax);  // the next B panel
   add(r12, NR);
   jmp(jp, T_NEAR);
   L(ip_next);
   if (!direct) {  // the next A panel (direct: only the last one is packed)
-    imul(rax, r10, MR * 4);
+    mov(rax, kp());
+    imul(rax, rax, MR * 4);
     add(rdi, rax);
   }
   add(r13, MR);
