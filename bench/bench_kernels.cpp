@@ -425,13 +425,18 @@ std::vector<Case> make_cases(const Sizes& z, const std::function<bool(const std:
            {f32_out(c.bufs[3], 1e-4, 1e-4)});
     add(std::move(c));
   }
-  for (int bf = 0; bf < 2; ++bf)  // GEMMs: f32, and bf16 inputs with f32 accumulation
+  // GEMMs: f32, bf16 inputs with f32 accumulation (ND tiles loaded straight
+  // into left/right), and f32 the NPU way (gemm_nz_128: fractal mat tiles
+  // moved into fractal left/right tiles: the boxed tload/tmov element loops).
+  for (int variant = 0; variant < 3; ++variant)
     for (int large = 0; large < 2; ++large) {
+      bool bf = variant == 1, nz = variant == 2;
+      if (nz && large) continue;
       int64_t s = large ? z.gemm_large : z.gemm_small;
-      std::string name = std::string(bf ? "gemm_bf16_" : "gemm_") + (large ? "1024" : "128");
+      std::string name = std::string(bf ? "gemm_bf16_" : nz ? "gemm_nz_" : "gemm_") + (large ? "1024" : "128");
       if (!want(name)) continue;
-      Case c = new_case(name, bf ? "gemm_bf16.pto" : "gemm_f32.pto",
-                        std::to_string(s) + "^3 " + (bf ? "bf16->f32" : "f32"), Bound::Compute,
+      Case c = new_case(name, bf ? "gemm_bf16.pto" : nz ? "gemm_f32_nz.pto" : "gemm_f32.pto",
+                        std::to_string(s) + "^3 " + (bf ? "bf16->f32" : nz ? "f32 nz" : "f32"), Bound::Compute,
                         2.0 * double(s) * double(s) * double(s));
       c.bufs.reserve(3);
       std::function<void(const CxxKernels&)> call;
@@ -594,7 +599,7 @@ struct Options {
 // Every kernel, in the order of the table (the names of the ratio lines).
 const char* const kKernels[] = {"vadd_64MiB", "fused_chain",   "softmax",        "rmsnorm",
                                 "layernorm",  "gemm_128",      "gemm_1024",      "gemm_bf16_128",
-                                "gemm_bf16_1024", "attention"};
+                                "gemm_bf16_1024", "gemm_nz_128", "attention"};
 
 bool wanted(const Options& o, const std::string& name) {
   return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
@@ -643,7 +648,7 @@ int main(int argc, char** argv) {
   const bool have_blas = false;
 #endif
 
-  Sizes sz = opt.smoke ? Sizes{128, 128, 128, 64, 64, 192} : Sizes{4096, 4096, 65536, 65536, 128, 1024};
+  Sizes sz = opt.smoke ? Sizes{128, 128, 128, 64, 128, 256} : Sizes{4096, 4096, 65536, 65536, 128, 1024};
   Timing tm;
   if (opt.quick) {
     tm.repeats = 5;
