@@ -44,8 +44,10 @@ def run(cmd, **kw):
 
 # ---- collecting instructions ---------------------------------------------------------
 
-def compile_obj(ptoas, target, arch, src, obj):
-    cmd = [ptoas, "-target=" + target, src, "-o", obj]
+def compile_obj(ptoas, target, arch, src, obj, opt="-O0"):
+    # The generated kernels at -O0: each op's own lowering (at -O2 fusion and
+    # the f32 exp would replace some); the files at -O0 and -O2 both.
+    cmd = [ptoas, "-target=" + target, opt, src, "-o", obj]
     if arch and arch != "a3":
         cmd.insert(2, "--pto-arch=" + arch)
     return run(cmd)
@@ -367,11 +369,14 @@ def main():
     nfuncs = sum(len(f) for _, f in groups)
 
     def job_file(target, path):
-        obj = os.path.join(work, "%s.%s.o" % (os.path.basename(path)[:-4], target))
-        r = compile_obj(a.ptoas, target, None, path, obj)
-        if r.returncode != 0:
-            return [], "%s: %s" % (os.path.relpath(path, a.src), r.stderr.strip().splitlines()[0])
-        return [obj], None
+        objs = []
+        for opt in ("-O0", "-O2"):
+            obj = os.path.join(work, "%s.%s%s.o" % (os.path.basename(path)[:-4], target, opt))
+            r = compile_obj(a.ptoas, target, None, path, obj, opt)
+            if r.returncode != 0:
+                return [], "%s: %s" % (os.path.relpath(path, a.src), r.stderr.strip().splitlines()[0])
+            objs.append(obj)
+        return objs, None
 
     def job_group(target, name, funcs):
         objs, dropped = compile_group(a, target, name, funcs, work)
