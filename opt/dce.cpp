@@ -1,10 +1,13 @@
-// Pass `dce`: removes pure instructions whose results are unused, tile ops
+// Pass `dce`: removes pure instructions whose results are unused (but the
+// first tensor view of each pointer, which the runtime sizes buffers by), tile ops
 // whose every output tile is never read, and tile allocations nothing
 // uses. A tile counts as read when it appears anywhere but as a DPS output
 // (an input, a view or subset of it, set_valid_shape, an opaque op), so a
 // write is only dropped when no instruction could ever observe it. Tiles
 // placed at explicit addresses may alias each other: in a function with
 // any, tile ops are kept.
+#include <algorithm>
+
 #include "ir_edit.h"
 #include "passes.h"
 
@@ -44,10 +47,26 @@ void sweep_function(Module& m, InstId fn) {
     std::vector<std::pair<InstId, RegionId>> order;
     walk(m, m.insts[fn].region, [&](InstId id, RegionId r) { order.emplace_back(id, r); });
     std::vector<uint8_t> dead(m.insts.size(), 0);
+    // A tensor view states the shape of the buffer behind a pointer: the
+    // runtime sizes outputs and checks arguments by it. The first view of
+    // each pointer parameter stays even when nothing uses it.
+    std::vector<uint8_t> keep_view(m.insts.size(), 0);
+    {
+      std::vector<ValueId> seen_ptrs;
+      for (auto& [id, r] : order) {
+        const Inst& in = m.insts[id];
+        if (in.op != Op::MakeTensorView || in.n_ins < 1) continue;
+        ValueId p = m.operand(in, 0);
+        if (std::find(seen_ptrs.begin(), seen_ptrs.end(), p) != seen_ptrs.end()) continue;
+        seen_ptrs.push_back(p);
+        keep_view[id] = 1;
+      }
+    }
     for (size_t i = order.size(); i-- > 0;) {
       InstId id = order[i].first;
       const Inst& in = m.insts[id];
       bool d = false;
+      if (keep_view[id]) continue;
       if (is_pure(m, in) && uses[in.res] == 0) d = true;
       else if (in.op == Op::AllocTile && in.n_res == 1 && uses[in.res] == 0 && !addressed) d = true;
       else if (!addressed && removable_tile_op(m, in, observed)) d = true;

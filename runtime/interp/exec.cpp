@@ -2,6 +2,7 @@
 // and dispatch to the op families (ops_*.cpp).
 #include "exec.h"
 #include "int_eval.h"
+#include "ops_common.h"
 
 #include <algorithm>
 #include <cmath>
@@ -330,10 +331,12 @@ void Exec::exec_scalar(const Inst& in) {
         case IntFault::NotFoldable: break;
       }
       return;
-    case Op::AddF: out.f = round_to(d, a(0).f + a(1).f); return;
-    case Op::SubF: out.f = round_to(d, a(0).f - a(1).f); return;
-    case Op::MulF: out.f = round_to(d, a(0).f * a(1).f); return;
-    case Op::DivF: out.f = round_to(d, a(0).f / a(1).f); return;
+    // NaN results pinned to the left operand's NaN, else the right's, as
+    // for tile ops (the compiler's operand order must not decide).
+    case Op::AddF: out.f = round_to(d, ops::nan_first(a(0).f, a(1).f, a(0).f + a(1).f)); return;
+    case Op::SubF: out.f = round_to(d, ops::nan_first(a(0).f, a(1).f, a(0).f - a(1).f)); return;
+    case Op::MulF: out.f = round_to(d, ops::nan_first(a(0).f, a(1).f, a(0).f * a(1).f)); return;
+    case Op::DivF: out.f = round_to(d, ops::nan_first(a(0).f, a(1).f, a(0).f / a(1).f)); return;
     case Op::MaximumF: {
       double x = a(0).f, y = a(1).f;
       out.f = (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y);
