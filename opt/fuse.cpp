@@ -92,13 +92,15 @@ struct Fuser {
       hoisted.clear();
     };
     for (InstId id : in_list) {
-      const Inst& in = m.insts[id];
-      if (in.op == Op::Fuse) {  // already fused (the input said so): leave it
+      if (m.insts[id].op == Op::Fuse) {  // already fused (the input said so): leave it
         close_run();
         out.push_back(id);
         continue;
       }
-      for (unsigned k = 0; k < in.n_regions; ++k) region(in.region + k);
+      // By value: fusing a nested region appends to m.insts, which may move
+      // every record.
+      const uint32_t first_region = m.insts[id].region, n_regions = m.insts[id].n_regions;
+      for (unsigned k = 0; k < n_regions; ++k) region(first_region + k);
       if (row_wise(m, m.insts[id]) && (!target.fusable || target.fusable(m, m.insts[id]))) {
         run.push_back(id);
       } else if (!run.empty() && (is_pure(m, m.insts[id]) || movable_alloc(m.insts[id]))) {

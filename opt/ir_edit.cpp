@@ -52,6 +52,9 @@ void Subst::rewrite(Module& m, InstId id) const {
   if (!any_) return;
   const Inst& in = m.insts[id];
   if (in.op == Op::Func) return;  // its operand range holds result types
+  // An opaque statement prints its own text, which names its operands: it
+  // keeps them (they stay in use, so nothing removes them).
+  if (op_info(in.op).syn == Syn::Opaque) return;
   for (unsigned i = 0; i < unsigned(in.n_ins + in.n_outs); ++i) {
     ValueId& v = m.operands[in.opnd + i];
     v = get(v);

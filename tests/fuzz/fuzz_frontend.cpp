@@ -1,4 +1,5 @@
-// libFuzzer target for the front end (lexer + parser + binder + verifier).
+// libFuzzer target for the front end (lexer + parser + binder + verifier)
+// and the optimizer's passes.
 //
 // Every input must be handled without a crash, a sanitizer report, a hang or
 // a memory blow-up. When an input is accepted, its canonical print must itself
@@ -13,6 +14,7 @@
 
 #include "frontend.h"
 #include "ir.h"
+#include "opt.h"
 
 namespace {
 
@@ -49,5 +51,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fail("the printed IR of an accepted input is rejected", first, diag2.text());
   std::string second = print_module(m2);
   if (second != first) fail("printing is not a fixed point", first, second);
+  // The optimizer (-O2) on every accepted input: no crash, and the IR it
+  // prints is a program the front end accepts again.
+  opt::Options oo;
+  if (!opt::optimize(m2, oo, opt::TargetDesc{}, diag2))
+    fail("the optimizer failed on a verified module", first, diag2.text());
+  std::string optimized = print_module(m2);
+  SourceFile third("fuzz-optimized.pto", optimized);
+  Diag diag3(&third);
+  diag3.set_echo(false);
+  Module m3;
+  if (!run_frontend(third, opts, m3, diag3)) fail("the optimized IR is rejected", optimized, diag3.text());
   return 0;
 }
