@@ -100,4 +100,17 @@ int64_t eval_int_cast(Op op, DType s, DType d, int64_t v) {
   return wrap_int(d, v);
 }
 
+bool int_constant(const Module& m, ValueId v, int64_t& out) {
+  if (v >= m.values.size() || m.values[v].def == kNone) return false;
+  const Inst& in = m.insts[m.values[v].def];
+  if (in.op != Op::Constant) return false;
+  const Type& t = m.type_of(v);
+  if (t.kind != TypeKind::Scalar || !(dtype_is_int(t.elem) || t.elem == DType::Index || t.elem == DType::I1))
+    return false;
+  const Attr* a = m.find_attr(in, "value");
+  if (!a || (a->kind != AttrKind::Int && a->kind != AttrKind::Bool)) return false;
+  out = wrap_int(t.elem, a->ival);
+  return true;
+}
+
 }  // namespace ptoas

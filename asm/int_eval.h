@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ir.h"
 #include "ops.h"
 
 namespace ptoas {
@@ -31,5 +32,9 @@ bool eval_int_cmp(std::string_view p, DType d, int64_t a, int64_t b, bool& ok);
 
 // The integer casts (index_cast[ui], extsi, extui, trunci) from type s to d.
 int64_t eval_int_cast(Op op, DType s, DType d, int64_t v);
+
+// The canonical value of v when an arith.constant of an integer, index or
+// i1 type defines it (what the interpreter computes for it).
+bool int_constant(const Module& m, ValueId v, int64_t& out);
 
 }  // namespace ptoas

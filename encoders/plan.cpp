@@ -1,6 +1,7 @@
 // Frame planning shared by the CPU encoders (plan.h).
 #include "plan.h"
 
+#include "int_eval.h"
 #include "mem_plan.h"
 
 #include <algorithm>
@@ -32,17 +33,6 @@ unsigned slot_count(const Type& t) {
     case TypeKind::TileBuf: return 3;
     default: return 0;
   }
-}
-
-bool constant_int(const Module& m, ValueId v, int64_t& out) {
-  InstId d = m.values[v].def;
-  if (d == kNone) return false;
-  const Inst& in = m.inst(d);
-  if (in.op != Op::Constant) return false;
-  const Attr* a = m.find_attr(in, "value");
-  if (!a || (a->kind != AttrKind::Int && a->kind != AttrKind::Bool)) return false;
-  out = a->ival;
-  return true;
 }
 
 void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::string_view what) {
@@ -121,7 +111,7 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
     size_t cap = tile_memory_bytes(m.arch, t.loc);
     if (in.flags & kInstHasAddr) {
       int64_t addr;
-      if (!constant_int(m, m.operand(in, 0), addr) || addr < 0) {
+      if (!int_constant(m, m.operand(in, 0), addr) || addr < 0) {
         unsupported(m, in, diag, tg, "a tile address that is not a non-negative constant");
         return;
       }

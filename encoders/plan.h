@@ -43,9 +43,6 @@ struct FramePlan {
 // Slots a value of type t needs; 0 when such values cannot live in slots.
 unsigned slot_count(const Type& t);
 
-// The integer constant a value is defined by (arith.constant), if it is one.
-bool constant_int(const Module& m, ValueId v, int64_t& out);
-
 // The located `op X with dtype Y is not supported on T` diagnostic.
 void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::string_view what = {});
 

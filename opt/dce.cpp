@@ -27,11 +27,7 @@ bool removable_tile_op(const Module& m, const Inst& in, const std::vector<uint8_
 }
 
 void sweep_function(Module& m, InstId fn) {
-  bool addressed = false;
-  walk(m, m.insts[fn].region, [&](InstId id, RegionId) {
-    const Inst& in = m.insts[id];
-    if (in.op == Op::AllocTile && (in.flags & kInstHasAddr)) addressed = true;
-  });
+  bool addressed = has_explicit_addresses(m, fn);
   for (bool changed = true; changed;) {
     changed = false;
     std::vector<uint32_t> uses = use_counts(m);
@@ -76,17 +72,7 @@ void sweep_function(Module& m, InstId fn) {
       for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) --uses[m.operand(in, k)];
     }
     if (!changed) break;
-    std::vector<RegionId> regions{m.insts[fn].region};
-    for (auto& [id, r] : order) {
-      const Inst& in = m.insts[id];
-      for (unsigned k = 0; k < in.n_regions; ++k) regions.push_back(in.region + k);
-    }
-    for (RegionId r : regions) {
-      std::vector<InstId> keep;
-      for (InstId id : region_list(m, r))
-        if (!dead[id]) keep.push_back(id);
-      if (keep.size() != m.regions[r].inst_count) set_region_list(m, r, keep);
-    }
+    drop_listed(m, function_regions(m, fn), dead);
   }
 }
 

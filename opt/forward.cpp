@@ -37,17 +37,13 @@ bool may_write_memory(const Module& m, const Inst& in) {
 bool pass_forward(Module& m, const PassContext&) {
   std::vector<RegionId> regions;
   for (InstId fn : function_defs(m)) {
-    regions.push_back(m.insts[fn].region);
-    walk(m, m.insts[fn].region, [&](InstId id, RegionId) {
-      for (unsigned k = 0; k < m.insts[id].n_regions; ++k) regions.push_back(m.insts[id].region + k);
-    });
+    std::vector<RegionId> fr = function_regions(m, fn);
+    regions.insert(regions.end(), fr.begin(), fr.end());
   }
   std::vector<uint8_t> drop(m.insts.size(), 0);
   for (RegionId r : regions) {
-    std::vector<InstId> list = region_list(m, r), out;
-    bool changed = false;
+    std::vector<InstId> list = region_list(m, r);
     for (size_t i = 0; i < list.size(); ++i) {
-      out.push_back(list[i]);
       const Inst& st = m.insts[list[i]];
       if (!plain_move(m, st, Op::TStore)) continue;
       ValueId t = m.operand(st, 0), view = m.operand(st, 1);
@@ -58,13 +54,11 @@ bool pass_forward(Module& m, const PassContext&) {
           ValueId t2 = m.operand(ld, 1);
           if (t2 == t && full_static_tile(m, t)) {
             drop[list[j]] = 1;
-            changed = true;
             continue;
           }
           if (t2 != t && full_static_tile(m, t2) && same_tile_shape(m, t, t2)) {
             ld.op = Op::TMov;  // ins(t) outs(t2): the operands stay in place
             m.operands[ld.opnd] = t;
-            changed = true;
             continue;
           }
           break;
@@ -72,12 +66,8 @@ bool pass_forward(Module& m, const PassContext&) {
         if (may_write_memory(m, ld) || writes(m, ld, t)) break;
       }
     }
-    if (!changed) continue;
-    std::vector<InstId> keep;
-    for (InstId id : out)
-      if (!drop[id]) keep.push_back(id);
-    set_region_list(m, r, keep);
   }
+  drop_listed(m, regions, drop);
   return true;
 }
 

@@ -3,8 +3,6 @@
 
 #include <string>
 
-#include "int_eval.h"
-
 namespace ptoas::opt {
 
 std::vector<InstId> function_defs(const Module& m) {
@@ -15,6 +13,32 @@ std::vector<InstId> function_defs(const Module& m) {
     if (in.op == Op::Func && in.n_regions > 0) out.push_back(id);
   }
   return out;
+}
+
+std::vector<RegionId> function_regions(const Module& m, InstId fn) {
+  std::vector<RegionId> out{m.insts[fn].region};
+  walk(m, m.insts[fn].region, [&](InstId id, RegionId) {
+    for (unsigned k = 0; k < m.insts[id].n_regions; ++k) out.push_back(m.insts[id].region + k);
+  });
+  return out;
+}
+
+void drop_listed(Module& m, const std::vector<RegionId>& regions, const std::vector<uint8_t>& drop) {
+  for (RegionId r : regions) {
+    std::vector<InstId> keep;
+    for (InstId id : region_list(m, r))
+      if (!drop[id]) keep.push_back(id);
+    if (keep.size() != m.regions[r].inst_count) set_region_list(m, r, keep);
+  }
+}
+
+bool has_explicit_addresses(const Module& m, InstId fn) {
+  bool found = false;
+  walk(m, m.insts[fn].region, [&](InstId id, RegionId) {
+    const Inst& in = m.insts[id];
+    if (in.op == Op::AllocTile && (in.flags & kInstHasAddr)) found = true;
+  });
+  return found;
 }
 
 std::vector<InstId> region_list(const Module& m, RegionId r) {
@@ -86,19 +110,6 @@ bool is_pure(const Module& m, const Inst& in) {
       (void)m;
       return false;
   }
-}
-
-bool int_constant(const Module& m, ValueId v, int64_t& out) {
-  if (v >= m.values.size() || m.values[v].def == kNone) return false;
-  const Inst& in = m.insts[m.values[v].def];
-  if (in.op != Op::Constant) return false;
-  const Type& t = m.type_of(v);
-  if (t.kind != TypeKind::Scalar || !(dtype_is_int(t.elem) || t.elem == DType::Index || t.elem == DType::I1))
-    return false;
-  const Attr* a = m.find_attr(in, "value");
-  if (!a || (a->kind != AttrKind::Int && a->kind != AttrKind::Bool)) return false;
-  out = wrap_int(t.elem, a->ival);
-  return true;
 }
 
 bool float_constant(const Module& m, ValueId v, double& out) {

@@ -9,12 +9,24 @@
 #include <string_view>
 #include <vector>
 
+#include "int_eval.h"
 #include "ir.h"
 
 namespace ptoas::opt {
 
 // The func.func definitions (with a body) of the module body.
 std::vector<InstId> function_defs(const Module& m);
+
+// Every region of function fn: its body first, then the nested ones in
+// program order.
+std::vector<RegionId> function_regions(const Module& m, InstId fn);
+
+// Unlists the instructions marked in `drop` (by InstId) from `regions`.
+void drop_listed(Module& m, const std::vector<RegionId>& regions, const std::vector<uint8_t>& drop);
+
+// Does fn allocate a tile at an explicit address (addr=)? Such tiles may
+// alias any other.
+bool has_explicit_addresses(const Module& m, InstId fn);
 
 std::vector<InstId> region_list(const Module& m, RegionId r);
 void set_region_list(Module& m, RegionId r, const std::vector<InstId>& ids);
@@ -48,9 +60,6 @@ class Subst {
 // be removed when unused and merged with an identical one.
 bool is_pure(const Module& m, const Inst& in);
 
-// The integer constant value v is defined by (arith.constant of an integer
-// or index type), if it is one.
-bool int_constant(const Module& m, ValueId v, int64_t& out);
 // The float constant a scalar value is defined by, if it is one.
 bool float_constant(const Module& m, ValueId v, double& out);
 

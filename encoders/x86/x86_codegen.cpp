@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "int_eval.h"
 #include "x86_gen.h"
 
 namespace ptoas::cg::x86 {
@@ -689,7 +690,7 @@ void Gen::view(const Inst& in) {
       int64_t k;
       ValueId v = op(in, 0);
       unsigned rank = (p_.slots[v].count - 1u) / 2u;
-      if (!constant_int(m_, op(in, 1), k) || k < 0 || k >= int64_t(rank))
+      if (!int_constant(m_, op(in, 1), k) || k < 0 || k >= int64_t(rank))
         return fail(in, "pto.get_tensor_view_dim with a dimension that is not a constant in range");
       mov(rax, q(v, 1 + unsigned(k)));
       mov(q(in.res), rax);
@@ -798,14 +799,12 @@ std::vector<uint8_t> rodata() {
   put(kBf16Quiet, 0x00400000u);
   for (int i = 0; i < 16; ++i) put(kIota + 4 * i, uint32_t(i));
   for (int i = 0; i < 8; ++i) put(kBitSel + 4 * i, 1u << i);
-  auto put4 = [&](int idx, uint64_t bits) {
-    for (int k = 0; k < 8; ++k) std::memcpy(r.data() + dconst(idx) + 8 * k, &bits, 8);
+  // One 64-byte vector constant: v (8 or 4 bytes, its bits) in every lane.
+  auto splat = [&](int off, auto v) {
+    for (size_t k = 0; k < 64 / sizeof v; ++k) std::memcpy(r.data() + off + sizeof v * k, &v, sizeof v);
   };
-  auto putd = [&](int idx, double v) {
-    uint64_t b;
-    std::memcpy(&b, &v, 8);
-    put4(idx, b);
-  };
+  auto put4 = [&](int idx, uint64_t bits) { splat(dconst(idx), bits); };
+  auto putd = [&](int idx, double v) { splat(dconst(idx), v); };
   putd(kDOne, 1.0);
   putd(kDExpHi, 200.0);
   putd(kDExpLo, -200.0);
@@ -826,14 +825,8 @@ std::vector<uint8_t> rodata() {
   putd(kDSqrt2, 1.4142135623730951);
   putd(kDHalf, 0.5);
   for (int k = 0; k < 9; ++k) putd(kDLogC + k, 1.0 / double(17 - 2 * k));  // 1/17 .. 1/1
-  auto putf = [&](int idx, uint32_t bits) {
-    for (int k = 0; k < 16; ++k) std::memcpy(r.data() + fconst(idx) + 4 * k, &bits, 4);
-  };
-  auto putff = [&](int idx, float v) {
-    uint32_t b;
-    std::memcpy(&b, &v, 4);
-    putf(idx, b);
-  };
+  auto putf = [&](int idx, uint32_t bits) { splat(fconst(idx), bits); };
+  auto putff = [&](int idx, float v) { splat(fconst(idx), v); };
   putff(kFExpMax, 89.0f);    // exp(89) overflows: +Inf
   putff(kFExpMin, -104.0f);  // exp(-104) < 2^-150 / 2: +0
   putff(kFLog2e, 1.44269504088896341f);
