@@ -504,6 +504,26 @@ void Gen::emit_op() {
     tiles_[size_t(d)].taint = tiles_[size_t(a)].taint | (op == "trowsum" && f ? kSum : 0);
     return true;
   };
+  // A row or column expand into tile d: the plain form copies the narrow
+  // operand (type nt); the binary ones take the wide and the narrow tile in
+  // either order.
+  auto put_expand = [&](const std::string& op, bool plain, const Tile& wide, const Tile& narrow,
+                        const std::string& nt, int d) {
+    Tile& dt = tiles_[size_t(d)];
+    if (plain) {
+      line("pto." + op + " ins(" + narrow.name + " : " + nt + ") outs(" + dt.name + " : " + fullt_ + ")");
+      dt.taint = narrow.taint;
+    } else {
+      if (r_.chance(0.25))  // the narrow operand first
+        line("pto." + op + " ins(" + narrow.name + ", " + wide.name + " : " + nt + ", " + fullt_ + ") outs(" +
+             dt.name + " : " + fullt_ + ")");
+      else
+        line("pto." + op + " ins(" + wide.name + ", " + narrow.name + " : " + fullt_ + ", " + nt + ") outs(" +
+             dt.name + " : " + fullt_ + ")");
+      dt.taint = wide.taint | narrow.taint;
+    }
+    dt.defined = true;
+  };
   auto expand = [&]() {
     int a = pick_defined(false), c = pick_defined(true);
     if (a < 0 || c < 0) return false;
@@ -513,20 +533,7 @@ void Gen::emit_op() {
     std::string op = r_.pick(ops);
     int d = pick_dst(false, a);
     const Tile &ta = tiles_[size_t(a)], &tc = tiles_[size_t(c)];
-    if (op == "trowexpand") {
-      line("pto.trowexpand ins(" + tc.name + " : " + colt_ + ") outs(" + tiles_[size_t(d)].name + " : " +
-           fullt_ + ")");
-      tiles_[size_t(d)].taint = tc.taint;
-    } else {
-      if (r_.chance(0.25))  // the narrow operand first
-        line("pto." + op + " ins(" + tc.name + ", " + ta.name + " : " + colt_ + ", " + fullt_ + ") outs(" +
-             tiles_[size_t(d)].name + " : " + fullt_ + ")");
-      else
-        line("pto." + op + " ins(" + ta.name + ", " + tc.name + " : " + fullt_ + ", " + colt_ + ") outs(" +
-             tiles_[size_t(d)].name + " : " + fullt_ + ")");
-      tiles_[size_t(d)].taint = ta.taint | tc.taint;
-    }
-    tiles_[size_t(d)].defined = true;
+    put_expand(op, op == "trowexpand", ta, tc, colt_, d);
     return true;
   };
   auto mov = [&](bool col) {
@@ -714,19 +721,7 @@ void Gen::emit_op() {
     std::string op = r_.pick(ops);
     int d = pick_dst(false, a);
     const Tile& ta = tiles_[size_t(a)];
-    if (op == "tcolexpand") {
-      line("pto.tcolexpand ins(" + th.name + " : " + rowt_ + ") outs(" + tiles_[size_t(d)].name + " : " + fullt_ + ")");
-      tiles_[size_t(d)].taint = th.taint;
-    } else {
-      if (r_.chance(0.25))
-        line("pto." + op + " ins(" + th.name + ", " + ta.name + " : " + rowt_ + ", " + fullt_ + ") outs(" +
-             tiles_[size_t(d)].name + " : " + fullt_ + ")");
-      else
-        line("pto." + op + " ins(" + ta.name + ", " + th.name + " : " + fullt_ + ", " + rowt_ + ") outs(" +
-             tiles_[size_t(d)].name + " : " + fullt_ + ")");
-      tiles_[size_t(d)].taint = ta.taint | th.taint;
-    }
-    tiles_[size_t(d)].defined = true;
+    put_expand(op, op == "tcolexpand", ta, th, rowt_, d);
     return true;
   };
   bool done = false;
