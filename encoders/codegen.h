@@ -23,12 +23,14 @@ namespace ptoas::cg {
 
 // Avx2: AVX2 + FMA + F16C + BMI2 (ymm, vmaskmov tails); Avx512: adds
 // AVX-512 F/BW/DQ/VL (zmm, opmask tails). One lowering serves both
-// (docs/x86_backend.md).
-enum class Target : uint8_t { Avx2, Avx512 };
+// (docs/x86_backend.md). Sve: AArch64 with SVE, vector-length agnostic
+// (docs/sve_backend.md).
+enum class Target : uint8_t { Avx2, Avx512, Sve };
+inline bool is_x86(Target t) { return t != Target::Sve; }
 bool parse_target(std::string_view name, Target& out);
 
 // True when this CPU (and OS) can run code for t; host_target picks the
-// widest such target (false when none, e.g. not an x86-64 CPU).
+// widest such target (false when none).
 bool cpu_can_run(Target t);
 bool host_target(Target& out);
 std::string_view target_name(Target t);

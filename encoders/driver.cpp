@@ -8,6 +8,7 @@
 
 #include "codegen.h"
 #include "plan.h"
+#include "sve/sve.h"
 #include "x86/x86.h"
 
 namespace ptoas::cg {
@@ -62,18 +63,20 @@ opt::TargetDesc opt_target(Target t) {
   opt::TargetDesc d;
   d.vector_bytes = t == Target::Avx512 ? 64 : 32;
   d.vector_regs = t == Target::Avx512 ? 32 : 16;
-  d.fusable = x86::fusable_op;
+  // SVE has no fused-region lowering yet: its pto.fuse bodies would run op
+  // by op, so the fuse pass is not asked to form them.
+  d.fusable = is_x86(t) ? x86::fusable_op : [](const Module&, const Inst&) { return false; };
   return d;
 }
 
 bool compile_module(const Module& m, Target t, ModuleCode& out, Diag& diag) {
   out = ModuleCode{};
   out.target = t;
-  out.rodata = x86::rodata();
+  if (is_x86(t)) out.rodata = x86::rodata();
   bool ok = true;
   for (InstId fn : defined_functions(m)) {
     FuncCode f;
-    if (!x86::compile_function(m, fn, t, f, diag)) {
+    if (!(is_x86(t) ? x86::compile_function(m, fn, t, f, diag) : sve::compile_function(m, fn, f, diag))) {
       ok = false;
       if (diag.too_many()) break;
       continue;
@@ -84,43 +87,56 @@ bool compile_module(const Module& m, Target t, ModuleCode& out, Diag& diag) {
 }
 
 bool write_object(const Module& m, const ModuleCode& code, std::string& out, std::string& err) {
-  return x86::write_elf(m, code, out, err);
+  return is_x86(code.target) ? x86::write_elf(m, code, out, err) : sve::write_elf(m, code, out, err);
 }
 
 std::string asm_listing(const Module& m, const ModuleCode& code) {
   std::vector<uint64_t> off = layout(code);
-  std::string o = "# ptoas --target=" + std::string(target_name(code.target)) + " listing of " +
-                  src_name(m) + " (Intel syntax; addresses are .text offsets)\n";
-  o += "\t.intel_syntax noprefix\n\t.text\n";
+  // x86: Intel syntax from Zydis, '#' comments; sve: LLVM's AArch64 syntax,
+  // '//' comments.
+  const bool x86t = is_x86(code.target);
+  const std::string cmt = x86t ? "#" : "//";
+  std::string o = cmt + " ptoas --target=" + std::string(target_name(code.target)) + " listing of " +
+                  src_name(m) + (x86t ? " (Intel syntax; addresses are .text offsets)\n"
+                                      : " (addresses are .text offsets)\n");
+  o += x86t ? "\t.intel_syntax noprefix\n\t.text\n" : "\t.arch\tarmv8.2-a+sve+fp16+bf16\n\t.text\n";
   for (size_t k = 0; k < code.funcs.size(); ++k) {
     const FuncCode& f = code.funcs[k];
     o += "\n";
     if (f.global) o += "\t.globl\t" + f.name + "\n";
     o += "\t.type\t" + f.name + ",@function\n";
     o += "\t.p2align\t4\n" + f.name + ":\n";
+    std::vector<std::pair<uint64_t, std::string>> insts;
+    if (x86t) {
+      for (const x86::DecodedInst& d : x86::decode(f.code.data(), f.code.size(), off[k])) insts.push_back({d.offset, d.text});
+    } else {
+      for (const sve::DecodedInst& d : sve::decode(f.code.data(), f.code.size(), off[k])) insts.push_back({d.offset, d.text});
+    }
     size_t li = 0;
-    for (const x86::DecodedInst& d : x86::decode(f.code.data(), f.code.size(), off[k])) {
-      while (li < f.lines.size() && f.lines[li].offset <= d.offset) {
+    for (const auto& [offset, text] : insts) {
+      while (li < f.lines.size() && f.lines[li].offset + off[k] <= offset) {
         if (m.src) {
           LineCol lc = m.src->line_col(f.lines[li].src_loc);
-          o += "\t# " + src_name(m) + ":" + std::to_string(lc.line) + ": " +
+          o += "\t" + cmt + " " + src_name(m) + ":" + std::to_string(lc.line) + ": " +
                trim(m.src->line_text(lc.line)) + "\n";
         }
         ++li;
       }
-      o += "\t" + d.text + "\n";
+      o += "\t" + text + "\n";
     }
     o += "\t.size\t" + f.name + ", " + std::to_string(f.code.size()) + "\n";
   }
-  o += "\n\t.section\t.rodata\n\t.p2align\t6\n.Lpto_consts:\n";
-  for (size_t i = 0; i < code.rodata.size(); i += 16) {
-    o += "\t.byte\t";
-    for (size_t j = i; j < std::min(code.rodata.size(), i + 16); ++j) {
-      char h[8];
-      std::snprintf(h, sizeof h, "%s0x%02x", j == i ? "" : ", ", code.rodata[j]);
-      o += h;
+  if (!code.rodata.empty()) {
+    o += "\n\t.section\t.rodata\n\t.p2align\t6\n.Lpto_consts:\n";
+    for (size_t i = 0; i < code.rodata.size(); i += 16) {
+      o += "\t.byte\t";
+      for (size_t j = i; j < std::min(code.rodata.size(), i + 16); ++j) {
+        char h[8];
+        std::snprintf(h, sizeof h, "%s0x%02x", j == i ? "" : ", ", code.rodata[j]);
+        o += h;
+      }
+      o += "\n";
     }
-    o += "\n";
   }
   o += "\t.section\t.note.GNU-stack,\"\",@progbits\n";
   return o;
@@ -184,21 +200,33 @@ bool c_header(const Module& m, std::string& out, Diag& diag) {
 
 bool build_jit_image(const Module& m, InstId fn, Target t, JitImage& out, Diag& diag) {
   FuncCode f;
-  if (!x86::compile_function(m, fn, t, f, diag)) return false;
+  if (!(is_x86(t) ? x86::compile_function(m, fn, t, f, diag) : sve::compile_function(m, fn, f, diag))) return false;
   out = JitImage{};
   out.kernel_offset = 0;
   std::vector<uint8_t>& b = out.bytes;
   b = f.code;
-  while (b.size() % 16) b.push_back(0xCC);
+  const uint8_t x86_pad = 0xCC;
+  // AArch64 padding: udf #0 words (the image is 4-byte aligned already).
+  while (b.size() % 16) {
+    if (is_x86(t)) {
+      b.push_back(x86_pad);
+    } else {
+      for (int k = 0; k < 4; ++k) b.push_back(0);
+    }
+  }
   out.thunk_offset = b.size();
   std::vector<uint8_t> thunk;
   std::string err;
-  if (!x86::packed_thunk(m, fn, out.thunk_offset, out.kernel_offset, thunk, err)) {
+  bool ok = is_x86(t) ? x86::packed_thunk(m, fn, out.thunk_offset, out.kernel_offset, thunk, err)
+                      : sve::packed_thunk(m, fn, out.thunk_offset, out.kernel_offset, thunk, err);
+  if (!ok) {
     diag.error(m.inst(fn).loc, 0, err);
     return false;
   }
   b.insert(b.end(), thunk.begin(), thunk.end());
-  while (b.size() % 64) b.push_back(0xCC);
+  out.n_slots = m.region(m.inst(fn), 0).arg_count + 2;
+  if (!is_x86(t)) return true;
+  while (b.size() % 64) b.push_back(x86_pad);
   size_t consts = b.size();
   std::vector<uint8_t> ro = x86::rodata();
   b.insert(b.end(), ro.begin(), ro.end());
@@ -206,7 +234,6 @@ bool build_jit_image(const Module& m, InstId fn, Target t, JitImage& out, Diag& 
     int32_t rel = int32_t(int64_t(consts) - int64_t(f.rodata_fixup + 4));
     std::memcpy(b.data() + f.rodata_fixup, &rel, 4);
   }
-  out.n_slots = m.region(m.inst(fn), 0).arg_count + 2;
   return true;
 }
 

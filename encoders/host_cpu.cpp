@@ -4,6 +4,8 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
 #endif
 
 namespace ptoas::cg {
@@ -12,7 +14,10 @@ namespace ptoas::cg {
 // saving YMM state (XCR0 bits 1, 2); avx512: also AVX-512 F, DQ, BW, VL and
 // the opmask / ZMM state (XCR0 bits 5, 6, 7).
 bool cpu_can_run(Target t) {
-#if defined(__x86_64__)
+#if defined(__aarch64__)
+  return t == Target::Sve && (getauxval(AT_HWCAP) & (1ul << 22)) != 0;  // HWCAP_SVE
+#elif defined(__x86_64__)
+  if (t == Target::Sve) return false;
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
   const unsigned need1 = (1u << 12) | (1u << 27) | (1u << 28) | (1u << 29);  // FMA OSXSAVE AVX F16C
@@ -32,7 +37,7 @@ bool cpu_can_run(Target t) {
 }
 
 bool host_target(Target& out) {
-  for (Target t : {Target::Avx512, Target::Avx2})
+  for (Target t : {Target::Avx512, Target::Avx2, Target::Sve})
     if (cpu_can_run(t)) {
       out = t;
       return true;

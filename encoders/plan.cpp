@@ -5,6 +5,8 @@
 #include "mem_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "tile_layout.h"
 
@@ -19,10 +21,48 @@ bool parse_target(std::string_view name, Target& out) {
     out = Target::Avx512;
     return true;
   }
+  if (name == "sve") {
+    out = Target::Sve;
+    return true;
+  }
   return false;
 }
 
-std::string_view target_name(Target t) { return t == Target::Avx512 ? "avx512" : "avx2"; }
+std::string_view target_name(Target t) {
+  return t == Target::Avx512 ? "avx512" : t == Target::Sve ? "sve" : "avx2";
+}
+
+bool constant_bits(const Module& m, const Inst& in, uint64_t& bits) {
+  const Attr* a = m.find_attr(in, "value");
+  const Type& rt = m.type_of(in.res);
+  DType d = rt.elem;
+  if (rt.kind != TypeKind::Scalar || !a) return false;
+  bits = 0;
+  if (dtype_is_float(d)) {
+    if (d != DType::F32 && d != DType::F64) return false;
+    std::string text(m.str(a->text));
+    if (a->kind == AttrKind::Int && text.find("0x") != std::string::npos) {
+      bits = d == DType::F64 ? uint64_t(a->ival) : uint64_t(uint32_t(a->ival));
+      return true;
+    }
+    double v = a->kind == AttrKind::Int ? double(a->ival) : std::strtod(text.c_str(), nullptr);
+    if (d == DType::F32) {
+      float f = float(v);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      bits = b;
+    } else {
+      std::memcpy(&bits, &v, 8);
+    }
+    return true;
+  }
+  int64_t v = 0;
+  if (a->kind == AttrKind::Bool) v = a->ival;
+  else if (a->kind == AttrKind::Int) v = wrap_int(d, a->ival);
+  else if (a->kind == AttrKind::Float) v = int64_t(a->fval);
+  bits = uint64_t(v);
+  return true;
+}
 
 unsigned slot_count(const Type& t) {
   switch (t.kind) {

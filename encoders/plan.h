@@ -40,11 +40,23 @@ struct FramePlan {
   std::vector<std::pair<uint32_t, uint32_t>> zero_ranges;
 };
 
+// Bits of an integer-like scalar type (index is 64).
+inline unsigned int_bits(DType d) {
+  if (d == DType::Index || d == DType::I64 || d == DType::U64) return 64;
+  return dtype_bytes(d) * 8;
+}
+
+inline bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index || d == DType::I1; }
+
 // Slots a value of type t needs; 0 when such values cannot live in slots.
 unsigned slot_count(const Type& t);
 
 // The located `op X with dtype Y is not supported on T` diagnostic.
 void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::string_view what = {});
+
+// The slot bits of an arith.constant of scalar type (integers canonical,
+// f32 bits in the low half, f64 bits); false for other types (f16, bf16).
+bool constant_bits(const Module& m, const Inst& in, uint64_t& bits);
 
 bool plan_frame(const Module& m, InstId fn, Target t, FramePlan& plan, Diag& diag);
 

@@ -290,36 +290,8 @@ void Gen::scalar(const Inst& in) {
     case Op::GetSubblockIdx: mov(qword[rbp + disp(sl(res))], 0); return;
     case Op::GetSubblockNum: mov(qword[rbp + disp(sl(res))], 1); return;
     case Op::Constant: {
-      const Attr* a = m_.find_attr(in, "value");
-      if (rt.kind != TypeKind::Scalar || !a) return fail(in);
-      uint64_t bits = 0;
-      if (dtype_is_float(d)) {
-        if (d != DType::F32 && d != DType::F64) return fail(in);
-        std::string text(m_.str(a->text));
-        bool hex = text.find("0x") != std::string::npos;
-        double v;
-        if (a->kind == AttrKind::Int && hex) {
-          bits = d == DType::F64 ? uint64_t(a->ival) : uint64_t(uint32_t(a->ival));
-          mov(rax, bits);
-          mov(q(res), rax);
-          return;
-        }
-        v = a->kind == AttrKind::Int ? double(a->ival) : std::strtod(text.c_str(), nullptr);
-        if (d == DType::F32) {
-          float f = float(v);
-          uint32_t b;
-          std::memcpy(&b, &f, 4);
-          bits = b;
-        } else {
-          std::memcpy(&bits, &v, 8);
-        }
-      } else {
-        int64_t v = 0;
-        if (a->kind == AttrKind::Bool) v = a->ival;
-        else if (a->kind == AttrKind::Int) v = wrap(d, a->ival);
-        else if (a->kind == AttrKind::Float) v = int64_t(a->fval);
-        bits = uint64_t(v);
-      }
+      uint64_t bits;
+      if (!constant_bits(m_, in, bits)) return fail(in);
       mov(rax, bits);
       mov(q(res), rax);
       return;

@@ -143,7 +143,7 @@ void Gen::row_expand(const Inst& in) {
   else if (ty(s[1]).cols == 1 || ty(s[1]).vcol == 1) colk = 1;
   else if (ty(s[0]).cols == 1 || ty(s[0]).vcol == 1) colk = 0;
   if (colk < 0) return fail(in, "op " + std::string(op_name(in.op)) + " without a one-column operand");
-  Geo gd = geo(dst);
+  TileGeo gd = geo(dst);
   if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
   int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
   for (unsigned i = 0; i < nsrc; ++i) {
@@ -192,7 +192,7 @@ void Gen::col_expand(const Inst& in) {
   if (!expand_head(in, plain, dst, s, bk)) return;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
-  Geo gd = geo(dst);
+  TileGeo gd = geo(dst);
   if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
   int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
   for (unsigned i = 0; i < nsrc; ++i) {

@@ -31,6 +31,7 @@
 #include <cstring>
 #include <functional>
 
+#include "lower.h"
 #include "plan.h"
 #include "x86.h"
 
@@ -81,29 +82,6 @@ struct PlainAlloc : Allocator {
   bool useProtect() const override { return false; }
 };
 inline PlainAlloc g_alloc;
-
-inline int64_t wrap(DType d, int64_t v) {
-  switch (d) {
-    case DType::I1: return v & 1;
-    case DType::I8: return int8_t(v);
-    case DType::U8: return uint8_t(v);
-    case DType::I16: return int16_t(v);
-    case DType::U16: return uint16_t(v);
-    case DType::I32: return int32_t(v);
-    case DType::U32: return uint32_t(v);
-    default: return v;
-  }
-}
-
-inline unsigned int_bits(DType d) {
-  if (d == DType::Index || d == DType::I64 || d == DType::U64) return 64;
-  return dtype_bytes(d) * 8;
-}
-
-inline bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index || d == DType::I1; }
-
-// Binary kinds of the element ops.
-enum class Bin : uint8_t { Add, Sub, Mul, Div, Max, Min, And, Or, Xor, Shl, Shr, ExpDif, Pow };
 
 class Gen : public CodeGenerator {
  public:
@@ -286,17 +264,7 @@ class Gen : public CodeGenerator {
   void mm_widen(DType e, const Xmm& v);  // gathered dwords (element in the low bits) -> 32-bit lanes
   void mm_scatter(const Xmm& v, const Xmm& idx, const Reg64* count);  // to rax + idx (count: avx2 lanes)
   bool tile_type_ok(const Inst& in, ValueId v, bool movement);
-  // Byte strides of a tile's rows and columns (ND: cols*es, es; DN: es,
-  // rows*es). `rowvec`: a row's valid elements are contiguous (ND, or one
-  // column); `colvec`: a column's are (DN, or one row).
-  struct Geo {
-    int64_t rs, cs;
-    bool rowvec, colvec, dn;
-  };
-  Geo geo(ValueId t) const;
-  // Element types of the vector loops: each is computed in 32-bit lanes
-  // (f32 for f32/f16/bf16, i32 for the integers up to 32 bits).
-  static bool lane_type(DType d);
+  TileGeo geo(ValueId t) const { return tile_geo(ty(t)); }
   // Loads lanes() elements of d at e as 32-bit lanes (avx2 narrow tails
   // read the whole vector: only used on tiles, inside the arena).
   void vld_e(DType d, const Xmm& v, const RegExp& e, bool masked);
@@ -377,7 +345,6 @@ class Gen : public CodeGenerator {
   void twindow(const Inst& in);                   // textract / tinsert
   void ttrans(const Inst& in);
   void tconcat(const Inst& in);
-  uint32_t pad_bits(const ptoas::Type& t) const;  // the pad value's bits (rep stos pattern)
   void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)
   void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)
   // The interpreter's NaN rule; scratch V(t), V(m), V(o) (default V2, V4, V5).
@@ -390,9 +357,6 @@ inline DType bits_type(DType d) {
   return es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
 }
 
-// The binary kind of an op (tadd, tadds, trowexpandadd, .. -> Add); false
-// when it has none.
-bool bin_of(Op o, Bin& k);
 
 }  // namespace ptoas::cg::x86::gen
 

@@ -28,16 +28,6 @@ bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
   return true;
 }
 
-bool Gen::lane_type(DType d) {
-  switch (d) {
-    case DType::F32: case DType::F16: case DType::BF16: case DType::I32: case DType::U32:
-    case DType::I16: case DType::U16: case DType::I8: case DType::U8:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void Gen::vld_e(DType d, const Xmm& v, const RegExp& e, bool masked) {
   if (dtype_bytes(d) == 4) return vld(v, ptr[e], masked);
   Xmm t = masked && z() ? v | k1 | T_z : v;
@@ -203,19 +193,6 @@ void Gen::bcast_e(DType d, const Xmm& v, const RegExp& e) {
   vpbroadcastd(v, xmm13);
 }
 
-Gen::Geo Gen::geo(ValueId v) const {
-  const ptoas::Type& t = ty(v);
-  int64_t es = std::max(1u, dtype_bytes(t.elem));
-  bool dn = t.blayout == BLayout::ColMajor;
-  Geo g;
-  g.dn = dn;
-  g.rs = dn ? es : int64_t(t.cols) * es;
-  g.cs = dn ? int64_t(t.rows) * es : es;
-  g.rowvec = !dn || t.cols == 1;
-  g.colvec = dn || t.rows == 1;
-  return g;
-}
-
 // Jumps to `done` when r8 or r9 is 0 or less; else r13 = r9 rounded down
 // to whole vectors and the tail mask = the r9 % lanes() lanes.
 void Gen::vec_bounds(Label& done) {
@@ -273,22 +250,11 @@ bool Gen::elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& til
   if (region == kNone) region = dst;
   std::vector<ValueId> all{dst};
   all.insert(all.end(), tiles.begin(), tiles.end());
-  bool all_row = true, all_col = true, any_dn = false;
-  for (ValueId v : all) {
-    Geo g = geo(v);
-    all_row &= g.rowvec;
-    all_col &= g.colvec;
-    any_dn |= g.dn;
-  }
-  bool colmajor = all_col && (any_dn || !all_row);
-  if (!colmajor && !all_row) {
+  bool colmajor;
+  int32_t cap_r, cap_c;
+  if (!loop_order(m_, dst, tiles.data(), unsigned(tiles.size()), colmajor, cap_r, cap_c)) {
     fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
     return false;
-  }
-  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
-  for (ValueId v : tiles) {
-    cap_r = std::min(cap_r, ty(v).rows);
-    cap_c = std::min(cap_c, ty(v).cols);
   }
   mov(r8, q(region, colmajor ? 2 : 1));
   mov(r9, q(region, colmajor ? 1 : 2));
@@ -298,7 +264,7 @@ bool Gen::elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& til
   for (size_t i = 0; i < all.size(); ++i) {
     tile_ptr(regs[i], all[i]);
     ptrs.push_back(regs[i]);
-    Geo g = geo(all[i]);
+    TileGeo g = geo(all[i]);
     strides.push_back({nullptr, colmajor ? g.cs : g.rs});
   }
   return true;

@@ -88,7 +88,7 @@ void Gen::twindow(const Inst& in) {
   if (!elem_loop(in, dst, {src}, ptrs, strides, ext ? dst : src)) return;
   // The loop may be rows- or columns-outer; r8 / r9 count outer / inner.
   bool colmajor = !(geo(dst).rowvec && geo(src).rowvec);
-  Geo gw = geo(win);
+  TileGeo gw = geo(win);
   const Reg64& wp = ext ? rsi : rdi;
   mov(rax, q(ro, 0));
   mov(rcx, q(co, 0));
@@ -135,7 +135,7 @@ void Gen::ttrans(const Inst& in) {
   if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
   if (ty(src).elem != ty(dst).elem) return fail(in, "pto.ttrans that converts");
   if (src == dst) return fail(in, "pto.ttrans in place");
-  Geo gs = geo(src), gd = geo(dst);
+  TileGeo gs = geo(src), gd = geo(dst);
   if (!gd.rowvec) return fail(in, "pto.ttrans into a column-major tile");
   DType d = bits_type(ty(dst).elem);
   unsigned es = dtype_bytes(d);
@@ -369,7 +369,7 @@ void Gen::tcvt_elems(const Inst& in) {
   ValueId src = op(in, 0), dst = op(in, in.n_ins);
   DType sd = ty(src).elem, dd = ty(dst).elem;
   bool narrow = sd == DType::F32 && dd == DType::BF16;
-  Geo gs = geo(src), gd = geo(dst);
+  TileGeo gs = geo(src), gd = geo(dst);
   mov(r8, q(src, 1));
   mov(r9, q(src, 2));
   clamp(r8, std::min(ty(src).rows, ty(dst).rows));

@@ -20,7 +20,7 @@ void Gen::row_reduce(const Inst& in) {
   if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
-  Geo gs = geo(src), gd = geo(dst);
+  TileGeo gs = geo(src), gd = geo(dst);
   if (gd.rs != int64_t(es))
     return fail(in, "op " + std::string(op_name(in.op)) + " into a tile whose column is not contiguous");
   if (gs.rs > (1 << 24)) return fail(in);
@@ -125,7 +125,7 @@ void Gen::col_reduce(const Inst& in) {
   if (!tile_type_ok(in, src, false) || !tile_type_ok(in, dst, false)) return;
   DType d = ty(dst).elem;
   if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  Geo gs = geo(src), gd = geo(dst);
+  TileGeo gs = geo(src), gd = geo(dst);
   if (!gs.rowvec || !gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
   bool fl = dtype_is_float(d), sum = in.op == Op::TColSum, prod = in.op == Op::TColProd;
   bool mx = in.op == Op::TColMax;

@@ -61,27 +61,6 @@ void Gen::tstore(const Inst& in) {
   tcopy(in, op(in, 0), op(in, in.n_ins), false);
 }
 
-// The pad value of tile type t as an element's bits: Null / Zero 0, Max
-// +Inf or the type's maximum, Min -Inf or the type's minimum.
-uint32_t Gen::pad_bits(const ptoas::Type& tt) const {
-  unsigned es = dtype_bytes(tt.elem);
-  uint32_t pad = 0;
-  bool fl = dtype_is_float(tt.elem);
-  bool uns = dtype_is_unsigned(tt.elem);
-  if (es == 4) {
-    if (tt.pad == 2) pad = fl ? 0x7f800000u : uns ? 0xffffffffu : 0x7fffffffu;
-    if (tt.pad == 3) pad = fl ? 0xff800000u : uns ? 0u : 0x80000000u;
-  } else if (es == 2) {
-    uint32_t inf = tt.elem == DType::F16 ? 0x7c00u : 0x7f80u;
-    if (tt.pad == 2) pad = fl ? inf : uns ? 0xffffu : 0x7fffu;
-    if (tt.pad == 3) pad = fl ? inf | 0x8000u : uns ? 0u : 0x8000u;
-  } else {
-    if (tt.pad == 2) pad = uns ? 0xffu : 0x7fu;
-    if (tt.pad == 3) pad = uns ? 0u : 0x80u;
-  }
-  return pad;
-}
-
 // Copies the overlap of the tile's valid region and the view (the
 // interpreter requires them to be equal and reports a mismatch) between
 // tile t and view v: contiguous rows (ND tile, view's last stride 1) or
@@ -104,7 +83,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   if (!load && vt.elem != tt.elem)
     return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
                         std::string(dtype_name(vt.elem)));
-  Geo g = geo(t);
+  TileGeo g = geo(t);
   if (load) {
     uint32_t pad = pad_bits(tt);
     tile_ptr(rdi, t);
@@ -323,26 +302,6 @@ void Gen::bin(Bin k, DType d) {
       break;
     case Bin::Shl: vpsllvd(x0, x0, x1); break;
     case Bin::Shr: dtype_is_unsigned(d) ? vpsrlvd(x0, x0, x1) : vpsravd(x0, x0, x1); break;
-  }
-}
-
-bool bin_of(Op o, Bin& k) {
-  using B = Bin;
-  switch (o) {
-    case Op::TAdd: case Op::TAddS: case Op::TRowExpandAdd: case Op::TColExpandAdd: k = B::Add; return true;
-    case Op::TSub: case Op::TSubS: case Op::TRowExpandSub: case Op::TColExpandSub: k = B::Sub; return true;
-    case Op::TMul: case Op::TMulS: case Op::TRowExpandMul: case Op::TColExpandMul: k = B::Mul; return true;
-    case Op::TDiv: case Op::TDivS: case Op::TRowExpandDiv: case Op::TColExpandDiv: k = B::Div; return true;
-    case Op::TMax: case Op::TMaxS: case Op::TRowExpandMax: case Op::TColExpandMax: k = B::Max; return true;
-    case Op::TMin: case Op::TMinS: case Op::TRowExpandMin: case Op::TColExpandMin: k = B::Min; return true;
-    case Op::TRowExpandExpDif: case Op::TColExpandExpDif: k = B::ExpDif; return true;
-    case Op::TPow: case Op::TPowS: k = B::Pow; return true;
-    case Op::TAnd: case Op::TAndS: k = B::And; return true;
-    case Op::TOr: case Op::TOrS: k = B::Or; return true;
-    case Op::TXor: case Op::TXorS: k = B::Xor; return true;
-    case Op::TShl: case Op::TShlS: k = B::Shl; return true;
-    case Op::TShr: case Op::TShrS: k = B::Shr; return true;
-    default: return false;
   }
 }
 

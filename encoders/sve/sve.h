@@ -1,0 +1,30 @@
+// The AArch64 SVE encoder, internal to libptoas_codegen. LLVM MC is
+// confined to the sve/ files (sve_mc.h hides it from the rest).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen.h"
+
+namespace ptoas::cg::sve {
+
+// Machine code of one function (AAPCS64 version of the codegen.h ABI).
+bool compile_function(const Module& m, InstId fn, FuncCode& out, Diag& diag);
+
+// The packed-argument thunk for `fn` (codegen.h JitImage) at byte
+// `thunk_pos` of an image whose kernel starts at byte `kernel_pos`.
+bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_pos, std::vector<uint8_t>& out,
+                  std::string& err);
+
+// LLVM's text of each instruction in `code` (`base`: the address of
+// code[0], for branch targets); a word that is no instruction is `.inst`.
+struct DecodedInst {
+  uint64_t offset;
+  std::string text;
+};
+std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base);
+
+bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
+
+}  // namespace ptoas::cg::sve

@@ -1,0 +1,173 @@
+// Internal to the SVE encoder: the code generator shared by its translation
+// units (sve_codegen.cpp: frame, control flow, scalars, views;
+// sve_tiles.cpp: tile data movement and tile ops). Nothing else includes it.
+//
+// Design (docs/sve_backend.md), the x86 backend's model on AArch64:
+//   * every SSA value lives in 8-byte stack slots (encoders/plan.h) at
+//     [x28 + 8 * slot]; scalar code loads operands into x0/x1 (s0/d0),
+//     computes, stores;
+//   * scf.for / scf.if / scf.while are branches, yields copy through
+//     scratch slots;
+//   * tile ops are loops over the valid region, one vector of 32-bit lanes
+//     at a time whatever the vector length: `whilelo` gives the predicate
+//     of the lanes left (so the ragged tail is predicated, never touched),
+//     `incw` steps the index. Narrow elements are widened to 32-bit lanes
+//     by the loads (ld1h/ld1sh/ld1b/ld1sb into .s) and narrowed by the
+//     stores (st1h/st1b), so one lowering serves every element type.
+//   * instructions are LLVM MCInsts encoded one at a time (sve_mc.h checks
+//     each against its descriptor); branches to labels not yet bound are
+//     re-encoded when the label is.
+//
+// Registers: x29 frame, x28 slots base, x19 the tile arena; x0-x17 and
+// z0-z7, z16-z31, p0-p15 scratch inside one IR instruction (z8-z15 are
+// never used: their low halves are callee-saved).
+#pragma once
+#include <llvm/MC/MCInst.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "lower.h"
+#include "plan.h"
+#include "sve_mc.h"
+
+namespace ptoas::cg::sve::gen {
+
+// A register (LLVM's number) or an immediate operand.
+struct R {
+  unsigned id;
+};
+struct O {
+  bool reg;
+  int64_t v;
+  O(R r) : reg(true), v(r.id) {}
+  O(int64_t i) : reg(false), v(i) {}
+  O(int i) : reg(false), v(i) {}
+  O(unsigned i) : reg(false), v(i) {}
+};
+
+// AArch64 condition codes (the Bcc / CSEL encoding).
+enum Cond : int { EQ = 0, NE = 1, HS = 2, LO = 3, MI = 4, PL = 5, VS = 6, VC = 7,
+                  HI = 8, LS = 9, GE = 10, LT = 11, GT = 12, LE = 13, AL = 14 };
+
+class Gen {
+ public:
+  Gen(const Mc& mc, const Module& m, InstId fn, const FramePlan& p, Diag& d);
+  bool run(FuncCode& out);
+  bool finish(std::vector<uint8_t>& bytes) const;  // the words as bytes; false after an error
+
+  // ---- the assembler ----
+  void I(const char* name, std::initializer_list<O> ops);
+  int new_label();
+  void bind(int label);
+  void b(int label);
+  void bcc(Cond c, int label);
+  void cbz(R x, int label);
+  void cbnz(R x, int label);
+  void tbz(int xn, int bit, int label);  // to label when bit `bit` of x<xn> is clear
+  size_t size() const { return code_.size() * 4; }
+
+  R X(int n) const { return {x_[n]}; }
+  R W(int n) const { return {w_[n]}; }
+  R Z(int n) const { return {z_[n]}; }
+  R P(int n) const { return {pr_[n]}; }
+  R S(int n) const { return {s_[n]}; }
+  R D(int n) const { return {d_[n]}; }
+  R sp() const { return {sp_}; }
+  R xzr() const { return {xzr_}; }
+  R wzr() const { return {wzr_}; }
+
+  // x = v (movz/movn + movk).
+  void mov_imm(R x, uint64_t v);
+  void mov(R xd, R xs) { I("ORRXrs", {xd, xzr(), xs, 0}); }
+  // xd = xn + v / xn - v for any 64-bit v (x16 as scratch when needed).
+  void add_imm(R xd, R xn, int64_t v);
+
+  // Value slots.
+  void ldx(R x, ValueId v, unsigned k = 0) { slot_op("LDRXui", x, sl(v, k), 8); }
+  void stx(R x, ValueId v, unsigned k = 0) { slot_op("STRXui", x, sl(v, k), 8); }
+  void ldx_slot(R x, uint32_t slot) { slot_op("LDRXui", x, slot, 8); }
+  void stx_slot(R x, uint32_t slot) { slot_op("STRXui", x, slot, 8); }
+  void lds(R s, ValueId v) { slot_op("LDRSui", s, sl(v), 4); }
+  void ldd(R d, ValueId v) { slot_op("LDRDui", d, sl(v), 8); }
+
+ private:
+  friend struct TileCtx;
+  const Mc& mc_;
+  const Module& m_;
+  InstId fn_;
+  const FramePlan& p_;
+  Diag& diag_;
+  std::vector<uint32_t> code_;
+  std::vector<LineEntry>* lines_ = nullptr;
+  bool ok_ = true;
+  int epilogue_ = -1;
+  struct Fix {
+    size_t at;          // word index
+    llvm::MCInst inst;  // its last operand is the label's offset in words
+    int label;
+  };
+  std::vector<int64_t> labels_;  // word index, -1 unbound
+  std::vector<Fix> fixes_;
+  unsigned x_[31], w_[31], z_[32], pr_[16], s_[32], d_[32], sp_, xzr_, wzr_;
+
+  uint32_t sl(ValueId v, unsigned k = 0) const { return uint32_t(p_.slots[v].first) + k; }
+  const ptoas::Type& ty(ValueId v) const { return m_.type_of(v); }
+  ValueId op(const Inst& in, unsigned i) const { return m_.operand(in, i); }
+  void slot_op(const char* name, R r, uint32_t slot, unsigned scale);
+  void put(const llvm::MCInst& mi);
+  void branch(const char* name, std::initializer_list<O> head, int label);
+
+  void fail(const Inst& in, std::string_view what = {}) {
+    unsupported(m_, in, diag_, Target::Sve, what);
+    ok_ = false;
+  }
+  void mark(const Inst& in) {
+    uint32_t off = uint32_t(size());
+    if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
+    else lines_->push_back({off, in.loc});
+  }
+  // x = the canonical 64-bit form of an integer of type d.
+  void canon(R x, DType d);
+  void zext(R x, unsigned bits);
+
+  void prologue();
+  void epilogue();
+  InstId region(const Region& r);
+  void inst(const Inst& in, InstId id);
+  void copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to);
+  void scalar(const Inst& in);
+  void scalar_float(const Inst& in);
+  void view(const Inst& in);
+  void alloc(const Inst& in, InstId id);
+
+  // ---- tiles (sve_tiles.cpp) ----
+  void tile_op(const Inst& in);
+  bool tile_type_ok(const Inst& in, ValueId t);
+  void tile_ptr(R x, ValueId t);
+  void tcopy(const Inst& in, ValueId t, ValueId v, bool load);
+  // Lane loads / stores of element type d at [base + idx << log2(es)],
+  // widened to / narrowed from 32-bit lanes (f16/bf16 <-> f32).
+  void ld_e(DType d, R z, R pg, R base, R idx);
+  void st_e(DType d, R z, R pg, R base, R idx);
+  void bcast_e(DType d, R z, R base);  // one element at [base] to every lane (x16 scratch)
+  // One pass over r x c elements of tiles that all iterate in the same
+  // order: x9 = rows, x10 = cols; `bases` row pointers (x registers),
+  // advanced by `strides` bytes per row; body(pg) with x11 the column
+  // index and pg the lanes left.
+  void row_loop(const std::vector<R>& bases, const std::vector<int64_t>& strides,
+                const std::function<void(R pg)>& body, const std::function<void()>& per_row = nullptr);
+  TileGeo geo(ValueId t) const { return tile_geo(ty(t)); }
+  void bin(Bin k, DType d, R pg, R a, R b);  // a = a op b in d's lane class
+  void elementwise(const Inst& in);
+  void row_expand(const Inst& in);
+  void col_expand(const Inst& in);
+  void row_reduce(const Inst& in);
+  void tcvt(const Inst& in);
+  bool valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, bool& cols_outer);
+};
+
+}  // namespace ptoas::cg::sve::gen

@@ -1,0 +1,715 @@
+// AArch64 SVE tile ops (sve_gen.h): loads and stores of every element type
+// as 32-bit lanes, the predicated loops over a tile's valid region, tload /
+// tstore, the elementwise, tile-scalar and unary ops, row / column expands,
+// row reductions and float conversions. Results are the interpreter's, bit
+// for bit (docs/sve_backend.md says where a CPU's default NaN differs).
+//
+// Vector registers: z0-z2 operands, z3-z7 scratch, z24 -0.0, z25 the bf16
+// rounding bias, z26 the f32 quiet bit, z27 a broadcast scalar, z28-z31
+// the stores' scratch. Predicates: p0 the lanes of this step, p1-p3
+// scratch, p7 all lanes.
+#include <algorithm>
+
+#include "sve_gen.h"
+
+namespace ptoas::cg::sve::gen {
+
+namespace {
+constexpr int kNegZero = 24, kBf16Bias = 25, kQuiet = 26, kScalar = 27;
+}
+
+void Gen::tile_op(const Inst& in) {
+  switch (in.op) {
+    case Op::TLoad: return tcopy(in, op(in, in.n_ins), op(in, 0), true);
+    case Op::TStore: {
+      if (in.n_ins != 1) return fail(in, "pto.tstore with a scalar operand");
+      std::string_view atomic = m_.attr_word(in, "atomicType");
+      std::string_view relu = m_.attr_word(in, "reluPreMode");
+      if ((!atomic.empty() && atomic != "atomic_none") || (!relu.empty() && relu != "no_relu"))
+        return fail(in, "pto.tstore with atomic add or relu");
+      return tcopy(in, op(in, 0), op(in, in.n_ins), false);
+    }
+    case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);
+    case Op::TCvt: return tcvt(in);
+    case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
+    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
+      return row_expand(in);
+    case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
+    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin:
+      return col_expand(in);
+    default: break;
+  }
+  const OpInfo& info = op_info(in.op);
+  if (info.sem == Sem::EltBin || info.sem == Sem::EltScalar || info.sem == Sem::EltUnary) return elementwise(in);
+  fail(in);
+}
+
+bool Gen::tile_type_ok(const Inst& in, ValueId v) {
+  const ptoas::Type& t = ty(v);
+  if (t.kind != TypeKind::TileBuf) return fail(in), false;
+  if (t.slayout != SLayout::NoneBox) {
+    fail(in, "op " + std::string(op_name(in.op)) + " on a boxed (fractal) tile");
+    return false;
+  }
+  if (t.rows <= 0 || t.cols <= 0) {
+    fail(in, "a tile of dynamic shape");
+    return false;
+  }
+  if (!lane_type(t.elem)) return fail(in), false;
+  return true;
+}
+
+void Gen::tile_ptr(R x, ValueId t) {
+  ldx(x, t, 0);
+  I("ADDXrs", {x, x, X(19), 0});
+}
+
+// ---- lanes --------------------------------------------------------------------------
+
+void Gen::ld_e(DType d, R z, R pg, R base, R idx) {
+  switch (d) {
+    case DType::F16:
+      I("LD1H_S", {z, pg, base, idx});
+      I("FCVT_ZPmZ_HtoS", {z, z, pg, z});
+      break;
+    case DType::BF16:
+      I("LD1H_S", {z, pg, base, idx});
+      I("LSL_ZZI_S", {z, z, 16});
+      break;
+    case DType::I16: I("LD1SH_S", {z, pg, base, idx}); break;
+    case DType::U16: I("LD1H_S", {z, pg, base, idx}); break;
+    case DType::I8: I("LD1SB_S", {z, pg, base, idx}); break;
+    case DType::U8: I("LD1B_S", {z, pg, base, idx}); break;
+    default: I("LD1W", {z, pg, base, idx}); break;
+  }
+}
+
+// f32 lanes -> bf16 bits in the low halves, rounded to nearest even on the
+// bits (x + 0x7fff + bit 16), a NaN quieted with its top bits kept: the
+// interpreter's f32_to_bf16_bits. Result in z29.
+static void bf16_round(Gen& g, R z, R pg) {
+  (void)pg;
+  g.I("LSL_ZZI_S", {g.Z(29), z, 15});
+  g.I("LSR_ZZI_S", {g.Z(29), g.Z(29), 31});
+  g.I("ADD_ZZZ_S", {g.Z(29), g.Z(29), g.Z(kBf16Bias)});
+  g.I("ADD_ZZZ_S", {g.Z(29), g.Z(29), z});
+  g.I("ORR_ZZZ", {g.Z(30), z, g.Z(kQuiet)});
+  g.I("FCMUO_PPzZZ_S", {g.P(3), g.P(7), z, z});
+  g.I("SEL_ZPZZ_S", {g.Z(29), g.P(3), g.Z(30), g.Z(29)});
+  g.I("LSR_ZZI_S", {g.Z(29), g.Z(29), 16});
+}
+
+void Gen::st_e(DType d, R z, R pg, R base, R idx) {
+  switch (d) {
+    case DType::F16:
+      I("ORR_ZZZ", {Z(29), z, z});
+      I("FCVT_ZPmZ_StoH", {Z(29), Z(29), pg, z});
+      I("ST1H_S", {Z(29), pg, base, idx});
+      break;
+    case DType::BF16:
+      bf16_round(*this, z, pg);
+      I("ST1H_S", {Z(29), pg, base, idx});
+      break;
+    case DType::I16: case DType::U16: I("ST1H_S", {z, pg, base, idx}); break;
+    case DType::I8: case DType::U8: I("ST1B_S", {z, pg, base, idx}); break;
+    default: I("ST1W", {z, pg, base, idx}); break;
+  }
+}
+
+// The constants the loops keep in registers (z24-z26, p7).
+static void loop_constants(Gen& g) {
+  g.I("PTRUE_S", {g.P(7), 31});
+  g.mov_imm(g.X(16), 0x80000000u);
+  g.I("DUP_ZR_S", {g.Z(kNegZero), g.W(16)});
+  g.mov_imm(g.X(16), 0x7fffu);
+  g.I("DUP_ZR_S", {g.Z(kBf16Bias), g.W(16)});
+  g.mov_imm(g.X(16), 0x400000u);
+  g.I("DUP_ZR_S", {g.Z(kQuiet), g.W(16)});
+}
+
+// A scalar slot's value as element type d in every 32-bit lane (f16 / bf16
+// scalars are bit patterns, widened like a loaded element).
+void Gen::bcast_e(DType d, R z, R base) {
+  (void)base;
+  I("DUP_ZR_S", {z, W(16)});
+  if (d == DType::F16) I("FCVT_ZPmZ_HtoS", {z, z, P(7), z});
+  else if (d == DType::BF16) I("LSL_ZZI_S", {z, z, 16});
+  else if (d == DType::I16) I("SXTH_ZPmZ_S", {z, z, P(7), z});
+  else if (d == DType::I8) I("SXTB_ZPmZ_S", {z, z, P(7), z});
+}
+
+void Gen::row_loop(const std::vector<R>& bases, const std::vector<int64_t>& strides,
+                   const std::function<void(R pg)>& body, const std::function<void()>& per_row) {
+  int done = new_label(), row = new_label(), col = new_label();
+  I("SUBSXri", {xzr(), X(9), 0, 0});
+  bcc(LE, done);
+  I("SUBSXri", {xzr(), X(10), 0, 0});
+  bcc(LE, done);
+  bind(row);
+  mov(X(11), xzr());
+  I("WHILELO_PXX_S", {P(0), X(11), X(10)});
+  bind(col);
+  body(P(0));
+  I("INCW_XPiI", {X(11), X(11), 31, 1});
+  I("WHILELO_PXX_S", {P(0), X(11), X(10)});
+  bcc(MI, col);  // b.first: lanes left
+  if (per_row) per_row();
+  for (size_t i = 0; i < bases.size(); ++i) {
+    if (strides[i] >= 0 && strides[i] < (int64_t(1) << 24)) {
+      add_imm(bases[i], bases[i], strides[i]);
+    } else {  // a register stride: x<-stride-1>
+      I("ADDXrs", {bases[i], bases[i], X(int(-strides[i] - 1)), 0});
+    }
+  }
+  I("SUBSXri", {X(9), X(9), 1, 0});
+  bcc(NE, row);
+  bind(done);
+}
+
+// ---- tload / tstore --------------------------------------------------------------
+
+// Copies the overlap of the tile's valid region and the view between tile
+// t and view v: contiguous rows (ND tile, view's last stride 1) or
+// contiguous columns (DN tile, view's first stride 1) with vectors, any
+// other pairing element by element. A load first fills the whole tile with
+// the pad value. Copies move bits (no conversion).
+void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
+  if (!tile_type_ok(in, t)) return;
+  const ptoas::Type& tt = ty(t);
+  const ptoas::Type& vt = ty(v);
+  const char* what = load ? "pto.tload from" : "pto.tstore to";
+  unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
+    return fail(in, std::string(what) + " a view of rank " + std::to_string(rank));
+  unsigned es = dtype_bytes(tt.elem);
+  int sh = es == 4 ? 2 : es == 2 ? 1 : 0;
+  if (dtype_bytes(vt.elem) != es) return fail(in);
+  if (!load && vt.elem != tt.elem)
+    return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
+                        std::string(dtype_name(vt.elem)));
+  DType bits = es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
+  TileGeo g = geo(t);
+  I("PTRUE_S", {P(7), 31});
+  if (load) {  // the pad value over the whole tile
+    int fill = new_label();
+    tile_ptr(X(0), t);
+    mov_imm(X(16), pad_bits(tt));
+    I("DUP_ZR_S", {Z(0), W(16)});
+    mov_imm(X(10), uint64_t(tt.rows) * uint64_t(tt.cols));
+    mov(X(11), xzr());
+    I("WHILELO_PXX_S", {P(0), X(11), X(10)});
+    bind(fill);
+    st_e(bits, Z(0), P(0), X(0), X(11));
+    I("INCW_XPiI", {X(11), X(11), 31, 1});
+    I("WHILELO_PXX_S", {P(0), X(11), X(10)});
+    bcc(MI, fill);
+  }
+  // x9 x x10 = rows x cols of the overlap; x12 / x13 = the view's row /
+  // column stride in bytes; x14 = the view base, x15 = the tile base.
+  ldx(X(9), t, 1);
+  ldx(X(10), t, 2);
+  auto cap = [&](R x, ValueId src, unsigned k) {
+    ldx(X(16), src, k);
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  };
+  if (rank == 2) {
+    cap(X(9), v, 1);
+    cap(X(10), v, 2);
+    ldx(X(12), v, 3);
+    ldx(X(13), v, 4);
+  } else {
+    mov_imm(X(16), 1);
+    I("SUBSXrs", {xzr(), X(9), X(16), 0});
+    I("CSELXr", {X(9), X(16), X(9), int(GT)});
+    cap(X(10), v, 1);
+    mov(X(12), xzr());
+    ldx(X(13), v, 2);
+  }
+  ldx(X(14), v, 0);
+  tile_ptr(X(15), t);
+  int general = new_label(), done = new_label();
+  // Vector copy of rows (or columns) along the contiguous direction: the
+  // view advances by x12 (x13) elements, the tile by its stride.
+  auto vec_copy = [&](R vstride, int64_t tstride) {
+    I("UBFMXri", {X(4), vstride, (64 - sh) & 63, 63 - sh});  // lsl #sh: bytes
+    R src = load ? X(14) : X(15), dstb = load ? X(15) : X(14);
+    int64_t s_src = load ? -5 : tstride, s_dst = load ? tstride : -5;
+    row_loop({src, dstb}, {s_src, s_dst}, [&](R pg) {
+      ld_e(bits, Z(0), pg, src, X(11));
+      st_e(bits, Z(0), pg, dstb, X(11));
+    });
+    b(done);
+  };
+  if (g.rowvec) {
+    int no = new_label();
+    I("SUBSXri", {xzr(), X(13), 1, 0});
+    bcc(NE, no);
+    vec_copy(X(12), g.rs);
+    bind(no);
+  }
+  if (g.colvec && rank == 2) {
+    int no = new_label();
+    I("SUBSXri", {xzr(), X(12), 1, 0});
+    bcc(NE, no);
+    mov(X(16), X(9));  // columns outer
+    mov(X(9), X(10));
+    mov(X(10), X(16));
+    vec_copy(X(13), g.cs);
+    bind(no);
+  }
+  bind(general);
+  {  // element by element: x0 view element, x1 tile element
+    int row = new_label(), col = new_label(), end = new_label();
+    I("SUBSXri", {xzr(), X(9), 0, 0});
+    bcc(LE, end);
+    I("SUBSXri", {xzr(), X(10), 0, 0});
+    bcc(LE, end);
+    I("UBFMXri", {X(12), X(12), (64 - sh) & 63, 63 - sh});  // lsl #sh: bytes
+    I("UBFMXri", {X(13), X(13), (64 - sh) & 63, 63 - sh});
+    bind(row);
+    mov(X(0), X(14));
+    mov(X(1), X(15));
+    mov(X(2), X(10));
+    bind(col);
+    const char* ldn = es == 4 ? "LDRWui" : es == 2 ? "LDRHHui" : "LDRBBui";
+    const char* stn = es == 4 ? "STRWui" : es == 2 ? "STRHHui" : "STRBBui";
+    I(ldn, {W(3), load ? X(0) : X(1), 0});
+    I(stn, {W(3), load ? X(1) : X(0), 0});
+    I("ADDXrs", {X(0), X(0), X(13), 0});
+    add_imm(X(1), X(1), g.cs);
+    I("SUBSXri", {X(2), X(2), 1, 0});
+    bcc(NE, col);
+    I("ADDXrs", {X(14), X(14), X(12), 0});
+    add_imm(X(15), X(15), g.rs);
+    I("SUBSXri", {X(9), X(9), 1, 0});
+    bcc(NE, row);
+    bind(end);
+  }
+  bind(done);
+}
+
+// ---- element ops ---------------------------------------------------------------------
+
+// z<a> = z<a> op z<b> over the lanes in pg, in d's lane class. Float add /
+// sub / mul / div: where a is NaN the result is a quieted (the
+// interpreter's order; AArch64 prefers a signalling b). Max / min:
+// std::max / std::min (a NaN on either side gives a), then quieted.
+void Gen::bin(Bin k, DType d, R pg, R a, R b) {
+  bool fl = dtype_is_float(d), u32 = d == DType::U32;
+  auto nan_first = [&](const char* opname, bool predicated) {
+    I("FCMUO_PPzZZ_S", {P(1), pg, a, a});
+    I("FADD_ZZZ_S", {Z(3), a, Z(kNegZero)});
+    if (predicated) I(opname, {a, pg, a, b});
+    else I(opname, {a, a, b});
+    I("SEL_ZPZZ_S", {a, P(1), Z(3), a});
+  };
+  switch (k) {
+    case Bin::Add: fl ? nan_first("FADD_ZZZ_S", false) : I("ADD_ZZZ_S", {a, a, b}); break;
+    case Bin::Sub: fl ? nan_first("FSUB_ZZZ_S", false) : I("SUB_ZZZ_S", {a, a, b}); break;
+    case Bin::Mul: fl ? nan_first("FMUL_ZZZ_S", false) : I("MUL_ZPmZ_S", {a, pg, a, b}); break;
+    case Bin::Div: nan_first("FDIV_ZPmZ_S", true); break;
+    case Bin::Max: case Bin::Min:
+      if (!fl) {
+        const char* n = k == Bin::Max ? (u32 ? "UMAX_ZPmZ_S" : "SMAX_ZPmZ_S") : (u32 ? "UMIN_ZPmZ_S" : "SMIN_ZPmZ_S");
+        I(n, {a, pg, a, b});
+        break;
+      }
+      // max: (a < b) ? b : a; min: (b < a) ? b : a (false with a NaN).
+      if (k == Bin::Max) I("FCMGT_PPzZZ_S", {P(1), pg, b, a});
+      else I("FCMGT_PPzZZ_S", {P(1), pg, a, b});
+      I("SEL_ZPZZ_S", {a, P(1), b, a});
+      I("FADD_ZZZ_S", {a, a, Z(kNegZero)});
+      break;
+    case Bin::And: I("AND_ZZZ", {a, a, b}); break;
+    case Bin::Or: I("ORR_ZZZ", {a, a, b}); break;
+    case Bin::Xor: I("EOR_ZZZ", {a, a, b}); break;
+    // Counts >= 32 give 0 (or the sign bits), as on x86.
+    case Bin::Shl: I("LSL_ZPmZ_S", {a, pg, a, b}); break;
+    case Bin::Shr: I(dtype_is_unsigned(d) ? "LSR_ZPmZ_S" : "ASR_ZPmZ_S", {a, pg, a, b}); break;
+    default: break;
+  }
+}
+
+// Sets x9 x x10 to dst's valid region, in the loop order the tiles allow
+// (capped at what every tile holds), and the tile pointers x0 (dst), x1,
+// x2, .. (srcs); false (reported) on mixed layouts.
+bool Gen::valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, bool& cols_outer) {
+  int32_t cap_r, cap_c;
+  if (!loop_order(m_, dst, tiles.data(), unsigned(tiles.size()), cols_outer, cap_r, cap_c)) {
+    fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
+    return false;
+  }
+  auto clamp = [&](R x, int64_t capv) {
+    mov_imm(X(16), uint64_t(capv));
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  };
+  ldx(X(9), dst, cols_outer ? 2 : 1);
+  ldx(X(10), dst, cols_outer ? 1 : 2);
+  clamp(X(9), cols_outer ? cap_c : cap_r);
+  clamp(X(10), cols_outer ? cap_r : cap_c);
+  tile_ptr(X(0), dst);
+  for (size_t i = 0; i < tiles.size(); ++i) tile_ptr(X(int(1 + i)), tiles[i]);
+  return true;
+}
+
+void Gen::elementwise(const Inst& in) {
+  const OpInfo& info = op_info(in.op);
+  if (in.n_outs != 1) return fail(in);
+  ValueId dst = op(in, in.n_ins);
+  if (ty(dst).kind != TypeKind::TileBuf) return fail(in);
+  DType d = ty(dst).elem;
+  bool fl = dtype_is_float(d), lanes_ok = lane_type(d), ints = lanes_ok && !fl;
+  Op o = in.op;
+  bool have = false;
+  switch (o) {
+    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
+    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TMaxS: case Op::TMinS:
+    case Op::TExpandS: case Op::TNeg: case Op::TRelu: case Op::TAbs:
+      have = lanes_ok;
+      break;
+    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip:
+      have = fl;
+      break;
+    case Op::TAnd: case Op::TOr: case Op::TXor: case Op::TShl: case Op::TShr: case Op::TNot:
+    case Op::TAndS: case Op::TOrS: case Op::TXorS: case Op::TShlS: case Op::TShrS:
+      have = ints;
+      break;
+    default: break;
+  }
+  if (!have) return fail(in);
+  if (!tile_type_ok(in, dst)) return;
+  size_t want_tiles = info.sem == Sem::EltBin ? 2 : info.sem == Sem::EltUnary ? 1 : o == Op::TExpandS ? 0 : 1;
+  std::vector<ValueId> tiles;
+  ValueId scal = kNone;
+  bool scalar_first = false;
+  for (unsigned i = 0; i < in.n_ins; ++i) {
+    ValueId v = op(in, i);
+    if (ty(v).kind == TypeKind::TileBuf) {
+      if (tiles.size() == want_tiles) continue;  // a trailing tmp tile is not read
+      if (!tile_type_ok(in, v)) return;
+      if (ty(v).elem != d) return fail(in, "op " + std::string(info.name) + " with mixed element types");
+      tiles.push_back(v);
+    } else {
+      if (scal != kNone || ty(v).kind != TypeKind::Scalar) return fail(in);
+      if (ty(v).elem != d)
+        return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(ty(v).elem)) +
+                            " scalar on a " + std::string(dtype_name(d)) + " tile");
+      scal = v;
+      scalar_first = i == 0;
+    }
+  }
+  if (tiles.size() != want_tiles || (info.sem == Sem::EltScalar && scal == kNone))
+    return fail(in, "this operand form of " + std::string(info.name));
+  bool cols_outer;
+  loop_constants(*this);
+  if (scal != kNone) {
+    ldx(X(16), scal);
+    bcast_e(d, Z(kScalar), X(16));
+  }
+  if (!valid_extent(in, dst, tiles, cols_outer)) return;
+  std::vector<R> bases{X(0)};
+  std::vector<int64_t> strides{cols_outer ? geo(dst).cs : geo(dst).rs};
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    bases.push_back(X(int(1 + i)));
+    strides.push_back(cols_outer ? geo(tiles[i]).cs : geo(tiles[i]).rs);
+  }
+  Bin bk = Bin::Add;
+  bool binary = bin_of(o, bk);
+  row_loop(bases, strides, [&](R pg) {
+    if (tiles.size() >= 1) ld_e(d, Z(0), pg, X(1), X(11));
+    if (tiles.size() >= 2) ld_e(d, Z(1), pg, X(2), X(11));
+    if (scal != kNone) {
+      if (scalar_first) {  // scalar op tile
+        I("ORR_ZZZ", {Z(1), Z(0), Z(0)});
+        I("ORR_ZZZ", {Z(0), Z(kScalar), Z(kScalar)});
+      } else {
+        I("ORR_ZZZ", {Z(1), Z(kScalar), Z(kScalar)});
+      }
+    }
+    if (binary) {
+      bin(bk, d, pg, Z(0), Z(1));
+    } else {
+      switch (o) {
+        case Op::TExpandS: I("ORR_ZZZ", {Z(0), Z(kScalar), Z(kScalar)}); break;
+        case Op::TNeg:
+          if (fl) {
+            I("FNEG_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
+            I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});  // quiet a signalling NaN
+          } else {
+            I("NEG_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
+          }
+          break;
+        case Op::TAbs:
+          if (fl) {
+            I("FABS_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
+            I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});
+          } else if (d != DType::U32) {
+            I("ABS_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
+          }
+          break;
+        case Op::TNot: I("NOT_ZPmZ_S", {Z(0), Z(0), pg, Z(0)}); break;
+        case Op::TRelu:  // (x < 0) ? 0 : x: NaN and -0 kept
+          if (fl) {
+            I("FCMLT_PPzZ0_S", {P(1), pg, Z(0)});
+            I("DUP_ZI_S", {Z(3), 0, 0});
+            I("SEL_ZPZZ_S", {Z(0), P(1), Z(3), Z(0)});
+            I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});
+          } else if (d != DType::U32) {
+            I("DUP_ZI_S", {Z(3), 0, 0});
+            I("SMAX_ZPmZ_S", {Z(0), pg, Z(0), Z(3)});
+          }
+          break;
+        case Op::TSqrt: I("FSQRT_ZPmZ_S", {Z(0), Z(0), pg, Z(0)}); break;
+        case Op::TRecip:
+          I("FDUP_ZI_S", {Z(1), 112});  // 1.0
+          I("FDIVR_ZPmZ_S", {Z(0), pg, Z(0), Z(1)});
+          break;
+        default: break;
+      }
+    }
+    st_e(d, Z(0), pg, X(0), X(11));
+  });
+}
+
+// ---- expands -------------------------------------------------------------------------
+
+// dst[r, c] = op(src0[r, c], src1[r, 0]) (trowexpand: src[r, 0]); rows
+// outer, the row's scalar broadcast once per row.
+void Gen::row_expand(const Inst& in) {
+  if (in.n_outs != 1) return fail(in);
+  ValueId dst = op(in, in.n_ins);
+  bool plain = in.op == Op::TRowExpand;
+  if (!tile_type_ok(in, dst)) return;
+  DType d = ty(dst).elem;
+  Bin bk = Bin::Add;
+  if (!plain) bin_of(in.op, bk);
+  if (!dtype_is_float(d) && bk == Bin::Div) return fail(in);
+  ValueId a = plain ? kNone : op(in, 0), s = op(in, plain ? 0 : 1);
+  if (!tile_type_ok(in, s) || ty(s).elem != d || (a != kNone && (!tile_type_ok(in, a) || ty(a).elem != d)))
+    return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
+  TileGeo gd = geo(dst);
+  if (!gd.rowvec || (a != kNone && !geo(a).rowvec))
+    return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
+  loop_constants(*this);
+  ldx(X(9), dst, 1);
+  ldx(X(10), dst, 2);
+  int32_t cap_r = std::min(ty(dst).rows, ty(s).rows), cap_c = ty(dst).cols;
+  if (a != kNone) {
+    cap_r = std::min(cap_r, ty(a).rows);
+    cap_c = std::min(cap_c, ty(a).cols);
+  }
+  for (auto [x, capv] : {std::pair{X(9), cap_r}, std::pair{X(10), cap_c}}) {
+    mov_imm(X(16), uint64_t(capv));
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  }
+  tile_ptr(X(0), dst);
+  tile_ptr(X(2), s);
+  if (a != kNone) tile_ptr(X(1), a);
+  unsigned es = dtype_bytes(d);
+  const char* ldn = es == 4 ? "LDRWui" : es == 2 ? "LDRHHui" : "LDRBBui";
+  auto load_scalar = [&] {
+    I(ldn, {W(16), X(2), 0});
+    bcast_e(d, Z(kScalar), X(16));
+  };
+  std::vector<R> bases{X(0)};
+  std::vector<int64_t> strides{gd.rs};
+  if (a != kNone) {
+    bases.push_back(X(1));
+    strides.push_back(geo(a).rs);
+  }
+  bases.push_back(X(2));
+  strides.push_back(geo(s).rs);
+  // The first row's scalar before the loop, each next one after a row.
+  load_scalar();
+  row_loop(bases, strides, [&](R pg) {
+    if (a != kNone) {
+      ld_e(d, Z(0), pg, X(1), X(11));
+      I("ORR_ZZZ", {Z(1), Z(kScalar), Z(kScalar)});
+      bin(bk, d, pg, Z(0), Z(1));
+    } else {
+      I("ORR_ZZZ", {Z(0), Z(kScalar), Z(kScalar)});
+    }
+    st_e(d, Z(0), pg, X(0), X(11));
+  }, [&] {
+    add_imm(X(16), X(2), geo(s).rs);
+    I(ldn, {W(16), X(16), 0});
+    bcast_e(d, Z(kScalar), X(16));
+  });
+}
+
+// dst[r, c] = op(src0[r, c], src1[0, c]) (tcolexpand: src[0, c]).
+void Gen::col_expand(const Inst& in) {
+  if (in.n_outs != 1) return fail(in);
+  ValueId dst = op(in, in.n_ins);
+  bool plain = in.op == Op::TColExpand;
+  if (!tile_type_ok(in, dst)) return;
+  DType d = ty(dst).elem;
+  Bin bk = Bin::Add;
+  if (!plain) bin_of(in.op, bk);
+  if (!dtype_is_float(d) && bk == Bin::Div) return fail(in);
+  ValueId a = plain ? kNone : op(in, 0), s = op(in, plain ? 0 : 1);
+  if (!tile_type_ok(in, s) || ty(s).elem != d || (a != kNone && (!tile_type_ok(in, a) || ty(a).elem != d)))
+    return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
+  TileGeo gd = geo(dst), gs = geo(s);
+  if (!gd.rowvec || !gs.colvec || (a != kNone && !geo(a).rowvec))
+    return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
+  loop_constants(*this);
+  ldx(X(9), dst, 1);
+  ldx(X(10), dst, 2);
+  int32_t cap_r = ty(dst).rows, cap_c = std::min(ty(dst).cols, ty(s).cols);
+  if (a != kNone) {
+    cap_r = std::min(cap_r, ty(a).rows);
+    cap_c = std::min(cap_c, ty(a).cols);
+  }
+  for (auto [x, capv] : {std::pair{X(9), cap_r}, std::pair{X(10), cap_c}}) {
+    mov_imm(X(16), uint64_t(capv));
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  }
+  tile_ptr(X(0), dst);
+  tile_ptr(X(2), s);
+  if (a != kNone) tile_ptr(X(1), a);
+  std::vector<R> bases{X(0)};
+  std::vector<int64_t> strides{gd.rs};
+  if (a != kNone) {
+    bases.push_back(X(1));
+    strides.push_back(geo(a).rs);
+  }
+  row_loop(bases, strides, [&](R pg) {
+    ld_e(d, Z(1), pg, X(2), X(11));
+    if (a != kNone) {
+      ld_e(d, Z(0), pg, X(1), X(11));
+      bin(bk, d, pg, Z(0), Z(1));
+    } else {
+      I("ORR_ZZZ", {Z(0), Z(1), Z(1)});
+    }
+    st_e(d, Z(0), pg, X(0), X(11));
+  });
+}
+
+// ---- row reductions --------------------------------------------------------------------
+
+// dst[r, 0] = reduce(src[r, 0..vcol)) in the interpreter's order: lanes
+// are rows (a group of VL/32 rows at a time, gathered one column at a
+// time), columns in order. Sums accumulate in f32 (f16 / bf16 too) or wrap;
+// products round to the element type each step; max / min take a later
+// element only if strictly greater (smaller), and a NaN anywhere gives the
+// first NaN met.
+void Gen::row_reduce(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
+  DType d = ty(dst).elem;
+  if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
+  unsigned es = dtype_bytes(d);
+  bool fl = dtype_is_float(d);
+  TileGeo gs = geo(src), gd = geo(dst);
+  if (gd.rs != int64_t(es))
+    return fail(in, "op " + std::string(op_name(in.op)) + " into a tile whose column is not contiguous");
+  if (gs.rs > (1 << 24) || gs.cs > (1 << 24)) return fail(in);
+  bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax, prod = in.op == Op::TRowProd;
+  if (prod && d != DType::F32 && fl) return fail(in);  // per-step rounding to f16 / bf16: not yet
+  loop_constants(*this);
+  ldx(X(9), src, 1);
+  ldx(X(10), src, 2);
+  for (auto [x, capv] : {std::pair{X(9), std::min(ty(src).rows, ty(dst).rows)}, std::pair{X(10), ty(src).cols}}) {
+    mov_imm(X(16), uint64_t(capv));
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  }
+  int done = new_label(), grp = new_label(), col = new_label(), fin = new_label();
+  I("SUBSXri", {xzr(), X(9), 0, 0});
+  bcc(LE, done);
+  I("SUBSXri", {xzr(), X(10), 0, 0});
+  bcc(LE, done);
+  // z7 = byte offsets of consecutive rows.
+  mov_imm(X(16), uint64_t(gs.rs));
+  I("INDEX_IR_S", {Z(7), 0, W(16)});
+  tile_ptr(X(1), src);
+  tile_ptr(X(0), dst);
+  mov(X(11), xzr());  // first row of the group
+  I("WHILELO_PXX_S", {P(0), X(11), X(9)});
+  bind(grp);
+  mov(X(2), X(1));   // this group's column pointer
+  mov(X(3), X(10));  // columns left
+  auto gather = [&](R z) {
+    const char* n = es == 4 ? "GLD1W_UXTW_REAL"
+                    : es == 2 ? (d == DType::I16 ? "GLD1SH_S_UXTW_REAL" : "GLD1H_S_UXTW_REAL")
+                              : (d == DType::I8 ? "GLD1SB_S_UXTW_REAL" : "GLD1B_S_UXTW_REAL");
+    I(n, {z, P(0), X(2), Z(7)});
+    if (d == DType::F16) I("FCVT_ZPmZ_HtoS", {z, z, P(0), z});
+    else if (d == DType::BF16) I("LSL_ZZI_S", {z, z, 16});
+    add_imm(X(2), X(2), gs.cs);
+  };
+  if (sum) {
+    I("DUP_ZI_S", {Z(0), 0, 0});
+  } else if (prod) {
+    if (fl) I("FDUP_ZI_S", {Z(0), 112});
+    else I("DUP_ZI_S", {Z(0), 1, 0});
+  } else {
+    gather(Z(0));
+    I("SUBSXri", {X(3), X(3), 1, 0});
+    bcc(EQ, fin);
+  }
+  bind(col);
+  gather(Z(1));
+  if (fl && sum) {
+    I("FADD_ZZZ_S", {Z(0), Z(0), Z(1)});
+  } else if (fl && prod) {
+    I("FMUL_ZZZ_S", {Z(0), Z(0), Z(1)});
+  } else if (fl) {
+    // take x where (acc is not NaN) and (x is NaN or x beyond acc)
+    I("FCMUO_PPzZZ_S", {P(1), P(0), Z(0), Z(0)});
+    I("FCMUO_PPzZZ_S", {P(2), P(0), Z(1), Z(1)});
+    if (mx) I("FCMGT_PPzZZ_S", {P(3), P(0), Z(1), Z(0)});
+    else I("FCMGT_PPzZZ_S", {P(3), P(0), Z(0), Z(1)});
+    I("ORR_PPzPP", {P(2), P(0), P(2), P(3)});
+    I("BIC_PPzPP", {P(2), P(0), P(2), P(1)});
+    I("SEL_ZPZZ_S", {Z(0), P(2), Z(1), Z(0)});
+  } else {
+    bin(sum ? Bin::Add : prod ? Bin::Mul : mx ? Bin::Max : Bin::Min, d, P(0), Z(0), Z(1));
+  }
+  I("SUBSXri", {X(3), X(3), 1, 0});
+  bcc(NE, col);
+  bind(fin);
+  if (fl && !sum && !prod) I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});  // quiet a signalling NaN
+  st_e(d, Z(0), P(0), X(0), X(11));
+  // Next group: the rows after these lanes.
+  I("CNTW_XPiI", {X(4), 31, 1});
+  mov_imm(X(16), uint64_t(gs.rs));
+  I("MADDXrrr", {X(1), X(4), X(16), X(1)});
+  I("INCW_XPiI", {X(11), X(11), 31, 1});
+  I("WHILELO_PXX_S", {P(0), X(11), X(9)});
+  bcc(MI, grp);
+  bind(done);
+}
+
+// ---- conversions --------------------------------------------------------------------
+
+// tcvt between float types (f32, f16, bf16: round to nearest even whatever
+// rmode, the interpreter's rule) and copies between equal types; other
+// pairings are refused for now.
+void Gen::tcvt(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
+  DType sd = ty(src).elem, dd = ty(dst).elem;
+  std::string_view sat = m_.attr_word(in, "sat_mode");
+  bool floats = dtype_is_float(sd) && dtype_is_float(dd);
+  if (!(floats && (sat.empty() || sat == "OFF" || sat == "off" || dd == DType::F32)) && sd != dd)
+    return fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)));
+  loop_constants(*this);
+  bool cols_outer;
+  std::vector<ValueId> tiles{src};
+  if (!valid_extent(in, dst, tiles, cols_outer)) return;
+  row_loop({X(0), X(1)}, {cols_outer ? geo(dst).cs : geo(dst).rs, cols_outer ? geo(src).cs : geo(src).rs},
+           [&](R pg) {
+             ld_e(sd, Z(0), pg, X(1), X(11));
+             st_e(dd, Z(0), pg, X(0), X(11));
+           });
+}
+
+}  // namespace ptoas::cg::sve::gen
