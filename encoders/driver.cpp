@@ -114,7 +114,7 @@ std::string asm_listing(const Module& m, const ModuleCode& code) {
     }
     size_t li = 0;
     for (const auto& [offset, text] : insts) {
-      while (li < f.lines.size() && f.lines[li].offset + off[k] <= offset) {
+      while (li < f.lines.size() && f.lines[li].offset <= offset) {
         if (m.src) {
           LineCol lc = m.src->line_col(f.lines[li].src_loc);
           o += "\t" + cmt + " " + src_name(m) + ":" + std::to_string(lc.line) + ": " +

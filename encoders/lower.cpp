@@ -2,6 +2,9 @@
 #include "lower.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include "tile_layout.h"
 
 namespace ptoas::cg {
 
@@ -83,6 +86,73 @@ bool loop_order(const Module& m, ValueId dst, const ValueId* srcs, unsigned n, b
   }
   cols_outer = all_col && (any_dn || !all_row);
   return cols_outer || all_row;
+}
+
+bool axis_map(const Type& t, bool rows, AxisMap& out) {
+  int64_t es = std::max(1u, dtype_bytes(t.elem));
+  auto log2_exact = [](int64_t v) {
+    if (v <= 0 || (v & (v - 1))) return -1;
+    int l = 0;
+    while ((int64_t(1) << l) < v) ++l;
+    return l;
+  };
+  out = AxisMap{};
+  out.les = log2_exact(es);
+  if (t.rows <= 0 || t.cols <= 0 || out.les < 0) return false;
+  if (t.slayout == SLayout::NoneBox) {
+    bool rm = t.blayout == BLayout::RowMajor;
+    out.unit = rows ? (rm ? t.cols : 1) : (rm ? 1 : t.rows);
+    return true;
+  }
+  int64_t ir, ic;
+  tile_inner_box(t, ir, ic);
+  int lir = log2_exact(ir), lic = log2_exact(ic);
+  if (lir < 0 || lic < 0) return false;
+  int64_t nbr = (t.rows + ir - 1) / ir, nbc = (t.cols + ic - 1) / ic;
+  bool col_boxes = t.blayout == BLayout::ColMajor;
+  bool col_inner = t.slayout == SLayout::ColMajor;
+  if (rows) {
+    out.shift = lir;
+    out.mask = ir - 1;
+    out.box = (col_boxes ? 1 : nbc) * ir * ic;
+    out.unit = col_inner ? 1 : ic;
+  } else {
+    out.shift = lic;
+    out.mask = ic - 1;
+    out.box = (col_boxes ? nbr : 1) * ir * ic;
+    out.unit = col_inner ? ir : 1;
+  }
+  return true;
+}
+
+uint64_t dconst_bits(int i) {
+  auto d = [](double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  };
+  if (i >= kDExpC && i < kDExpC + 13) {  // 1/12! .. 1/0! (factorials are exact doubles)
+    double f = 1;
+    for (int k = 2; k <= 12 - (i - kDExpC); ++k) f *= k;
+    return d(1.0 / f);
+  }
+  if (i >= kDLogC && i < kDLogC + 9) return d(1.0 / double(17 - 2 * (i - kDLogC)));  // 1/17 .. 1/1
+  switch (i) {
+    case kDOne: return d(1.0);
+    case kDExpHi: return d(200.0);
+    case kDExpLo: return d(-200.0);
+    case kDLog2e: return d(1.4426950408889634);
+    case kDLn2Hi: return 0x3fe62e42fee00000ull;  // fdlibm ln2_hi (32 trailing zero bits)
+    case kDLn2Lo: return 0x3dea39ef35793c76ull;  // ln2 - ln2_hi
+    case kI64Bias: return 1023;
+    case kDMantMask: return 0x000fffffffffffffull;
+    case kDExpOne: return 0x3ff0000000000000ull;
+    case kDMagic: return 0x4330000000000000ull;
+    case kDMagicBias: return d(4503599627370496.0 + 1023.0);
+    case kDSqrt2: return d(1.4142135623730951);
+    case kDHalf: return d(0.5);
+    default: return 0;
+  }
 }
 
 }  // namespace ptoas::cg

@@ -39,4 +39,32 @@ uint32_t pad_bits(const Type& t);
 bool loop_order(const Module& m, ValueId dst, const ValueId* srcs, unsigned n, bool& cols_outer,
                 int32_t& cap_r, int32_t& cap_c);
 
+// A tile's element offset is a row part plus a column part (every layout,
+// ND, DN and the boxed ones): offset(r, c) = R(r) + C(c) bytes, where each
+// part is es * ((i >> shift) * box + (i & mask) * unit). Unboxed axes have
+// shift 63 and mask -1 (no box term). False for shapes the form cannot
+// describe (dynamic, non-power-of-two inner boxes or element sizes).
+struct AxisMap {
+  int shift = 63;
+  int64_t mask = -1;
+  int64_t box = 0, unit = 1;
+  int les = 0;  // log2 of the element size
+  int64_t at(int64_t i) const { return (((shift < 63 ? i >> shift : 0) * box) + (i & mask) * unit) << les; }
+};
+bool axis_map(const Type& t, bool rows, AxisMap& out);
+
+// The double-precision constants of exp / log (evaluated in double, then
+// rounded to f32 once: docs/x86_backend.md), as bits; each backend keeps
+// them where its loads reach (x86: 64-byte splats in rodata; sve: a block
+// on the stack).
+enum DConst : int {
+  kDOne, kDExpHi, kDExpLo, kDLog2e, kDLn2Hi, kDLn2Lo,
+  kDExpC,                  // 13 Taylor coefficients 1/12! .. 1/0!
+  kI64Bias = kDExpC + 13,  // int64 1023
+  kDMantMask, kDExpOne, kDMagic, kDMagicBias, kDSqrt2, kDHalf,
+  kDLogC,                  // 9 coefficients 1/17, 1/15, .., 1/3, 1
+  kDConstCount = kDLogC + 9,
+};
+uint64_t dconst_bits(int i);
+
 }  // namespace ptoas::cg

@@ -17,8 +17,9 @@ bool compile_function(const Module& m, InstId fn, FuncCode& out, Diag& diag);
 bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_pos, std::vector<uint8_t>& out,
                   std::string& err);
 
-// LLVM's text of each instruction in `code` (`base`: the address of
-// code[0], for branch targets); a word that is no instruction is `.inst`.
+// LLVM's text of each instruction in `code` with its offset in `code`
+// (`base`: the address of code[0], for branch targets); a word that is no
+// instruction is `.inst`.
 struct DecodedInst {
   uint64_t offset;
   std::string text;

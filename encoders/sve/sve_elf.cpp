@@ -64,7 +64,7 @@ std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base) {
       std::snprintf(buf, sizeof buf, ".inst\t0x%08x", word_at(code + i));
       text = buf;
     }
-    out.push_back({base + i, text});
+    out.push_back({i, text});
   }
   return out;
 }

@@ -158,15 +158,39 @@ class Gen {
   // order: x9 = rows, x10 = cols; `bases` row pointers (x registers),
   // advanced by `strides` bytes per row; body(pg) with x11 the column
   // index and pg the lanes left.
+  // `per_row` runs after each row (before the bases advance), `before_row`
+  // at the start of each.
   void row_loop(const std::vector<R>& bases, const std::vector<int64_t>& strides,
-                const std::function<void(R pg)>& body, const std::function<void()>& per_row = nullptr);
+                const std::function<void(R pg)>& body, const std::function<void()>& per_row = nullptr,
+                const std::function<void()>& before_row = nullptr);
   TileGeo geo(ValueId t) const { return tile_geo(ty(t)); }
-  void bin(Bin k, DType d, R pg, R a, R b);  // a = a op b in d's lane class
+  void bin(Bin k, DType d, R pg, R a, R b);
+  void round_lane(DType d, R z, R pg);  // f32 lanes rounded to f16 / bf16 and back  // a = a op b in d's lane class
   void elementwise(const Inst& in);
   void row_expand(const Inst& in);
   void col_expand(const Inst& in);
   void row_reduce(const Inst& in);
   void tcvt(const Inst& in);
+  // Any-layout addressing (sve_layout.cpp): byte offset parts of a row or
+  // column index as a scalar or as a vector of consecutive indices.
+  bool axis(const Inst& in, const ptoas::Type& t, bool rows, AxisMap& m);
+  void axis_scalar(R dst, const AxisMap& m, R idx);
+  void axis_vec(R dst, const AxisMap& m, R first);
+  unsigned reg_number(R x) const {
+    for (unsigned i = 0; i < 31; ++i)
+      if (x_[i] == x.id) return i;
+    return 31;
+  }
+  void tmov(const Inst& in);
+  void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
+  void matmul(const Inst& in);
+  // exp / log / rsqrt in double (sve_math.cpp).
+  void math_begin();  // the constants block at x8 (on the stack), p6 all .d lanes
+  void math_end();
+  void dconst(R z, int i);
+  void exp_pd(R x);
+  void log_pd(R x);
+  void math(Op o, R pg);  // z0 = o(z0)
   bool valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, bool& cols_outer);
 };
 

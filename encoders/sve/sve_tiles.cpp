@@ -31,11 +31,13 @@ void Gen::tile_op(const Inst& in) {
     }
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);
     case Op::TCvt: return tcvt(in);
+    case Op::TMov: return tmov(in);
+    case Op::TMatmul: case Op::TMatmulAcc: case Op::TMatmulBias: return matmul(in);
     case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
-    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
+    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin: case Op::TRowExpandExpDif:
       return row_expand(in);
     case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
-    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin:
+    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin: case Op::TColExpandExpDif:
       return col_expand(in);
     default: break;
   }
@@ -116,6 +118,17 @@ void Gen::st_e(DType d, R z, R pg, R base, R idx) {
   }
 }
 
+// f32 lanes rounded to f16 / bf16 and back (else nothing).
+void Gen::round_lane(DType d, R z, R pg) {
+  if (d == DType::F16) {
+    I("FCVT_ZPmZ_StoH", {z, z, pg, z});
+    I("FCVT_ZPmZ_HtoS", {z, z, pg, z});
+  } else if (d == DType::BF16) {
+    bf16_round(*this, z, pg);
+    I("LSL_ZZI_S", {z, Z(29), 16});
+  }
+}
+
 // The constants the loops keep in registers (z24-z26, p7).
 static void loop_constants(Gen& g) {
   g.I("PTRUE_S", {g.P(7), 31});
@@ -139,13 +152,15 @@ void Gen::bcast_e(DType d, R z, R base) {
 }
 
 void Gen::row_loop(const std::vector<R>& bases, const std::vector<int64_t>& strides,
-                   const std::function<void(R pg)>& body, const std::function<void()>& per_row) {
+                   const std::function<void(R pg)>& body, const std::function<void()>& per_row,
+                   const std::function<void()>& before_row) {
   int done = new_label(), row = new_label(), col = new_label();
   I("SUBSXri", {xzr(), X(9), 0, 0});
   bcc(LE, done);
   I("SUBSXri", {xzr(), X(10), 0, 0});
   bcc(LE, done);
   bind(row);
+  if (before_row) before_row();
   mov(X(11), xzr());
   I("WHILELO_PXX_S", {P(0), X(11), X(10)});
   bind(col);
@@ -174,6 +189,7 @@ void Gen::row_loop(const std::vector<R>& bases, const std::vector<int64_t>& stri
 // other pairing element by element. A load first fills the whole tile with
 // the pad value. Copies move bits (no conversion).
 void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
+  if (ty(t).kind == TypeKind::TileBuf && ty(t).slayout != SLayout::NoneBox) return tcopy_boxed(in, t, v, load);
   if (!tile_type_ok(in, t)) return;
   const ptoas::Type& tt = ty(t);
   const ptoas::Type& vt = ty(v);
@@ -327,6 +343,13 @@ void Gen::bin(Bin k, DType d, R pg, R a, R b) {
     // Counts >= 32 give 0 (or the sign bits), as on x86.
     case Bin::Shl: I("LSL_ZPmZ_S", {a, pg, a, b}); break;
     case Bin::Shr: I(dtype_is_unsigned(d) ? "LSR_ZPmZ_S" : "ASR_ZPmZ_S", {a, pg, a, b}); break;
+    case Bin::ExpDif:  // exp(a - b), a - b rounded to the element type first (math_begin first)
+      nan_first("FSUB_ZZZ_S", false);
+      round_lane(d, a, pg);
+      if (a.id != Z(0).id) I("ORR_ZZZ", {Z(0), a, a});
+      math(Op::TExp, pg);
+      if (a.id != Z(0).id) I("ORR_ZZZ", {a, Z(0), Z(0)});
+      break;
     default: break;
   }
 }
@@ -369,7 +392,8 @@ void Gen::elementwise(const Inst& in) {
     case Op::TExpandS: case Op::TNeg: case Op::TRelu: case Op::TAbs:
       have = lanes_ok;
       break;
-    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip:
+    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip: case Op::TExp: case Op::TLog:
+    case Op::TRsqrt:
       have = fl;
       break;
     case Op::TAnd: case Op::TOr: case Op::TXor: case Op::TShl: case Op::TShr: case Op::TNot:
@@ -417,6 +441,8 @@ void Gen::elementwise(const Inst& in) {
   }
   Bin bk = Bin::Add;
   bool binary = bin_of(o, bk);
+  bool transcendental = o == Op::TExp || o == Op::TLog || o == Op::TRsqrt;
+  if (transcendental) math_begin();
   row_loop(bases, strides, [&](R pg) {
     if (tiles.size() >= 1) ld_e(d, Z(0), pg, X(1), X(11));
     if (tiles.size() >= 2) ld_e(d, Z(1), pg, X(2), X(11));
@@ -462,6 +488,7 @@ void Gen::elementwise(const Inst& in) {
           }
           break;
         case Op::TSqrt: I("FSQRT_ZPmZ_S", {Z(0), Z(0), pg, Z(0)}); break;
+        case Op::TExp: case Op::TLog: case Op::TRsqrt: math(o, pg); break;
         case Op::TRecip:
           I("FDUP_ZI_S", {Z(1), 112});  // 1.0
           I("FDIVR_ZPmZ_S", {Z(0), pg, Z(0), Z(1)});
@@ -471,6 +498,7 @@ void Gen::elementwise(const Inst& in) {
     }
     st_e(d, Z(0), pg, X(0), X(11));
   });
+  if (transcendental) math_end();
 }
 
 // ---- expands -------------------------------------------------------------------------
@@ -485,7 +513,7 @@ void Gen::row_expand(const Inst& in) {
   DType d = ty(dst).elem;
   Bin bk = Bin::Add;
   if (!plain) bin_of(in.op, bk);
-  if (!dtype_is_float(d) && bk == Bin::Div) return fail(in);
+  if (!dtype_is_float(d) && (bk == Bin::Div || bk == Bin::ExpDif)) return fail(in);
   ValueId a = plain ? kNone : op(in, 0), s = op(in, plain ? 0 : 1);
   if (!tile_type_ok(in, s) || ty(s).elem != d || (a != kNone && (!tile_type_ok(in, a) || ty(a).elem != d)))
     return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
@@ -524,6 +552,7 @@ void Gen::row_expand(const Inst& in) {
   strides.push_back(geo(s).rs);
   // The first row's scalar before the loop, each next one after a row.
   load_scalar();
+  if (bk == Bin::ExpDif) math_begin();
   row_loop(bases, strides, [&](R pg) {
     if (a != kNone) {
       ld_e(d, Z(0), pg, X(1), X(11));
@@ -538,6 +567,7 @@ void Gen::row_expand(const Inst& in) {
     I(ldn, {W(16), X(16), 0});
     bcast_e(d, Z(kScalar), X(16));
   });
+  if (bk == Bin::ExpDif) math_end();
 }
 
 // dst[r, c] = op(src0[r, c], src1[0, c]) (tcolexpand: src[0, c]).
@@ -549,7 +579,7 @@ void Gen::col_expand(const Inst& in) {
   DType d = ty(dst).elem;
   Bin bk = Bin::Add;
   if (!plain) bin_of(in.op, bk);
-  if (!dtype_is_float(d) && bk == Bin::Div) return fail(in);
+  if (!dtype_is_float(d) && (bk == Bin::Div || bk == Bin::ExpDif)) return fail(in);
   ValueId a = plain ? kNone : op(in, 0), s = op(in, plain ? 0 : 1);
   if (!tile_type_ok(in, s) || ty(s).elem != d || (a != kNone && (!tile_type_ok(in, a) || ty(a).elem != d)))
     return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
@@ -578,6 +608,7 @@ void Gen::col_expand(const Inst& in) {
     bases.push_back(X(1));
     strides.push_back(geo(a).rs);
   }
+  if (bk == Bin::ExpDif) math_begin();
   row_loop(bases, strides, [&](R pg) {
     ld_e(d, Z(1), pg, X(2), X(11));
     if (a != kNone) {
@@ -588,6 +619,7 @@ void Gen::col_expand(const Inst& in) {
     }
     st_e(d, Z(0), pg, X(0), X(11));
   });
+  if (bk == Bin::ExpDif) math_end();
 }
 
 // ---- row reductions --------------------------------------------------------------------

@@ -775,28 +775,7 @@ std::vector<uint8_t> rodata() {
   auto splat = [&](int off, auto v) {
     for (size_t k = 0; k < 64 / sizeof v; ++k) std::memcpy(r.data() + off + sizeof v * k, &v, sizeof v);
   };
-  auto put4 = [&](int idx, uint64_t bits) { splat(dconst(idx), bits); };
-  auto putd = [&](int idx, double v) { splat(dconst(idx), v); };
-  putd(kDOne, 1.0);
-  putd(kDExpHi, 200.0);
-  putd(kDExpLo, -200.0);
-  putd(kDLog2e, 1.4426950408889634);
-  put4(kDLn2Hi, 0x3fe62e42fee00000ull);  // fdlibm ln2_hi (32 trailing zero bits)
-  put4(kDLn2Lo, 0x3dea39ef35793c76ull);  // ln2 - ln2_hi
-  double f = 1;
-  for (int k = 1; k <= 12; ++k) f *= k;
-  for (int k = 12; k >= 0; --k) {  // 1/12! .. 1/0!
-    putd(kDExpC + (12 - k), 1.0 / f);
-    if (k) f /= k;
-  }
-  put4(kI64Bias, 1023);
-  put4(kDMantMask, 0x000fffffffffffffull);
-  put4(kDExpOne, 0x3ff0000000000000ull);
-  put4(kDMagic, 0x4330000000000000ull);
-  putd(kDMagicBias, 4503599627370496.0 + 1023.0);
-  putd(kDSqrt2, 1.4142135623730951);
-  putd(kDHalf, 0.5);
-  for (int k = 0; k < 9; ++k) putd(kDLogC + k, 1.0 / double(17 - 2 * k));  // 1/17 .. 1/1
+  for (int i = 0; i < kDConstCount; ++i) splat(dconst(i), dconst_bits(i));
   auto putf = [&](int idx, uint32_t bits) { splat(fconst(idx), bits); };
   auto putff = [&](int idx, float v) { splat(fconst(idx), v); };
   putff(kFExpMax, 89.0f);    // exp(89) overflows: +Inf

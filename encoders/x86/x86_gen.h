@@ -54,15 +54,7 @@ inline constexpr int kBf16Quiet = 96;  // 0x00400000 (the f32 quiet bit)
 inline constexpr int kIota = 128;      // int32 0..15
 inline constexpr int kBitSel = 192;    // int32 1, 2, 4, .., 128 (avx2 mask bits to lanes)
 // Vectors of 8 doubles / int64 (64 bytes: a zmm memory operand; avx2 reads
-// the first 32).
-enum DConst : int {
-  kDOne, kDExpHi, kDExpLo, kDLog2e, kDLn2Hi, kDLn2Lo,
-  kDExpC,                  // 13 Taylor coefficients 1/12! .. 1/0!
-  kI64Bias = kDExpC + 13,  // int64 1023
-  kDMantMask, kDExpOne, kDMagic, kDMagicBias, kDSqrt2, kDHalf,
-  kDLogC,                  // 9 coefficients 1/17, 1/15, .., 1/3, 1
-  kDConstCount = kDLogC + 9,
-};
+// the first 32): the DConst values of lower.h.
 inline constexpr int kDConstBase = 256;
 inline constexpr int dconst(int i) { return kDConstBase + 64 * i; }
 // Vectors of 16 floats / int32 (64 bytes): the f32 exp of -O2 (x86_math.cpp).

@@ -289,7 +289,7 @@ expect_rc 0 "--syntax-only on a good file" || true
 
 # ---- not implemented yet ------------------------------------------------------------------
 
-run --emit=asm --target=sve good.pto
+run --emit=asm --target=amdgpu good.pto
 expect_rc 1 "--emit=asm" || true
 expect_out err.txt "not implemented yet" "--emit=asm message"
 run good.pto

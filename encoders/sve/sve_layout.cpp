@@ -1,0 +1,323 @@
+// AArch64 SVE ops that address tiles of any layout (ND, DN, boxed) through
+// the row-part + column-part offset form of lower.h (AxisMap): tmov between
+// layouts, tload / tstore of boxed tiles, and tmatmul. Column offsets are
+// vectors (gathers / scatters), row offsets scalars.
+#include <algorithm>
+
+#include "sve_gen.h"
+#include "tile_layout.h"
+
+namespace ptoas::cg::sve::gen {
+
+namespace {
+const char* gather_name(unsigned es) {
+  return es == 4 ? "GLD1W_UXTW_REAL" : es == 2 ? "GLD1H_S_UXTW_REAL" : "GLD1B_S_UXTW_REAL";
+}
+const char* scatter_name(unsigned es) { return es == 4 ? "SST1W_UXTW" : es == 2 ? "SST1H_S_UXTW" : "SST1B_S_UXTW"; }
+int log2_of(int64_t v) {
+  int l = 0;
+  while ((int64_t(1) << l) < v) ++l;
+  return l;
+}
+}  // namespace
+
+bool Gen::axis(const Inst& in, const ptoas::Type& t, bool rows, AxisMap& m) {
+  if (axis_map(t, rows, m)) return true;
+  fail(in, "op " + std::string(op_name(in.op)) + " on a tile of dynamic shape or a non-power-of-two box");
+  return false;
+}
+
+// x<dst> = the byte offset part of index x<idx> (x16, x17 scratch).
+void Gen::axis_scalar(R dst, const AxisMap& m, R idx) {
+  if (m.shift < 63) {
+    I("UBFMXri", {dst, idx, m.shift, 63});  // idx >> shift
+    mov_imm(X(17), uint64_t(m.box));
+    I("MADDXrrr", {dst, dst, X(17), xzr()});
+    I("UBFMXri", {X(16), idx, 0, std::max(0, log2_of(m.mask + 1) - 1)});  // idx & mask
+    if (m.mask == 0) mov(X(16), xzr());
+    mov_imm(X(17), uint64_t(m.unit));
+    I("MADDXrrr", {dst, X(16), X(17), dst});
+  } else {
+    mov_imm(X(17), uint64_t(m.unit));
+    I("MADDXrrr", {dst, idx, X(17), xzr()});
+  }
+  if (m.les) I("UBFMXri", {dst, dst, 64 - m.les, 63 - m.les});
+}
+
+// z<dst> = byte offset parts of indices x<first>, x<first> + 1, ... in
+// 32-bit lanes (z3, z5, x16 scratch; p7 all lanes).
+void Gen::axis_vec(R dst, const AxisMap& m, R first) {
+  I("INDEX_RI_S", {dst, W(int(reg_number(first))), 1});
+  auto splat = [&](R z, int64_t v) {
+    mov_imm(X(16), uint64_t(v));
+    I("DUP_ZR_S", {z, W(16)});
+  };
+  if (m.shift < 63) {
+    if (m.shift > 0) I("LSR_ZZI_S", {Z(3), dst, m.shift});
+    else I("ORR_ZZZ", {Z(3), dst, dst});
+    splat(Z(5), m.box);
+    I("MUL_ZPmZ_S", {Z(3), P(7), Z(3), Z(5)});
+    splat(Z(5), m.mask);
+    I("AND_ZZZ", {dst, dst, Z(5)});
+    splat(Z(5), m.unit);
+    I("MUL_ZPmZ_S", {dst, P(7), dst, Z(5)});
+    I("ADD_ZZZ_S", {dst, dst, Z(3)});
+  } else if (m.unit != 1) {
+    splat(Z(5), m.unit);
+    I("MUL_ZPmZ_S", {dst, P(7), dst, Z(5)});
+  }
+  if (m.les) I("LSL_ZZI_S", {dst, dst, m.les});
+}
+
+// tmov between tiles of one element type (any layouts): dst[r, c] =
+// src[r, c] over dst's valid region (capped by both shapes).
+void Gen::tmov(const Inst& in) {
+  if (in.n_ins != 1 || in.n_outs != 1) return fail(in, "pto.tmov with a quantization operand");
+  if (m_.attr_word(in, "reluPreMode") == "normal_relu" || m_.find_attr(in, "relu"))
+    return fail(in, "pto.tmov with relu");
+  ValueId s = op(in, 0), d = op(in, 1);
+  if (ty(s).kind != TypeKind::TileBuf || ty(d).kind != TypeKind::TileBuf) return fail(in);
+  const ptoas::Type& st = ty(s);
+  const ptoas::Type& dt = ty(d);
+  unsigned es = dtype_bytes(dt.elem);
+  if (st.elem != dt.elem)
+    return fail(in, "pto.tmov that converts " + std::string(dtype_name(st.elem)) + " to " +
+                        std::string(dtype_name(dt.elem)));
+  if (es != 1 && es != 2 && es != 4) return fail(in);
+  if (s == d) return;
+  AxisMap sr, sc, dr, dc;
+  if (!axis(in, st, true, sr) || !axis(in, st, false, sc) || !axis(in, dt, true, dr) || !axis(in, dt, false, dc))
+    return;
+  I("PTRUE_S", {P(7), 31});
+  ldx(X(9), d, 1);
+  ldx(X(10), d, 2);
+  for (auto [x, capv] : {std::pair{X(9), std::min(st.rows, dt.rows)}, std::pair{X(10), std::min(st.cols, dt.cols)}}) {
+    mov_imm(X(16), uint64_t(capv));
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  }
+  tile_ptr(X(0), s);
+  tile_ptr(X(1), d);
+  mov(X(12), xzr());  // the row
+  row_loop({}, {}, [&](R pg) {
+    axis_vec(Z(1), sc, X(11));
+    axis_vec(Z(2), dc, X(11));
+    I(gather_name(es), {Z(0), pg, X(2), Z(1)});
+    I(scatter_name(es), {Z(0), pg, X(3), Z(2)});
+  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+    axis_scalar(X(2), sr, X(12));
+    I("ADDXrs", {X(2), X(2), X(0), 0});
+    axis_scalar(X(3), dr, X(12));
+    I("ADDXrs", {X(3), X(3), X(1), 0});
+  });
+}
+
+// tload / tstore of a boxed tile: the whole storage zeroed first (a load),
+// then per row of the overlap of the valid region and the view: view
+// columns contiguous (stride 1) as vectors, scattered into / gathered from
+// the tile; any other view stride element by element.
+void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
+  const ptoas::Type& tt = ty(t);
+  const ptoas::Type& vt = ty(v);
+  unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  unsigned es = dtype_bytes(tt.elem);
+  if (vt.kind == TypeKind::Ptr || rank != 2 || dtype_bytes(vt.elem) != es || vt.elem != tt.elem ||
+      (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0)
+    return fail(in, std::string(load ? "pto.tload into" : "pto.tstore from") +
+                        " a boxed tile with this view or element type");
+  AxisMap tr, tc;
+  if (!axis(in, tt, true, tr) || !axis(in, tt, false, tc)) return;
+  DType bits = es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
+  I("PTRUE_S", {P(7), 31});
+  if (load) {
+    if (tt.pad != 0 && tt.pad != 1) return fail(in, "pto.tload into a boxed tile with a pad value");
+    int fill = new_label();
+    tile_ptr(X(0), t);
+    I("DUP_ZI_S", {Z(0), 0, 0});
+    mov_imm(X(10), tile_storage_bytes(tt) / 4);  // whole boxes: a multiple of 4 bytes
+    mov(X(11), xzr());
+    I("WHILELO_PXX_S", {P(0), X(11), X(10)});
+    bind(fill);
+    I("ST1W", {Z(0), P(0), X(0), X(11)});
+    I("INCW_XPiI", {X(11), X(11), 31, 1});
+    I("WHILELO_PXX_S", {P(0), X(11), X(10)});
+    bcc(MI, fill);
+  }
+  ldx(X(9), t, 1);
+  ldx(X(10), t, 2);
+  auto cap_imm = [&](R x, int64_t capv) {
+    mov_imm(X(16), uint64_t(capv));
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  };
+  auto cap_slot = [&](R x, unsigned k) {
+    ldx(X(16), v, k);
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  };
+  cap_imm(X(9), tt.rows);
+  cap_imm(X(10), tt.cols);
+  cap_slot(X(9), 1);
+  cap_slot(X(10), 2);
+  ldx(X(4), v, 3);  // view strides, elements
+  ldx(X(5), v, 4);
+  ldx(X(6), v, 0);  // view row pointer
+  tile_ptr(X(0), t);
+  int sh = es == 4 ? 2 : es == 2 ? 1 : 0;
+  if (sh) I("UBFMXri", {X(4), X(4), 64 - sh, 63 - sh});
+  mov(X(12), xzr());
+  int general = new_label(), done = new_label();
+  I("SUBSXri", {xzr(), X(5), 1, 0});
+  bcc(NE, general);
+  row_loop({X(6)}, {-5}, [&](R pg) {  // x4: the view's row stride in bytes
+    axis_vec(Z(1), tc, X(11));
+    if (load) {
+      ld_e(bits, Z(0), pg, X(6), X(11));
+      I(scatter_name(es), {Z(0), pg, X(2), Z(1)});
+    } else {
+      I(gather_name(es), {Z(0), pg, X(2), Z(1)});
+      st_e(bits, Z(0), pg, X(6), X(11));
+    }
+  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+    axis_scalar(X(2), tr, X(12));
+    I("ADDXrs", {X(2), X(2), X(0), 0});
+  });
+  b(done);
+  bind(general);
+  {  // element by element: x7 view element, x2 tile element
+    int row = new_label(), col = new_label(), end = new_label();
+    I("SUBSXri", {xzr(), X(9), 0, 0});
+    bcc(LE, end);
+    I("SUBSXri", {xzr(), X(10), 0, 0});
+    bcc(LE, end);
+    if (sh) I("UBFMXri", {X(5), X(5), 64 - sh, 63 - sh});
+    bind(row);
+    mov(X(7), X(6));
+    mov(X(11), xzr());
+    bind(col);
+    axis_scalar(X(2), tr, X(12));
+    axis_scalar(X(3), tc, X(11));
+    I("ADDXrs", {X(2), X(2), X(3), 0});
+    I("ADDXrs", {X(2), X(2), X(0), 0});
+    const char* ldn = es == 4 ? "LDRWui" : es == 2 ? "LDRHHui" : "LDRBBui";
+    const char* stn = es == 4 ? "STRWui" : es == 2 ? "STRHHui" : "STRBBui";
+    I(ldn, {W(3), load ? X(7) : X(2), 0});
+    I(stn, {W(3), load ? X(2) : X(7), 0});
+    I("ADDXrs", {X(7), X(7), X(5), 0});
+    I("ADDXri", {X(11), X(11), 1, 0});
+    I("SUBSXrs", {xzr(), X(11), X(10), 0});
+    bcc(LT, col);
+    I("ADDXrs", {X(6), X(6), X(4), 0});
+    I("ADDXri", {X(12), X(12), 1, 0});
+    I("SUBSXrs", {xzr(), X(12), X(9), 0});
+    bcc(LT, row);
+    bind(end);
+  }
+  bind(done);
+}
+
+// tmatmul / tmatmul.acc / tmatmul.bias: m = a.vrow, k = a.vcol, n = b.vcol,
+// capped by the shapes; f32 / f16 / bf16 -> f32 (fused multiply-add in
+// f32, k in order: within DESIGN §6's summation bound of the
+// interpreter's), i8 x i8 -> i32 wrapping (exact). cin + acc, or
+// acc + bias[0, j], after the k-sum. Per row of C, one vector of columns at
+// a time: a[i, k] broadcast, b[k, j..] gathered.
+void Gen::matmul(const Inst& in) {
+  bool acc_in = in.op == Op::TMatmulAcc, bias = in.op == Op::TMatmulBias;
+  unsigned ia = acc_in ? 1 : 0;
+  if (in.n_outs != 1 || in.n_ins != (acc_in || bias ? 3u : 2u)) return fail(in);
+  ValueId a = op(in, ia), bm = op(in, ia + 1), c = op(in, in.n_ins);
+  ValueId cin = acc_in ? op(in, 0) : kNone, bt = bias ? op(in, 2) : kNone;
+  for (ValueId v : {a, bm, c, cin, bt})
+    if (v != kNone && ty(v).kind != TypeKind::TileBuf) return fail(in);
+  DType ae = ty(a).elem, ce = ty(c).elem;
+  bool f32 = ce == DType::F32 && (ae == DType::F32 || ae == DType::BF16 || ae == DType::F16) && ty(bm).elem == ae;
+  bool i32 = ce == DType::I32 && ae == DType::I8 && ty(bm).elem == ae;
+  if (!f32 && !i32) return fail(in, "pto.tmatmul with these element types");
+  if ((acc_in && ty(cin).elem != ce) || (bias && ty(bt).elem != ce)) return fail(in);
+  if (c == a || c == bm) return fail(in, "pto.tmatmul whose result is one of its operands");
+  const ptoas::Type &at = ty(a), &btt = ty(bm), &ct = ty(c);
+  AxisMap ar, ac, br, bc, cr, cc, ir, icm, biasc;
+  if (!axis(in, at, true, ar) || !axis(in, at, false, ac) || !axis(in, btt, true, br) ||
+      !axis(in, btt, false, bc) || !axis(in, ct, true, cr) || !axis(in, ct, false, cc))
+    return;
+  if (acc_in && (!axis(in, ty(cin), true, ir) || !axis(in, ty(cin), false, icm))) return;
+  if (bias && !axis(in, ty(bt), false, biasc)) return;
+  unsigned aes = dtype_bytes(ae);
+  I("PTRUE_S", {P(7), 31});
+  auto cap = [&](R x, int64_t capv) {
+    mov_imm(X(16), uint64_t(capv));
+    I("SUBSXrs", {xzr(), x, X(16), 0});
+    I("CSELXr", {x, X(16), x, int(GT)});
+  };
+  ldx(X(9), a, 1);
+  cap(X(9), std::min(at.rows, ct.rows));
+  ldx(X(13), a, 2);
+  cap(X(13), std::min(at.cols, btt.rows));
+  ldx(X(10), bm, 2);
+  cap(X(10), std::min(btt.cols, ct.cols));
+  if (acc_in) {
+    cap(X(9), ty(cin).rows);
+    cap(X(10), ty(cin).cols);
+  }
+  if (bias) cap(X(10), ty(bt).cols);
+  tile_ptr(X(0), a);
+  tile_ptr(X(1), bm);
+  tile_ptr(X(2), c);
+  if (acc_in) tile_ptr(X(3), cin);
+  if (bias) tile_ptr(X(4), bt);
+  mov(X(12), xzr());  // the row i
+  auto widen = [&](R z, R pg) {
+    if (ae == DType::F16) I("FCVT_ZPmZ_HtoS", {z, z, pg, z});
+    else if (ae == DType::BF16) I("LSL_ZZI_S", {z, z, 16});
+    else if (ae == DType::I8) I("SXTB_ZPmZ_S", {z, z, pg, z});
+  };
+  row_loop({}, {}, [&](R pg) {
+    int kloop = new_label(), kdone = new_label();
+    I("DUP_ZI_S", {Z(0), 0, 0});
+    axis_vec(Z(4), bc, X(11));  // b's column offsets of this step
+    mov(X(14), xzr());         // k
+    I("SUBSXri", {xzr(), X(13), 0, 0});
+    bcc(LE, kdone);
+    bind(kloop);
+    axis_scalar(X(15), ac, X(14));
+    I("ADDXrs", {X(15), X(15), X(5), 0});  // a[i, k]
+    I(aes == 4 ? "LDRWui" : aes == 2 ? "LDRHHui" : "LDRBBui", {W(15), X(15), 0});
+    I("DUP_ZR_S", {Z(1), W(15)});
+    widen(Z(1), P(7));
+    axis_scalar(X(15), br, X(14));
+    I("ADDXrs", {X(15), X(15), X(1), 0});  // b[k, 0]
+    I(gather_name(aes), {Z(2), pg, X(15), Z(4)});
+    widen(Z(2), pg);
+    I(f32 ? "FMLA_ZPmZZ_S" : "MLA_ZPmZZ_S", {Z(0), pg, Z(0), Z(1), Z(2)});
+    I("ADDXri", {X(14), X(14), 1, 0});
+    I("SUBSXrs", {xzr(), X(14), X(13), 0});
+    bcc(LT, kloop);
+    bind(kdone);
+    if (acc_in) {  // cin[i, j] + acc
+      axis_vec(Z(4), icm, X(11));
+      I("GLD1W_UXTW_REAL", {Z(1), pg, X(7), Z(4)});
+      if (f32) I("FADD_ZZZ_S", {Z(0), Z(1), Z(0)});
+      else I("ADD_ZZZ_S", {Z(0), Z(1), Z(0)});
+    }
+    if (bias) {  // acc + bias[0, j]
+      axis_vec(Z(4), biasc, X(11));
+      I("GLD1W_UXTW_REAL", {Z(1), pg, X(4), Z(4)});
+      if (f32) I("FADD_ZZZ_S", {Z(0), Z(0), Z(1)});
+      else I("ADD_ZZZ_S", {Z(0), Z(0), Z(1)});
+    }
+    axis_vec(Z(4), cc, X(11));
+    I("SST1W_UXTW", {Z(0), pg, X(6), Z(4)});
+  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+    axis_scalar(X(5), ar, X(12));
+    I("ADDXrs", {X(5), X(5), X(0), 0});
+    axis_scalar(X(6), cr, X(12));
+    I("ADDXrs", {X(6), X(6), X(2), 0});
+    if (acc_in) {
+      axis_scalar(X(7), ir, X(12));
+      I("ADDXrs", {X(7), X(7), X(3), 0});
+    }
+  });
+}
+
+}  // namespace ptoas::cg::sve::gen
