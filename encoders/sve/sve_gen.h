@@ -53,6 +53,9 @@ struct O {
 enum Cond : int { EQ = 0, NE = 1, HS = 2, LO = 3, MI = 4, PL = 5, VS = 6, VC = 7,
                   HI = 8, LS = 9, GE = 10, LT = 11, GT = 12, LE = 13, AL = 14 };
 
+// Vector registers the tile loops keep constants in (sve_tiles.cpp).
+constexpr int kNegZero = 24, kBf16Bias = 25, kQuiet = 26, kScalar = 27;
+
 class Gen {
  public:
   Gen(const Mc& mc, const Module& m, InstId fn, const FramePlan& p, Diag& d);
@@ -153,7 +156,10 @@ class Gen {
   // widened to / narrowed from 32-bit lanes (f16/bf16 <-> f32).
   void ld_e(DType d, R z, R pg, R base, R idx);
   void st_e(DType d, R z, R pg, R base, R idx);
-  void bcast_e(DType d, R z, R base);  // one element at [base] to every lane (x16 scratch)
+  void bcast_e(DType d, R z, R base);    // the element at [base] in every lane (p7 all lanes)
+  void bcast_slot(DType d, R z, ValueId v);  // a scalar's value in every lane (x17 scratch)
+  void bf16_round(R z, R pg);            // f32 lanes -> rounded bf16 bits in z29's low halves
+  void loop_constants();                 // z24 -0.0, z25 bf16 bias, z26 quiet bit, p7 all lanes
   // One pass over r x c elements of tiles that all iterate in the same
   // order: x9 = rows, x10 = cols; `bases` row pointers (x registers),
   // advanced by `strides` bytes per row; body(pg) with x11 the column
@@ -167,9 +173,15 @@ class Gen {
   void bin(Bin k, DType d, R pg, R a, R b);
   void round_lane(DType d, R z, R pg);  // f32 lanes rounded to f16 / bf16 and back  // a = a op b in d's lane class
   void elementwise(const Inst& in);
+  void row_reduce(const Inst& in);
+  // sve_fused.cpp
+  void fbin(const char* name, R d, R a, R b, R pg);  // d = a op b, a NaN in a wins (quieted)
+  void relu0(R z, R pg);                           // z > 0 ? z : +0
+  void fused(const Inst& in);
   void row_expand(const Inst& in);
   void col_expand(const Inst& in);
-  void row_reduce(const Inst& in);
+  void col_reduce(const Inst& in);
+  void ttri(const Inst& in);
   void tcvt(const Inst& in);
   // Any-layout addressing (sve_layout.cpp): byte offset parts of a row or
   // column index as a scalar or as a vector of consecutive indices.

@@ -14,9 +14,6 @@
 
 namespace ptoas::cg::sve::gen {
 
-namespace {
-constexpr int kNegZero = 24, kBf16Bias = 25, kQuiet = 26, kScalar = 27;
-}
 
 void Gen::tile_op(const Inst& in) {
   switch (in.op) {
@@ -32,6 +29,12 @@ void Gen::tile_op(const Inst& in) {
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);
     case Op::TCvt: return tcvt(in);
     case Op::TMov: return tmov(in);
+    case Op::TTri: return ttri(in);
+    case Op::TColSum: case Op::TColMax: case Op::TColMin: case Op::TColProd: return col_reduce(in);
+    case Op::TAddC: case Op::TSubC: case Op::TAddSC: case Op::TSubSC: case Op::TMulAddDst:
+    case Op::TFusedMulAdd: case Op::TFusedMulAddRelu: case Op::TSubRelu: case Op::TLRelu:
+    case Op::TPrelu: case Op::TAxpy:
+      return fused(in);
     case Op::TMatmul: case Op::TMatmulAcc: case Op::TMatmulBias: return matmul(in);
     case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
     case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin: case Op::TRowExpandExpDif:
@@ -89,7 +92,8 @@ void Gen::ld_e(DType d, R z, R pg, R base, R idx) {
 // f32 lanes -> bf16 bits in the low halves, rounded to nearest even on the
 // bits (x + 0x7fff + bit 16), a NaN quieted with its top bits kept: the
 // interpreter's f32_to_bf16_bits. Result in z29.
-static void bf16_round(Gen& g, R z, R pg) {
+void Gen::bf16_round(R z, R pg) {
+  Gen& g = *this;
   (void)pg;
   g.I("LSL_ZZI_S", {g.Z(29), z, 15});
   g.I("LSR_ZZI_S", {g.Z(29), g.Z(29), 31});
@@ -109,7 +113,7 @@ void Gen::st_e(DType d, R z, R pg, R base, R idx) {
       I("ST1H_S", {Z(29), pg, base, idx});
       break;
     case DType::BF16:
-      bf16_round(*this, z, pg);
+      bf16_round(z, pg);
       I("ST1H_S", {Z(29), pg, base, idx});
       break;
     case DType::I16: case DType::U16: I("ST1H_S", {z, pg, base, idx}); break;
@@ -124,13 +128,14 @@ void Gen::round_lane(DType d, R z, R pg) {
     I("FCVT_ZPmZ_StoH", {z, z, pg, z});
     I("FCVT_ZPmZ_HtoS", {z, z, pg, z});
   } else if (d == DType::BF16) {
-    bf16_round(*this, z, pg);
+    bf16_round(z, pg);
     I("LSL_ZZI_S", {z, Z(29), 16});
   }
 }
 
 // The constants the loops keep in registers (z24-z26, p7).
-static void loop_constants(Gen& g) {
+void Gen::loop_constants() {
+  Gen& g = *this;
   g.I("PTRUE_S", {g.P(7), 31});
   g.mov_imm(g.X(16), 0x80000000u);
   g.I("DUP_ZR_S", {g.Z(kNegZero), g.W(16)});
@@ -140,15 +145,29 @@ static void loop_constants(Gen& g) {
   g.I("DUP_ZR_S", {g.Z(kQuiet), g.W(16)});
 }
 
-// A scalar slot's value as element type d in every 32-bit lane (f16 / bf16
-// scalars are bit patterns, widened like a loaded element).
+// The element of type d at [base] in every 32-bit lane, widened like a
+// loaded element (scalars: their slot's low bytes are the element).
 void Gen::bcast_e(DType d, R z, R base) {
-  (void)base;
-  I("DUP_ZR_S", {z, W(16)});
-  if (d == DType::F16) I("FCVT_ZPmZ_HtoS", {z, z, P(7), z});
-  else if (d == DType::BF16) I("LSL_ZZI_S", {z, z, 16});
-  else if (d == DType::I16) I("SXTH_ZPmZ_S", {z, z, P(7), z});
-  else if (d == DType::I8) I("SXTB_ZPmZ_S", {z, z, P(7), z});
+  switch (d) {
+    case DType::F16:
+      I("LD1RH_S_IMM", {z, P(7), base, 0});
+      I("FCVT_ZPmZ_HtoS", {z, z, P(7), z});
+      break;
+    case DType::BF16:
+      I("LD1RH_S_IMM", {z, P(7), base, 0});
+      I("LSL_ZZI_S", {z, z, 16});
+      break;
+    case DType::I16: I("LD1RSH_S_IMM", {z, P(7), base, 0}); break;
+    case DType::U16: I("LD1RH_S_IMM", {z, P(7), base, 0}); break;
+    case DType::I8: I("LD1RSB_S_IMM", {z, P(7), base, 0}); break;
+    case DType::U8: I("LD1RB_S_IMM", {z, P(7), base, 0}); break;
+    default: I("LD1RW_IMM", {z, P(7), base, 0}); break;
+  }
+}
+
+void Gen::bcast_slot(DType d, R z, ValueId v) {
+  add_imm(X(17), X(28), int64_t(sl(v)) * 8);
+  bcast_e(d, z, X(17));
 }
 
 void Gen::row_loop(const std::vector<R>& bases, const std::vector<int64_t>& strides,
@@ -427,11 +446,8 @@ void Gen::elementwise(const Inst& in) {
   if (tiles.size() != want_tiles || (info.sem == Sem::EltScalar && scal == kNone))
     return fail(in, "this operand form of " + std::string(info.name));
   bool cols_outer;
-  loop_constants(*this);
-  if (scal != kNone) {
-    ldx(X(16), scal);
-    bcast_e(d, Z(kScalar), X(16));
-  }
+  loop_constants();
+  if (scal != kNone) bcast_slot(d, Z(kScalar), scal);
   if (!valid_extent(in, dst, tiles, cols_outer)) return;
   std::vector<R> bases{X(0)};
   std::vector<int64_t> strides{cols_outer ? geo(dst).cs : geo(dst).rs};
@@ -501,127 +517,6 @@ void Gen::elementwise(const Inst& in) {
   if (transcendental) math_end();
 }
 
-// ---- expands -------------------------------------------------------------------------
-
-// dst[r, c] = op(src0[r, c], src1[r, 0]) (trowexpand: src[r, 0]); rows
-// outer, the row's scalar broadcast once per row.
-void Gen::row_expand(const Inst& in) {
-  if (in.n_outs != 1) return fail(in);
-  ValueId dst = op(in, in.n_ins);
-  bool plain = in.op == Op::TRowExpand;
-  if (!tile_type_ok(in, dst)) return;
-  DType d = ty(dst).elem;
-  Bin bk = Bin::Add;
-  if (!plain) bin_of(in.op, bk);
-  if (!dtype_is_float(d) && (bk == Bin::Div || bk == Bin::ExpDif)) return fail(in);
-  ValueId a = plain ? kNone : op(in, 0), s = op(in, plain ? 0 : 1);
-  if (!tile_type_ok(in, s) || ty(s).elem != d || (a != kNone && (!tile_type_ok(in, a) || ty(a).elem != d)))
-    return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  TileGeo gd = geo(dst);
-  if (!gd.rowvec || (a != kNone && !geo(a).rowvec))
-    return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
-  loop_constants(*this);
-  ldx(X(9), dst, 1);
-  ldx(X(10), dst, 2);
-  int32_t cap_r = std::min(ty(dst).rows, ty(s).rows), cap_c = ty(dst).cols;
-  if (a != kNone) {
-    cap_r = std::min(cap_r, ty(a).rows);
-    cap_c = std::min(cap_c, ty(a).cols);
-  }
-  for (auto [x, capv] : {std::pair{X(9), cap_r}, std::pair{X(10), cap_c}}) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  }
-  tile_ptr(X(0), dst);
-  tile_ptr(X(2), s);
-  if (a != kNone) tile_ptr(X(1), a);
-  unsigned es = dtype_bytes(d);
-  const char* ldn = es == 4 ? "LDRWui" : es == 2 ? "LDRHHui" : "LDRBBui";
-  auto load_scalar = [&] {
-    I(ldn, {W(16), X(2), 0});
-    bcast_e(d, Z(kScalar), X(16));
-  };
-  std::vector<R> bases{X(0)};
-  std::vector<int64_t> strides{gd.rs};
-  if (a != kNone) {
-    bases.push_back(X(1));
-    strides.push_back(geo(a).rs);
-  }
-  bases.push_back(X(2));
-  strides.push_back(geo(s).rs);
-  // The first row's scalar before the loop, each next one after a row.
-  load_scalar();
-  if (bk == Bin::ExpDif) math_begin();
-  row_loop(bases, strides, [&](R pg) {
-    if (a != kNone) {
-      ld_e(d, Z(0), pg, X(1), X(11));
-      I("ORR_ZZZ", {Z(1), Z(kScalar), Z(kScalar)});
-      bin(bk, d, pg, Z(0), Z(1));
-    } else {
-      I("ORR_ZZZ", {Z(0), Z(kScalar), Z(kScalar)});
-    }
-    st_e(d, Z(0), pg, X(0), X(11));
-  }, [&] {
-    add_imm(X(16), X(2), geo(s).rs);
-    I(ldn, {W(16), X(16), 0});
-    bcast_e(d, Z(kScalar), X(16));
-  });
-  if (bk == Bin::ExpDif) math_end();
-}
-
-// dst[r, c] = op(src0[r, c], src1[0, c]) (tcolexpand: src[0, c]).
-void Gen::col_expand(const Inst& in) {
-  if (in.n_outs != 1) return fail(in);
-  ValueId dst = op(in, in.n_ins);
-  bool plain = in.op == Op::TColExpand;
-  if (!tile_type_ok(in, dst)) return;
-  DType d = ty(dst).elem;
-  Bin bk = Bin::Add;
-  if (!plain) bin_of(in.op, bk);
-  if (!dtype_is_float(d) && (bk == Bin::Div || bk == Bin::ExpDif)) return fail(in);
-  ValueId a = plain ? kNone : op(in, 0), s = op(in, plain ? 0 : 1);
-  if (!tile_type_ok(in, s) || ty(s).elem != d || (a != kNone && (!tile_type_ok(in, a) || ty(a).elem != d)))
-    return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  TileGeo gd = geo(dst), gs = geo(s);
-  if (!gd.rowvec || !gs.colvec || (a != kNone && !geo(a).rowvec))
-    return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
-  loop_constants(*this);
-  ldx(X(9), dst, 1);
-  ldx(X(10), dst, 2);
-  int32_t cap_r = ty(dst).rows, cap_c = std::min(ty(dst).cols, ty(s).cols);
-  if (a != kNone) {
-    cap_r = std::min(cap_r, ty(a).rows);
-    cap_c = std::min(cap_c, ty(a).cols);
-  }
-  for (auto [x, capv] : {std::pair{X(9), cap_r}, std::pair{X(10), cap_c}}) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  }
-  tile_ptr(X(0), dst);
-  tile_ptr(X(2), s);
-  if (a != kNone) tile_ptr(X(1), a);
-  std::vector<R> bases{X(0)};
-  std::vector<int64_t> strides{gd.rs};
-  if (a != kNone) {
-    bases.push_back(X(1));
-    strides.push_back(geo(a).rs);
-  }
-  if (bk == Bin::ExpDif) math_begin();
-  row_loop(bases, strides, [&](R pg) {
-    ld_e(d, Z(1), pg, X(2), X(11));
-    if (a != kNone) {
-      ld_e(d, Z(0), pg, X(1), X(11));
-      bin(bk, d, pg, Z(0), Z(1));
-    } else {
-      I("ORR_ZZZ", {Z(0), Z(1), Z(1)});
-    }
-    st_e(d, Z(0), pg, X(0), X(11));
-  });
-  if (bk == Bin::ExpDif) math_end();
-}
-
 // ---- row reductions --------------------------------------------------------------------
 
 // dst[r, 0] = reduce(src[r, 0..vcol)) in the interpreter's order: lanes
@@ -644,7 +539,7 @@ void Gen::row_reduce(const Inst& in) {
   if (gs.rs > (1 << 24) || gs.cs > (1 << 24)) return fail(in);
   bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax, prod = in.op == Op::TRowProd;
   if (prod && d != DType::F32 && fl) return fail(in);  // per-step rounding to f16 / bf16: not yet
-  loop_constants(*this);
+  loop_constants();
   ldx(X(9), src, 1);
   ldx(X(10), src, 2);
   for (auto [x, capv] : {std::pair{X(9), std::min(ty(src).rows, ty(dst).rows)}, std::pair{X(10), ty(src).cols}}) {
@@ -733,7 +628,7 @@ void Gen::tcvt(const Inst& in) {
   bool floats = dtype_is_float(sd) && dtype_is_float(dd);
   if (!(floats && (sat.empty() || sat == "OFF" || sat == "off" || dd == DType::F32)) && sd != dd)
     return fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)));
-  loop_constants(*this);
+  loop_constants();
   bool cols_outer;
   std::vector<ValueId> tiles{src};
   if (!valid_extent(in, dst, tiles, cols_outer)) return;
