@@ -182,6 +182,17 @@ class Gen {
   void col_expand(const Inst& in);
   void col_reduce(const Inst& in);
   void ttri(const Inst& in);
+  // sve_select.cpp
+  void tcmp(const Inst& in);
+  void tsel(const Inst& in);
+  // sve_move.cpp
+  void cap_reg(R x, int64_t cap);  // x = min(x, cap), signed (x16 scratch)
+  void tile_copy(const Inst& in, ValueId src, ValueId dst, R srow, R scol, R drow, R dcol, bool transpose);
+  void tfillpad(const Inst& in);
+  void twindow(const Inst& in);
+  void ttrans(const Inst& in);
+  void tconcat(const Inst& in);
+  void treshape(const Inst& in);
   void tcvt(const Inst& in);
   // Any-layout addressing (sve_layout.cpp): byte offset parts of a row or
   // column index as a scalar or as a vector of consecutive indices.

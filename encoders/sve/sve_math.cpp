@@ -86,7 +86,7 @@ void Gen::log_pd(R x) {
   dconst(p, kDLogC);
   for (int i = 1; i < 9; ++i) {
     dconst(c, kDLogC + i);
-    I("FMAD_ZPmZZ_D", {p, pg, u, c});
+    I("FMAD_ZPmZZ_D", {p, pg, p, u, c});
   }
   I("FADD_ZZZ_D", {t, t, t});
   I("FMUL_ZZZ_D", {t, t, p});  // 2 s p

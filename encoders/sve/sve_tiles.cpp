@@ -30,6 +30,13 @@ void Gen::tile_op(const Inst& in) {
     case Op::TCvt: return tcvt(in);
     case Op::TMov: return tmov(in);
     case Op::TTri: return ttri(in);
+    case Op::TFillPad: case Op::TFillPadInplace: case Op::TFillPadExpand: return tfillpad(in);
+    case Op::TExtract: case Op::TInsert: return twindow(in);
+    case Op::TTrans: return ttrans(in);
+    case Op::TConcat: return tconcat(in);
+    case Op::TReshape: return treshape(in);
+    case Op::TCmp: case Op::TCmpS: return tcmp(in);
+    case Op::TSel: case Op::TSelS: return tsel(in);
     case Op::TColSum: case Op::TColMax: case Op::TColMin: case Op::TColProd: return col_reduce(in);
     case Op::TAddC: case Op::TSubC: case Op::TAddSC: case Op::TSubSC: case Op::TMulAddDst:
     case Op::TFusedMulAdd: case Op::TFusedMulAddRelu: case Op::TSubRelu: case Op::TLRelu:
@@ -612,31 +619,6 @@ void Gen::row_reduce(const Inst& in) {
   I("WHILELO_PXX_S", {P(0), X(11), X(9)});
   bcc(MI, grp);
   bind(done);
-}
-
-// ---- conversions --------------------------------------------------------------------
-
-// tcvt between float types (f32, f16, bf16: round to nearest even whatever
-// rmode, the interpreter's rule) and copies between equal types; other
-// pairings are refused for now.
-void Gen::tcvt(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
-  ValueId src = op(in, 0), dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
-  DType sd = ty(src).elem, dd = ty(dst).elem;
-  std::string_view sat = m_.attr_word(in, "sat_mode");
-  bool floats = dtype_is_float(sd) && dtype_is_float(dd);
-  if (!(floats && (sat.empty() || sat == "OFF" || sat == "off" || dd == DType::F32)) && sd != dd)
-    return fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)));
-  loop_constants();
-  bool cols_outer;
-  std::vector<ValueId> tiles{src};
-  if (!valid_extent(in, dst, tiles, cols_outer)) return;
-  row_loop({X(0), X(1)}, {cols_outer ? geo(dst).cs : geo(dst).rs, cols_outer ? geo(src).cs : geo(src).rs},
-           [&](R pg) {
-             ld_e(sd, Z(0), pg, X(1), X(11));
-             st_e(dd, Z(0), pg, X(0), X(11));
-           });
 }
 
 }  // namespace ptoas::cg::sve::gen

@@ -1,0 +1,315 @@
+// AArch64 SVE: copies and conversions between tiles — tfillpad, textract /
+// tinsert, ttrans, tconcat, treshape and tcvt — with the x86 backend's
+// semantics (x86_move.cpp). Copies move bits; tiles of any layout are
+// addressed through AxisMap gathers / scatters (sve_layout.cpp).
+#include <algorithm>
+#include <cstring>
+
+#include "sve_gen.h"
+#include "tile_layout.h"
+
+namespace ptoas::cg::sve::gen {
+
+namespace {
+const char* gather_of(unsigned es) {
+  return es == 4 ? "GLD1W_UXTW_REAL" : es == 2 ? "GLD1H_S_UXTW_REAL" : "GLD1B_S_UXTW_REAL";
+}
+const char* scatter_of(unsigned es) { return es == 4 ? "SST1W_UXTW" : es == 2 ? "SST1H_S_UXTW" : "SST1B_S_UXTW"; }
+}  // namespace
+
+void Gen::cap_reg(R x, int64_t capv) {
+  mov_imm(X(16), uint64_t(capv));
+  I("SUBSXrs", {xzr(), x, X(16), 0});
+  I("CSELXr", {x, X(16), x, int(GT)});
+}
+
+// A copy of x9 rows x x10 columns between two tiles of any layouts:
+// element (x12 + row offset, x11 + column offset) of each; the offsets are
+// registers (x13 / x14 for the source's row / column, x6 / x7 for the
+// destination's; xzr for none). `transpose`: the source is indexed
+// [column, row].
+void Gen::tile_copy(const Inst& in, ValueId src, ValueId dst, R srow, R scol, R drow, R dcol, bool transpose) {
+  const ptoas::Type& st = ty(src);
+  const ptoas::Type& dt = ty(dst);
+  unsigned es = dtype_bytes(dt.elem);
+  AxisMap sr, sc, dr, dc;
+  if (!axis(in, st, !transpose, sr) || !axis(in, st, transpose, sc) || !axis(in, dt, true, dr) ||
+      !axis(in, dt, false, dc))
+    return;
+  tile_ptr(X(0), src);
+  tile_ptr(X(1), dst);
+  mov(X(12), xzr());
+  row_loop({}, {}, [&](R pg) {
+    I("ADDXrs", {X(15), X(11), scol, 0});
+    axis_vec(Z(1), sc, X(15));
+    I("ADDXrs", {X(15), X(11), dcol, 0});
+    axis_vec(Z(2), dc, X(15));
+    I(gather_of(es), {Z(0), pg, X(2), Z(1)});
+    I(scatter_of(es), {Z(0), pg, X(3), Z(2)});
+  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+    I("ADDXrs", {X(15), X(12), srow, 0});
+    axis_scalar(X(2), sr, X(15));
+    I("ADDXrs", {X(2), X(2), X(0), 0});
+    I("ADDXrs", {X(15), X(12), drow, 0});
+    axis_scalar(X(3), dr, X(15));
+    I("ADDXrs", {X(3), X(3), X(1), 0});
+  });
+}
+
+// tfillpad / _inplace / _expand: every element of dst (its whole shape) =
+// src inside src's valid region (capped at dst's shape), dst's pad value
+// elsewhere; each lane reads (when inside) before it writes, so in place is
+// the same loop.
+void Gen::tfillpad(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
+  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
+  const ptoas::Type& dt = ty(dst);
+  unsigned es = dtype_bytes(dt.elem);
+  AxisMap sr, sc, dr, dc;
+  if (!axis(in, ty(src), true, sr) || !axis(in, ty(src), false, sc) || !axis(in, dt, true, dr) ||
+      !axis(in, dt, false, dc))
+    return;
+  I("PTRUE_S", {P(7), 31});
+  // x4 x x5: the valid part; x9 x x10: dst's whole shape.
+  ldx(X(4), src, 1);
+  ldx(X(5), src, 2);
+  cap_reg(X(4), dt.rows);
+  cap_reg(X(5), dt.cols);
+  mov_imm(X(9), uint64_t(dt.rows));
+  mov_imm(X(10), uint64_t(dt.cols));
+  mov_imm(X(16), pad_bits(dt));
+  I("DUP_ZR_S", {Z(6), W(16)});
+  tile_ptr(X(0), src);
+  tile_ptr(X(1), dst);
+  mov(X(12), xzr());
+  row_loop({}, {}, [&](R pg) {
+    axis_vec(Z(1), sc, X(11));
+    axis_vec(Z(2), dc, X(11));
+    // Lanes inside the valid part: column < x5, and this row < x4.
+    I("WHILELO_PXX_S", {P(1), X(11), X(5)});
+    I("AND_PPzPP", {P(1), pg, P(1), P(2)});
+    I("ORR_ZZZ", {Z(0), Z(6), Z(6)});
+    I(gather_of(es), {Z(3), P(1), X(2), Z(1)});
+    I("SEL_ZPZZ_S", {Z(0), P(1), Z(3), Z(0)});
+    I(scatter_of(es), {Z(0), pg, X(3), Z(2)});
+  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+    axis_scalar(X(2), sr, X(12));
+    I("ADDXrs", {X(2), X(2), X(0), 0});
+    axis_scalar(X(3), dr, X(12));
+    I("ADDXrs", {X(3), X(3), X(1), 0});
+    // p2: all lanes when this row is valid, none otherwise.
+    I("PTRUE_S", {P(2), 31});
+    int skip = new_label();
+    I("SUBSXrs", {xzr(), X(12), X(4), 0});
+    bcc(LO, skip);
+    I("PFALSE", {P(2)});
+    bind(skip);
+  });
+}
+
+// textract ins(s, row, col): d[i, j] = s[row + i, col + j] over d's valid
+// region; tinsert ins(s, row, col) outs(d): d[row + i, col + j] = s[i, j]
+// over s's valid region; capped at the window tile's shape minus the
+// offsets; a negative offset copies nothing (the interpreter's errors).
+void Gen::twindow(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 3) return fail(in);
+  bool ext = in.op == Op::TExtract;
+  ValueId src = op(in, 0), dst = op(in, in.n_ins), ro = op(in, 1), co = op(in, 2);
+  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
+  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
+  std::string_view relu = m_.attr_word(in, "reluPreMode");
+  if (!relu.empty() && relu != "no_relu") return fail(in, "op " + std::string(op_name(in.op)) + " with relu");
+  ValueId win = ext ? src : dst, region = ext ? dst : src;
+  I("PTRUE_S", {P(7), 31});
+  ldx(X(9), region, 1);
+  ldx(X(10), region, 2);
+  cap_reg(X(9), std::min(ty(src).rows, ty(dst).rows));
+  cap_reg(X(10), std::min(ty(src).cols, ty(dst).cols));
+  ldx(X(4), ro);
+  ldx(X(5), co);
+  // rows <= win.rows - ro, cols <= win.cols - co; negative offsets: none.
+  mov_imm(X(16), uint64_t(ty(win).rows));
+  I("SUBXrs", {X(16), X(16), X(4), 0});
+  I("SUBSXrs", {xzr(), X(9), X(16), 0});
+  I("CSELXr", {X(9), X(16), X(9), int(GT)});
+  mov_imm(X(16), uint64_t(ty(win).cols));
+  I("SUBXrs", {X(16), X(16), X(5), 0});
+  I("SUBSXrs", {xzr(), X(10), X(16), 0});
+  I("CSELXr", {X(10), X(16), X(10), int(GT)});
+  I("ORRXrs", {X(16), X(4), X(5), 0});
+  I("SUBSXri", {xzr(), X(16), 0, 0});
+  I("CSELXr", {X(9), xzr(), X(9), int(LT)});
+  if (ext) {
+    mov(X(13), X(4));
+    mov(X(14), X(5));
+    tile_copy(in, src, dst, X(13), X(14), xzr(), xzr(), false);
+  } else {
+    mov(X(6), X(4));
+    mov(X(7), X(5));
+    tile_copy(in, src, dst, xzr(), xzr(), X(6), X(7), false);
+  }
+}
+
+// ttrans ins(s, tmp?): d[c, r] = s[r, c] over s's valid region.
+void Gen::ttrans(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
+  if (ty(src).elem != ty(dst).elem) return fail(in, "pto.ttrans that converts");
+  if (src == dst) return fail(in, "pto.ttrans in place");
+  I("PTRUE_S", {P(7), 31});
+  ldx(X(9), src, 2);   // rows of d: s's valid columns
+  ldx(X(10), src, 1);  // columns of d: s's valid rows
+  cap_reg(X(9), std::min(ty(src).cols, ty(dst).rows));
+  cap_reg(X(10), std::min(ty(src).rows, ty(dst).cols));
+  tile_copy(in, src, dst, xzr(), xzr(), xzr(), xzr(), true);
+}
+
+// tconcat ins(s0, s1): each row r < d.vrow: s0's valid columns, then s1's
+// (capped at the tiles' shapes).
+void Gen::tconcat(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins != 2) return fail(in, "pto.tconcat with index tiles");
+  ValueId a = op(in, 0), b = op(in, 1), dst = op(in, in.n_ins);
+  for (ValueId v : {a, b, dst})
+    if (!tile_type_ok(in, v)) return;
+  if (ty(a).elem != ty(dst).elem || ty(b).elem != ty(dst).elem) return fail(in, "pto.tconcat that converts");
+  I("PTRUE_S", {P(7), 31});
+  for (int part = 0; part < 2; ++part) {
+    ValueId s = part ? b : a;
+    ldx(X(9), dst, 1);
+    cap_reg(X(9), std::min(ty(dst).rows, ty(s).rows));
+    ldx(X(10), s, 2);
+    cap_reg(X(10), ty(s).cols);
+    if (part) {  // after a's columns, within d's row
+      ldx(X(7), a, 2);
+      cap_reg(X(7), ty(a).cols);
+      mov_imm(X(16), uint64_t(ty(dst).cols));
+      I("SUBXrs", {X(16), X(16), X(7), 0});
+      I("SUBSXrs", {xzr(), X(10), X(16), 0});
+      I("CSELXr", {X(10), X(16), X(10), int(GT)});
+      tile_copy(in, s, dst, xzr(), xzr(), xzr(), X(7), false);
+    } else {
+      cap_reg(X(10), ty(dst).cols);
+      tile_copy(in, s, dst, xzr(), xzr(), xzr(), xzr(), false);
+    }
+  }
+}
+
+// treshape: no copy, dst takes src's storage (same location and byte size).
+void Gen::treshape(const Inst& in) {
+  if (in.n_ins < 1 || in.n_outs != 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (ty(src).kind != TypeKind::TileBuf || ty(dst).kind != TypeKind::TileBuf) return fail(in);
+  if (ty(src).loc != ty(dst).loc || tile_storage_bytes(ty(src)) != tile_storage_bytes(ty(dst)))
+    return fail(in, "pto.treshape between tiles of different locations or sizes");
+  ldx(X(0), src, 0);
+  stx(X(0), dst, 0);
+}
+
+// tcvt between lane types over the source's valid region (docs/semantics.md
+// §10): float -> float rounds to nearest even, integer -> integer wraps,
+// integer -> float rounds once, float -> integer rounds by rmode and keeps
+// the low bits of out-of-range values (NaN: 0; sat_mode clamps).
+void Gen::tcvt(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
+  ValueId src = op(in, 0), dst = op(in, in.n_ins);
+  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
+  DType sd = ty(src).elem, dd = ty(dst).elem;
+  auto refuse = [&](const std::string& why) {
+    fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + why);
+  };
+  std::string_view sat_w = m_.attr_word(in, "sat_mode");
+  if (sat_w.empty()) sat_w = m_.attr_word(in, "satMode");
+  bool sat = !sat_w.empty() && sat_w != "OFF" && sat_w != "off";
+  std::string_view rm = m_.attr_word(in, "rmode");
+  const char* rnd;
+  if (rm.empty() || rm == "RINT" || rm == "CAST_RINT") rnd = "FRINTN_ZPmZ_S";
+  else if (rm == "FLOOR" || rm == "CAST_FLOOR") rnd = "FRINTM_ZPmZ_S";
+  else if (rm == "CEIL" || rm == "CAST_CEIL") rnd = "FRINTP_ZPmZ_S";
+  else if (rm == "TRUNC" || rm == "CAST_TRUNC" || rm == "NONE" || rm == "CAST_NONE") rnd = "FRINTZ_ZPmZ_S";
+  else if (rm == "ROUND" || rm == "CAST_ROUND") rnd = "FRINTA_ZPmZ_S";
+  else return refuse(" with rmode " + std::string(rm));
+  bool sf = dtype_is_float(sd), df = dtype_is_float(dd);
+  if (sat && !(sf && !df && dtype_bytes(dd) < 4) && !(sf && dd == DType::I32)) return refuse(" with sat_mode on");
+  if (!sf && dd == DType::BF16 && dtype_bytes(sd) == 4) return refuse(" (i32 / u32 -> bf16 would round twice)");
+  loop_constants();
+  bool cols_outer;
+  std::vector<ValueId> tiles{src};
+  int32_t cap_r, cap_c;
+  if (!loop_order(m_, dst, tiles.data(), 1, cols_outer, cap_r, cap_c)) return refuse(" between these layouts");
+  ldx(X(9), src, cols_outer ? 2 : 1);
+  ldx(X(10), src, cols_outer ? 1 : 2);
+  cap_reg(X(9), cols_outer ? cap_c : cap_r);
+  cap_reg(X(10), cols_outer ? cap_r : cap_c);
+  tile_ptr(X(0), dst);
+  tile_ptr(X(1), src);
+  auto splat = [&](R z, uint32_t v) {
+    mov_imm(X(16), v);
+    I("DUP_ZR_S", {z, W(16)});
+  };
+  row_loop({X(0), X(1)}, {cols_outer ? geo(dst).cs : geo(dst).rs, cols_outer ? geo(src).cs : geo(src).rs},
+           [&](R pg) {
+    R x = Z(0), t = Z(1), e = Z(2), w = Z(4), sg = Z(5);
+    ld_e(sd, x, pg, X(1), X(11));
+    if (sf && !df) {
+      I("FCMUO_PPzZZ_S", {P(4), pg, x, x});  // a NaN gives 0
+      I(rnd, {t, t, pg, x});                  // integral, by rmode
+      if (sat) {  // clamp to the destination's range (exact bounds below 2^24)
+        int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
+        int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
+        float flo = float(lo), fhi = float(hi);
+        uint32_t blo, bhi;
+        std::memcpy(&blo, &flo, 4);
+        std::memcpy(&bhi, &fhi, 4);
+        splat(w, blo);
+        I("FCMGT_PPzZZ_S", {P(1), pg, w, t});
+        I("SEL_ZPZZ_S", {t, P(1), w, t});
+        if (dd != DType::I32) {
+          splat(w, bhi);
+          I("FCMGT_PPzZZ_S", {P(1), pg, t, w});
+          I("SEL_ZPZZ_S", {t, P(1), w, t});
+        }
+      }
+      // t integral: its int32 value, or for |t| >= 2^31 the low 32 bits of
+      // the value saturated to 64 bits (m << (e - 150), negated for a
+      // negative t; +2^64 and above: all ones).
+      I("FCVTZS_ZPmZ_StoS", {Z(6), Z(6), pg, t});
+      I("LSR_ZZI_S", {e, t, 23});
+      splat(w, 0xff);
+      I("AND_ZZZ", {e, e, w});
+      splat(w, 0x007fffffu);
+      I("AND_ZZZ", {w, w, t});
+      splat(Z(7), 0x00800000u);
+      I("ORR_ZZZ", {w, w, Z(7)});
+      splat(Z(7), 150);
+      I("SUB_ZZZ_S", {Z(7), e, Z(7)});
+      I("LSL_ZPmZ_S", {w, pg, w, Z(7)});
+      I("ASR_ZZI_S", {sg, t, 31});
+      I("EOR_ZZZ", {w, w, sg});
+      I("SUB_ZZZ_S", {w, w, sg});
+      splat(Z(7), 190);
+      I("CMPGT_PPzZZ_S", {P(1), pg, e, Z(7)});   // t >= 2^64 (or Inf)
+      I("CMPGE_PPzZI_S", {P(2), pg, sg, 0});     //   and positive
+      I("AND_PPzPP", {P(1), pg, P(1), P(2)});
+      I("DUP_ZI_S", {Z(7), -1, 0});
+      I("SEL_ZPZZ_S", {w, P(1), Z(7), w});
+      splat(Z(7), 157);
+      I("CMPGT_PPzZZ_S", {P(1), pg, e, Z(7)});   // |t| >= 2^31
+      if (sat && dd == DType::I32) {             // t >= 2^31: INT32_MAX
+        I("AND_PPzPP", {P(1), pg, P(1), P(2)});
+        splat(w, 0x7fffffffu);
+      }
+      I("SEL_ZPZZ_S", {x, P(1), w, Z(6)});
+      I("DUP_ZI_S", {Z(7), 0, 0});
+      I("SEL_ZPZZ_S", {x, P(4), Z(7), x});
+    } else if (!sf && df) {
+      I(sd == DType::U32 ? "UCVTF_ZPmZ_StoS" : "SCVTF_ZPmZ_StoS", {x, x, pg, x});
+    }
+    if (sd == DType::BF16 && df) I("FADD_ZZZ_S", {x, x, Z(kNegZero)});  // quiet a signalling NaN
+    st_e(dd, x, pg, X(0), X(11));
+  });
+}
+
+}  // namespace ptoas::cg::sve::gen
