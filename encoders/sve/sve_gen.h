@@ -214,6 +214,7 @@ class Gen {
   void exp_pd(R x);
   void log_pd(R x);
   void math(Op o, R pg);  // z0 = o(z0)
+  void pow_lanes(R pg);   // z0 = pow(z0, z1)
   bool valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, bool& cols_outer);
 };
 

@@ -141,3 +141,95 @@ void Gen::math(Op o, R pg) {
 }
 
 }  // namespace ptoas::cg::sve::gen
+
+namespace ptoas::cg::sve::gen {
+
+// pow(x, y) of f32 lanes z0 = x, z1 = y into z0, as the interpreter's
+// std::pow in double rounded to f32 (the x86 backend's method, pow_ps):
+// |x|^y = exp(y log|x|) in double, then the sign and C's special cases, in
+// this order: x < 0 with an odd integer y negates; x < 0 with a finite
+// non-integer y is x86's default NaN (what the interpreter gives there);
+// x = +-0 or +-Inf gives +-0 or +-Inf by the sign of y (x's sign for an
+// odd integer y); |x| = 1 with y = +-Inf gives 1; a NaN operand gives that
+// NaN quieted (x's first); y = +-0 or x = 1 gives 1. math_begin first.
+// Scratch: z2-z7, z16-z23, p1-p5.
+void Gen::pow_lanes(R pg) {
+  R x = Z(0), y = Z(1), r = Z(2), a = Z(16), b = Z(17), lo = Z(18);
+  auto splat = [&](R z, uint32_t v) {
+    mov_imm(X(16), v);
+    I("DUP_ZR_S", {z, W(16)});
+  };
+  I("FABS_ZPmZ_S", {r, r, P(7), x});
+  for (int half = 0; half < 2; ++half) {
+    I(half ? "UUNPKHI_ZZ_D" : "UUNPKLO_ZZ_D", {a, r});
+    I("FCVT_ZPmZ_StoD", {a, a, P(6), a});
+    I(half ? "UUNPKHI_ZZ_D" : "UUNPKLO_ZZ_D", {b, y});
+    I("FCVT_ZPmZ_StoD", {b, b, P(6), b});
+    log_pd(a);
+    I("FMUL_ZZZ_D", {a, a, b});
+    exp_pd(a);
+    I("FCVT_ZPmZ_DtoS", {a, a, P(6), a});
+    if (!half) I("ORR_ZZZ", {lo, a, a});
+  }
+  I("UZP1_ZZZ_S", {r, lo, a});
+  R t = Z(3), u = Z(4), w = Z(5);
+  R yint = P(1), yodd = P(2), xneg = P(3), m = P(4), n = P(5);
+  I("FRINTZ_ZPmZ_S", {t, t, pg, y});
+  I("FCMEQ_PPzZZ_S", {yint, pg, t, y});
+  I("FCVTZS_ZPmZ_StoS", {u, u, pg, y});
+  I("DUP_ZI_S", {w, 1, 0});
+  I("AND_ZZZ", {u, u, w});
+  I("CMPNE_PPzZI_S", {yodd, yint, u, 0});
+  I("FABS_ZPmZ_S", {t, t, pg, y});
+  splat(w, 0x4b800000u);  // 2^24: above it every integer is even
+  I("FCMGT_PPzZZ_S", {m, pg, w, t});
+  I("AND_PPzPP", {yodd, pg, yodd, m});
+  I("FCMLT_PPzZ0_S", {xneg, pg, x});
+  // x < 0 and y odd: negate.
+  I("AND_PPzPP", {m, pg, xneg, yodd});
+  I("FNEG_ZPmZ_S", {r, r, m, r});
+  // x < 0, y finite and not integral: the default NaN.
+  splat(w, 0x7f800000u);
+  I("FCMGT_PPzZZ_S", {m, pg, w, t});        // |y| < Inf (false for NaN)
+  I("BIC_PPzPP", {m, pg, m, yint});
+  I("AND_PPzPP", {m, pg, m, xneg});
+  splat(u, 0xffc00000u);
+  I("SEL_ZPZZ_S", {r, m, u, r});
+  // x = +-0 or +-Inf: Inf when (x == 0) != (y > 0), else 0; x's sign for
+  // an odd y.
+  I("FABS_ZPmZ_S", {t, t, pg, x});
+  I("FCMEQ_PPzZ0_S", {m, pg, t});
+  I("FCMGT_PPzZ0_S", {n, pg, y});
+  I("EOR_PPzPP", {n, pg, m, n});            // Inf wanted
+  I("DUP_ZI_S", {u, 0, 0});
+  I("SEL_ZPZZ_S", {u, n, w, u});            // +Inf or +0
+  splat(Z(6), 0x80000000u);
+  I("AND_ZZZ", {Z(6), Z(6), x});
+  I("DUP_ZI_S", {Z(7), 0, 0});
+  I("SEL_ZPZZ_S", {Z(6), yodd, Z(6), Z(7)});
+  I("ORR_ZZZ", {u, u, Z(6)});               // x's sign for an odd y
+  I("FCMEQ_PPzZZ_S", {n, pg, t, w});
+  I("ORR_PPzPP", {m, pg, m, n});            // x is +-0 or +-Inf
+  I("SEL_ZPZZ_S", {r, m, u, r});
+  // |x| = 1 and y = +-Inf: 1.
+  I("FDUP_ZI_S", {u, 112});
+  I("FCMEQ_PPzZZ_S", {m, pg, t, u});
+  I("FABS_ZPmZ_S", {t, t, pg, y});
+  I("FCMEQ_PPzZZ_S", {n, pg, t, w});
+  I("AND_PPzPP", {m, pg, m, n});
+  I("SEL_ZPZZ_S", {r, m, u, r});
+  // NaN operands: x's NaN quieted, else y's.
+  I("FCMUO_PPzZZ_S", {m, pg, y, y});
+  I("FADD_ZZZ_S", {t, y, y});
+  I("SEL_ZPZZ_S", {r, m, t, r});
+  I("FCMUO_PPzZZ_S", {m, pg, x, x});
+  I("FADD_ZZZ_S", {t, x, x});
+  I("SEL_ZPZZ_S", {r, m, t, r});
+  // y = +-0 or x = 1: 1, whatever the other operand.
+  I("FCMEQ_PPzZ0_S", {m, pg, y});
+  I("FCMEQ_PPzZZ_S", {n, pg, x, u});
+  I("ORR_PPzPP", {m, pg, m, n});
+  I("SEL_ZPZZ_S", {x, m, u, r});
+}
+
+}  // namespace ptoas::cg::sve::gen

@@ -369,6 +369,15 @@ void Gen::bin(Bin k, DType d, R pg, R a, R b) {
     // Counts >= 32 give 0 (or the sign bits), as on x86.
     case Bin::Shl: I("LSL_ZPmZ_S", {a, pg, a, b}); break;
     case Bin::Shr: I(dtype_is_unsigned(d) ? "LSR_ZPmZ_S" : "ASR_ZPmZ_S", {a, pg, a, b}); break;
+    case Bin::Pow:  // float lanes; rounded to the element type by the store (math_begin first)
+      if (a.id != Z(0).id || b.id != Z(1).id) {
+        I("ORR_ZZZ", {Z(2), b, b});
+        I("ORR_ZZZ", {Z(0), a, a});
+        I("ORR_ZZZ", {Z(1), Z(2), Z(2)});
+      }
+      pow_lanes(pg);
+      if (a.id != Z(0).id) I("ORR_ZZZ", {a, Z(0), Z(0)});
+      break;
     case Bin::ExpDif:  // exp(a - b), a - b rounded to the element type first (math_begin first)
       nan_first("FSUB_ZZZ_S", false);
       round_lane(d, a, pg);
@@ -419,7 +428,7 @@ void Gen::elementwise(const Inst& in) {
       have = lanes_ok;
       break;
     case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip: case Op::TExp: case Op::TLog:
-    case Op::TRsqrt:
+    case Op::TRsqrt: case Op::TPow: case Op::TPowS:
       have = fl;
       break;
     case Op::TAnd: case Op::TOr: case Op::TXor: case Op::TShl: case Op::TShr: case Op::TNot:
@@ -464,7 +473,7 @@ void Gen::elementwise(const Inst& in) {
   }
   Bin bk = Bin::Add;
   bool binary = bin_of(o, bk);
-  bool transcendental = o == Op::TExp || o == Op::TLog || o == Op::TRsqrt;
+  bool transcendental = o == Op::TExp || o == Op::TLog || o == Op::TRsqrt || o == Op::TPow || o == Op::TPowS;
   if (transcendental) math_begin();
   row_loop(bases, strides, [&](R pg) {
     if (tiles.size() >= 1) ld_e(d, Z(0), pg, X(1), X(11));
