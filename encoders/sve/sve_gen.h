@@ -152,10 +152,11 @@ class Gen {
   bool tile_type_ok(const Inst& in, ValueId t);
   void tile_ptr(R x, ValueId t);
   void tcopy(const Inst& in, ValueId t, ValueId v, bool load);
-  // Lane loads / stores of element type d at [base + idx << log2(es)],
-  // widened to / narrowed from 32-bit lanes (f16/bf16 <-> f32).
-  void ld_e(DType d, R z, R pg, R base, R idx);
-  void st_e(DType d, R z, R pg, R base, R idx);
+  // Lane loads / stores of element type d at [base + idx << log2(es)]
+  // (gather / scatter: at base + the byte offsets in vector idx), widened
+  // to / narrowed from 32-bit lanes (f16/bf16 <-> f32).
+  void ld_e(DType d, R z, R pg, R base, R idx, bool gather = false);
+  void st_e(DType d, R z, R pg, R base, R idx, bool scatter = false);
   void bcast_e(DType d, R z, R base);    // the element at [base] in every lane (p7 all lanes)
   void bcast_slot(DType d, R z, ValueId v);  // a scalar's value in every lane (x17 scratch)
   void bf16_round(R z, R pg);            // f32 lanes -> rounded bf16 bits in z29's low halves

@@ -235,24 +235,13 @@ void Gen::tcvt(const Inst& in) {
   if (sat && !(sf && !df && dtype_bytes(dd) < 4) && !(sf && dd == DType::I32)) return refuse(" with sat_mode on");
   if (!sf && dd == DType::BF16 && dtype_bytes(sd) == 4) return refuse(" (i32 / u32 -> bf16 would round twice)");
   loop_constants();
-  bool cols_outer;
-  std::vector<ValueId> tiles{src};
-  int32_t cap_r, cap_c;
-  if (!loop_order(m_, dst, tiles.data(), 1, cols_outer, cap_r, cap_c)) return refuse(" between these layouts");
-  ldx(X(9), src, cols_outer ? 2 : 1);
-  ldx(X(10), src, cols_outer ? 1 : 2);
-  cap_reg(X(9), cols_outer ? cap_c : cap_r);
-  cap_reg(X(10), cols_outer ? cap_r : cap_c);
-  tile_ptr(X(0), dst);
-  tile_ptr(X(1), src);
   auto splat = [&](R z, uint32_t v) {
     mov_imm(X(16), v);
     I("DUP_ZR_S", {z, W(16)});
   };
-  row_loop({X(0), X(1)}, {cols_outer ? geo(dst).cs : geo(dst).rs, cols_outer ? geo(src).cs : geo(src).rs},
-           [&](R pg) {
+  // z0 = the converted lanes of x = z0 (over pg).
+  auto convert = [&](R pg) {
     R x = Z(0), t = Z(1), e = Z(2), w = Z(4), sg = Z(5);
-    ld_e(sd, x, pg, X(1), X(11));
     if (sf && !df) {
       I("FCMUO_PPzZZ_S", {P(4), pg, x, x});  // a NaN gives 0
       I(rnd, {t, t, pg, x});                  // integral, by rmode
@@ -308,7 +297,48 @@ void Gen::tcvt(const Inst& in) {
       I(sd == DType::U32 ? "UCVTF_ZPmZ_StoS" : "SCVTF_ZPmZ_StoS", {x, x, pg, x});
     }
     if (sd == DType::BF16 && df) I("FADD_ZZZ_S", {x, x, Z(kNegZero)});  // quiet a signalling NaN
-    st_e(dd, x, pg, X(0), X(11));
+  };
+  bool cols_outer;
+  std::vector<ValueId> tiles{src};
+  int32_t cap_r, cap_c;
+  if (loop_order(m_, dst, tiles.data(), 1, cols_outer, cap_r, cap_c)) {
+    ldx(X(9), src, cols_outer ? 2 : 1);
+    ldx(X(10), src, cols_outer ? 1 : 2);
+    cap_reg(X(9), cols_outer ? cap_c : cap_r);
+    cap_reg(X(10), cols_outer ? cap_r : cap_c);
+    tile_ptr(X(0), dst);
+    tile_ptr(X(1), src);
+    row_loop({X(0), X(1)}, {cols_outer ? geo(dst).cs : geo(dst).rs, cols_outer ? geo(src).cs : geo(src).rs},
+             [&](R pg) {
+               ld_e(sd, Z(0), pg, X(1), X(11));
+               convert(pg);
+               st_e(dd, Z(0), pg, X(0), X(11));
+             });
+    return;
+  }
+  // Tiles of mixed layouts: gathered and scattered through their AxisMaps.
+  AxisMap sr, sc, dr, dc;
+  if (!axis(in, ty(src), true, sr) || !axis(in, ty(src), false, sc) || !axis(in, ty(dst), true, dr) ||
+      !axis(in, ty(dst), false, dc))
+    return;
+  ldx(X(9), src, 1);
+  ldx(X(10), src, 2);
+  cap_reg(X(9), std::min(ty(src).rows, ty(dst).rows));
+  cap_reg(X(10), std::min(ty(src).cols, ty(dst).cols));
+  tile_ptr(X(0), src);
+  tile_ptr(X(1), dst);
+  mov(X(12), xzr());
+  row_loop({}, {}, [&](R pg) {
+    axis_vec(Z(6), sc, X(11));
+    ld_e(sd, Z(0), pg, X(2), Z(6), true);
+    convert(pg);
+    axis_vec(Z(6), dc, X(11));
+    st_e(dd, Z(0), pg, X(3), Z(6), true);
+  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+    axis_scalar(X(2), sr, X(12));
+    I("ADDXrs", {X(2), X(2), X(0), 0});
+    axis_scalar(X(3), dr, X(12));
+    I("ADDXrs", {X(3), X(3), X(1), 0});
   });
 }
 

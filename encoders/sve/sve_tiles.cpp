@@ -78,7 +78,19 @@ void Gen::tile_ptr(R x, ValueId t) {
 
 // ---- lanes --------------------------------------------------------------------------
 
-void Gen::ld_e(DType d, R z, R pg, R base, R idx) {
+void Gen::ld_e(DType d, R z, R pg, R base, R idx, bool gather) {
+  if (gather) {  // idx is a vector of byte offsets
+    switch (d) {
+      case DType::F16: case DType::BF16: case DType::U16: I("GLD1H_S_UXTW_REAL", {z, pg, base, idx}); break;
+      case DType::I16: I("GLD1SH_S_UXTW_REAL", {z, pg, base, idx}); break;
+      case DType::I8: I("GLD1SB_S_UXTW_REAL", {z, pg, base, idx}); break;
+      case DType::U8: I("GLD1B_S_UXTW_REAL", {z, pg, base, idx}); break;
+      default: I("GLD1W_UXTW_REAL", {z, pg, base, idx}); break;
+    }
+    if (d == DType::F16) I("FCVT_ZPmZ_HtoS", {z, z, pg, z});
+    else if (d == DType::BF16) I("LSL_ZZI_S", {z, z, 16});
+    return;
+  }
   switch (d) {
     case DType::F16:
       I("LD1H_S", {z, pg, base, idx});
@@ -112,21 +124,20 @@ void Gen::bf16_round(R z, R pg) {
   g.I("LSR_ZZI_S", {g.Z(29), g.Z(29), 16});
 }
 
-void Gen::st_e(DType d, R z, R pg, R base, R idx) {
-  switch (d) {
-    case DType::F16:
-      I("ORR_ZZZ", {Z(29), z, z});
-      I("FCVT_ZPmZ_StoH", {Z(29), Z(29), pg, z});
-      I("ST1H_S", {Z(29), pg, base, idx});
-      break;
-    case DType::BF16:
-      bf16_round(z, pg);
-      I("ST1H_S", {Z(29), pg, base, idx});
-      break;
-    case DType::I16: case DType::U16: I("ST1H_S", {z, pg, base, idx}); break;
-    case DType::I8: case DType::U8: I("ST1B_S", {z, pg, base, idx}); break;
-    default: I("ST1W", {z, pg, base, idx}); break;
+void Gen::st_e(DType d, R z, R pg, R base, R idx, bool scatter) {
+  unsigned es = dtype_bytes(d);
+  if (d == DType::F16) {
+    I("ORR_ZZZ", {Z(29), z, z});
+    I("FCVT_ZPmZ_StoH", {Z(29), Z(29), pg, z});
+    z = Z(29);
+  } else if (d == DType::BF16) {
+    bf16_round(z, pg);
+    z = Z(29);
   }
+  if (scatter)  // idx is a vector of byte offsets
+    I(es == 4 ? "SST1W_UXTW" : es == 2 ? "SST1H_S_UXTW" : "SST1B_S_UXTW", {z, pg, base, idx});
+  else
+    I(es == 4 ? "ST1W" : es == 2 ? "ST1H_S" : "ST1B_S", {z, pg, base, idx});
 }
 
 // f32 lanes rounded to f16 / bf16 and back (else nothing).
@@ -554,7 +565,6 @@ void Gen::row_reduce(const Inst& in) {
     return fail(in, "op " + std::string(op_name(in.op)) + " into a tile whose column is not contiguous");
   if (gs.rs > (1 << 24) || gs.cs > (1 << 24)) return fail(in);
   bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax, prod = in.op == Op::TRowProd;
-  if (prod && d != DType::F32 && fl) return fail(in);  // per-step rounding to f16 / bf16: not yet
   loop_constants();
   ldx(X(9), src, 1);
   ldx(X(10), src, 2);
@@ -601,8 +611,9 @@ void Gen::row_reduce(const Inst& in) {
   gather(Z(1));
   if (fl && sum) {
     I("FADD_ZZZ_S", {Z(0), Z(0), Z(1)});
-  } else if (fl && prod) {
+  } else if (fl && prod) {  // rounded to the element type at each step
     I("FMUL_ZZZ_S", {Z(0), Z(0), Z(1)});
+    round_lane(d, Z(0), P(0));
   } else if (fl) {
     // take x where (acc is not NaN) and (x is NaN or x beyond acc)
     I("FCMUO_PPzZZ_S", {P(1), P(0), Z(0), Z(0)});
