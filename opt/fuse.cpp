@@ -1,7 +1,7 @@
 // Pass `fuse`: each maximal run of two or more consecutive row-wise tile
-// ops (loads, stores, elementwise, tile-scalar, row and column expands,
-// row reductions) becomes one `pto.fuse { ... }` region, which the encoders
-// may lower as a single loop nest over the rows (docs/optimizer.md). The
+// ops (loads, stores, conversions, elementwise, tile-scalar, row and column
+// expands, row reductions) becomes one `pto.fuse { ... }` region, which the
+// encoders may lower as a single loop nest over the rows (docs/optimizer.md). The
 // region means its body run in order, so the result is unchanged whatever
 // an encoder does with it. Pure scalar and view instructions and tile
 // allocations between the ops of a run move above it: they read no tile,
@@ -29,6 +29,8 @@ bool row_wise(const Module& m, const Inst& in) {
     case Op::TLoad:
     case Op::TStore:
       return in.n_ins == 1 && in.n_attrs == 0 && vec_tiles(m, in);  // plain moves only
+    case Op::TCvt:  // elementwise over the source's valid region
+      return vec_tiles(m, in);
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin:
     case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
     case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:

@@ -322,13 +322,18 @@ class Gen : public CodeGenerator {
   bool fuse_stage_regs(Fuse& f, size_t s);              // registers and dead stores of stage s
   void fuse_private(const Inst& in, Fuse& f);           // tiles nothing reads after the region
   void fuse_guard(const Fuse& f, Label& slow);          // run-time shapes and overlaps; R x C in r8 x r9
-  void fuse_nt_check(const Fuse& f, Label& nt);         // every tstore may stream (non-temporal)
+  void fuse_nt_check(const Fuse& f, Label& nt);         // every f32 tstore may stream (non-temporal)
+  bool fuse_nt_views(const Fuse& f);                    // any f32 tstore (the streaming loop exists)
   void fuse_rows(const Fuse& f, bool nt);               // the loop nest over the rows
   void fuse_col_op(const Fuse& f, size_t i);            // an op on one-column tiles, once per row
   // One column vector of stage s (odd: into the second accumulators).
   void fuse_chunk(const Fuse& f, size_t s, bool masked, bool nt, bool odd = false);
   void fuse_finish(const Fuse& f, size_t s);            // stage s's row reductions
-  Address fuse_at(const Fuse& f, ValueId t, bool vec);  // tile t's element (vec: at column rax) of this row
+  RegExp fuse_at(const Fuse& f, ValueId t, bool vec);   // tile t's element (vec: at column rax) of this row
+  // Lanes of f32 / f16 / bf16 at e (view: a GM row, its tail read exactly);
+  // stores of lanes that hold values of d exactly (x86_fuse.cpp).
+  void fuse_ld(DType d, const Xmm& v, const RegExp& e, bool masked, bool view);
+  void fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked);
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
   // (docs/semantics.md §5).
   void tcmp(const Inst& in);

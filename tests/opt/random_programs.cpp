@@ -8,7 +8,8 @@
 // width (ragged tails in both directions), or a nested row x column tile
 // grid. The loop body is a random chain of 2-12 tile ops (tload, tstore,
 // binary, tile-scalar with the constants the simplifier rewrites, unary,
-// row reductions + row-expand ops, tmov, texpands), in place or into other
+// row reductions + row-expand ops, tmov, texpands; tcvt round trips of a
+// tile through f16 / bf16, or f32 in f16 programs), in place or into other
 // tiles, with store->load pairs of the same view, stores through a second
 // view of the same buffer, dead ops, duplicated scalar and index arithmetic
 // and foldable constant arithmetic. Then:
@@ -165,15 +166,16 @@ constexpr int kSum = 1, kTrans = 2;
 
 class Gen {
  public:
-  Gen(uint64_t seed, Program& p) : r_(seed), p_(p) {}
+  Gen(uint64_t seed, Program& p) : r_(seed), r2_(seed ^ 0xC0F7ull), p_(p) {}
 
   void build();
 
  private:
   // type spellings
   std::string et() const { return et_name(p_.et); }
-  std::string full_t() const {
-    std::string s = "!pto.tile_buf<vec, " + std::to_string(p_.R) + "x" + std::to_string(p_.C) + "x" + et();
+  std::string full_t() const { return full_t(et()); }
+  std::string full_t(const std::string& e) const {
+    std::string s = "!pto.tile_buf<vec, " + std::to_string(p_.R) + "x" + std::to_string(p_.C) + "x" + e;
     switch (p_.shape) {
       case Shape::Static: return s + ">";
       case Shape::RowsStaticCols: return s + ", valid=?x" + std::to_string(p_.C) + ">";
@@ -212,7 +214,9 @@ class Gen {
   int pick_defined(bool col);
   int pick_any(bool col);
   int pick_dst(bool col, int avoid = -1);
+  std::string valid_args(bool col) const;  // an alloc_tile's valid_row / valid_col
   void alloc_tiles();
+  void cvt_round_trip();
   void emit_op();
   void emit_final_stores();
   void repeat_last();
@@ -229,6 +233,9 @@ class Gen {
   void load(int view, int tile);
 
   Rng r_;
+  // The tcvt round trips' own stream: with it, every other line of a
+  // seed's program is what it was without them.
+  Rng r2_;
   Program& p_;
   std::vector<std::pair<std::string, std::string>> lines_;  // indent, text
   std::string ind_ = "    ";
@@ -242,6 +249,7 @@ class Gen {
   std::string r0_, k0_, vr_, vc_, ti_, tj_;  // the body's tile offsets / valid extents
   int tmp_ = -1;
   int ops_left_ = 0;
+  std::string cvt_, cvt_t_;  // a full tile of the other float type (f32 <-> f16 / bf16), its type
 };
 
 std::string fmt_double(double v) {
@@ -344,16 +352,19 @@ int Gen::pick_dst(bool col, int src) {
   return pick_any(col);
 }
 
+std::string Gen::valid_args(bool col) const {
+  std::string vrow = p_.shape == Shape::Static ? "" : "valid_row = " + vr_ + " ";
+  std::string vcol = (!col && (p_.shape == Shape::RowsDyn || p_.shape == Shape::Grid)) ? "valid_col = " + vc_ + " " : "";
+  return vrow + vcol;
+}
+
 void Gen::alloc_tiles() {
   int nfull = r_.range(2, 5), ncol = r_.range(1, 3);
   for (int i = 0; i < nfull + 1 + ncol; ++i) {
     Tile t;
     t.col = i > nfull;
     t.name = fresh(t.col ? "u" : "t");
-    std::string vrow = p_.shape == Shape::Static ? "" : "valid_row = " + vr_ + " ";
-    std::string vcol = (!t.col && (p_.shape == Shape::RowsDyn || p_.shape == Shape::Grid))
-                           ? "valid_col = " + vc_ + " " : "";
-    line(t.name + " = pto.alloc_tile " + vrow + vcol + ": " + (t.col ? colt_ : fullt_));
+    line(t.name + " = pto.alloc_tile " + valid_args(t.col) + ": " + (t.col ? colt_ : fullt_));
     tiles_.push_back(t);
   }
   tmp_ = nfull;  // the reductions' scratch operand, never read otherwise
@@ -754,7 +765,26 @@ void Gen::emit_op() {
     --ops_left_;
     ++p_.n_ops;
     repeat_last();
+    if (!cvt_.empty() && r2_.chance(0.2)) cvt_round_trip();
   }
+}
+
+// A defined full tile through the other float type and back, in place
+// (f32 -> bf16 / f16 -> f32 rounds, f16 -> f32 -> f16 is exact): the
+// x86 fused regions take tcvt. Untainted tiles only: a rounding to 16 bits
+// would magnify a tolerated difference.
+void Gen::cvt_round_trip() {
+  std::vector<int> c;
+  for (size_t i = 0; i < tiles_.size(); ++i) {
+    const Tile& t = tiles_[i];
+    if (!t.col && !t.wide && !t.row && t.defined && !t.taint && int(i) != tmp_) c.push_back(int(i));
+  }
+  if (c.empty()) return;
+  const Tile& t = tiles_[size_t(r2_.pick(c))];
+  const char* rm = r2_.chance(0.5) ? "" : " {rmode = #pto<round_mode RINT>}";
+  line("pto.tcvt ins(" + t.name + rm + " : " + fullt_ + ") outs(" + cvt_ + " : " + cvt_t_ + ")");
+  line("pto.tcvt ins(" + cvt_ + " : " + cvt_t_ + ") outs(" + t.name + " : " + fullt_ + ")");
+  p_.n_ops += 2;
 }
 
 // Sometimes the op just written again into another tile: the same value
@@ -950,6 +980,11 @@ void Gen::build() {
     views_.push_back(v);
   }
   alloc_tiles();
+  if (p.et != ET::I32 && (p.et == ET::F16 || p.C >= 16) && r2_.chance(0.6)) {  // 16-bit tiles: 32-byte rows
+    cvt_ = "%cvw";
+    cvt_t_ = full_t(p.et == ET::F16 ? "f32" : r2_.chance(0.5) ? "bf16" : "f16");
+    line(cvt_ + " = pto.alloc_tile " + valid_args(false) + ": " + cvt_t_);
+  }
   if (r_.chance(0.5)) make_scalars(true);
   // start with a load or two
   int first = r_.range(1, 2);

@@ -2,20 +2,23 @@
 // (encoders/x86/x86_fuse.cpp) against the reference interpreter running the
 // same IR.
 //
-// Each case is a kernel over an M x N f32 matrix in 16-row tiles (the last
-// one ragged), its tile-op chain wrapped in pto.fuse: the chains of the
-// samples (softmax, RMSNorm and LayerNorm in f32, SiLU / SwiGLU, the fused
-// elementwise chain, vadd, a RoPE-like mix) and more (row max / min with
-// expands, every unary and tile-scalar op, in-place stores, overlapping
-// views that must take the op-by-op path), at widths 1, 7, 8, 12, 33, 64
-// and 200 and heights 1, 5, 16 and 37 (and vadd, softmax, SiLU / SwiGLU
-// at 8200 x 128: 4 MiB views, the non-temporal tstore path, on 64-byte
-// aligned buffers), on ordinary inputs and on inputs
-// with NaNs (with payloads), infinities, zeros of both signs and
-// subnormals. The outputs must be bit-identical to the interpreter's,
+// Each case is a kernel over an M x N f32 (or f16 / bf16) matrix in 16-row
+// tiles (the last one ragged), its tile-op chain wrapped in pto.fuse: the
+// chains of the samples (softmax, RMSNorm and LayerNorm in f32, SiLU /
+// SwiGLU, the fused elementwise chain, vadd, a RoPE-like mix) and more (row
+// max / min with expands, every unary and tile-scalar op, in-place stores,
+// overlapping views that must take the op-by-op path; f16 / bf16 loads,
+// stores and tcvt: RMSNorm in bf16 and f16, a rounded tile read back,
+// copies with signalling NaNs, several rmodes, an f16 copy that must be
+// refused), at widths 1, 7, 8, 12, 33, 64 and 200 and heights 1, 5, 16 and
+// 37 (and vadd, softmax, SiLU / SwiGLU at 8200 x 128: 4 MiB views, the
+// non-temporal tstore path, on 64-byte aligned buffers), on ordinary inputs
+// and on inputs with NaNs (with payloads), infinities, zeros of both signs
+// and subnormals. The outputs must be bit-identical to the interpreter's,
 // except where a row sum feeds them: there within 4 (N + 4) eps of the
-// row's largest output (the n eps sum|x| bound of a reassociated sum),
-// NaN and infinities still bit-exact.
+// row's largest output (the n eps sum|x| bound of a reassociated sum)
+// plus one unit of a 16-bit output's type, NaN and infinities still
+// bit-exact.
 //
 // Each case also says whether the fused lowering must take its region: the
 // kernel's code is then larger than the same kernel without the pto.fuse
@@ -62,18 +65,37 @@ struct Kernel {
   bool sums = false;              // a row sum feeds the outputs
   bool fused = true;              // the region must be taken
   bool shifted = false;           // y is x one row down (an overlap the run-time check must catch)
+  // f16 / bf16: the element types of buffers x, y, z (c and g are f32);
+  // such kernels have tiles of a multiple of 16 columns and the 16-bit
+  // tiles %xb, %yb (x's, y's type), %hb (f16), %bb (bf16).
+  std::string xe = "f32", ye = "f32", ze = "f32";
+  bool n16 = false;
+  bool f16_ties = false;  // rounds arbitrary f32 values to f16: not under Bochs (see cvt_readback_f16)
 };
 
 // Tile and view types of a kernel with TC columns.
 struct Types {
   std::string E, C, G, V;
+  int tc;
 };
 
 Types types(int tc) {
   std::string w = std::to_string(tc);
   return {"!pto.tile_buf<vec, 16x" + w + "xf32, valid=?x?>",
           "!pto.tile_buf<vec, 16x1xf32, valid=?x?, blayout=col_major>",
-          "!pto.tile_buf<vec, 1x" + w + "xf32, valid=?x?>", "!pto.partition_tensor_view<?x?xf32>"};
+          "!pto.tile_buf<vec, 1x" + w + "xf32, valid=?x?>", "!pto.partition_tensor_view<?x?xf32>", tc};
+}
+
+std::string tile_of(const Types& T, const std::string& dt) {
+  return "!pto.tile_buf<vec, 16x" + std::to_string(T.tc) + "x" + dt + ", valid=?x?>";
+}
+std::string view_of(const std::string& dt) { return "!pto.partition_tensor_view<?x?x" + dt + ">"; }
+
+// A tcvt line with an rmode attribute.
+std::string cvt(const std::pair<std::string, std::string>& a, const std::pair<std::string, std::string>& b,
+                const char* rmode) {
+  return "pto.tcvt ins(" + a.first + " {rmode = #pto<round_mode " + rmode + ">} : " + a.second + ") outs(" + b.first +
+         " : " + b.second + ")";
 }
 
 // One DPS op line: ins are "%name:T" pairs given as {name, type}.
@@ -89,7 +111,7 @@ std::string dps(const std::string& op, const std::vector<std::pair<std::string, 
 
 // The kernel chains. Tiles: %xt %ct %t1 %t2 (element), %mx %sm (one
 // column), %gt (one row, loaded before the loop); views %xp %cp (loaded),
-// %yp %zp (stored); scalars %s (an argument), %one, %eps.
+// %yp %zp (stored); scalars %s (an argument), %one, %eps, %q (1 + 2^-12).
 std::vector<Kernel> kernels(const Types& T) {
   auto e = [&](const char* n) { return std::make_pair(std::string(n), T.E); };
   auto c = [&](const char* n) { return std::make_pair(std::string(n), T.C); };
@@ -163,28 +185,90 @@ std::vector<Kernel> kernels(const Types& T) {
                {ldx, dps("texpands", {f("%s")}, e("%t1")), dps("tadd", {e("%xt"), e("%t1")}, e("%t1")),
                 dps("tstore", {e("%t1")}, v("%yp"))},
                false, false});
+  // f16 / bf16 loads, stores and tcvt (the bench's bf16 RMSNorm chain).
+  auto nt = [&](const char* n, const std::string& dt) { return std::make_pair(std::string(n), tile_of(T, dt)); };
+  auto nv = [&](const char* n, const std::string& dt) { return std::make_pair(std::string(n), view_of(dt)); };
+  auto narrow = [&](Kernel kk, const char* xe, const char* ye, const char* ze) {
+    kk.xe = xe, kk.ye = ye, kk.ze = ze, kk.n16 = true;
+    k.push_back(kk);
+  };
+  for (const char* dt : {"bf16", "f16"}) {
+    auto xb = nt("%xb", dt);
+    narrow({std::string("rmsnorm_") + dt,
+            {dps("tload", {nv("%xp", dt)}, xb), cvt(xb, e("%xt"), "RINT"), dps("tmul", {e("%xt"), e("%xt")}, e("%t1")),
+             dps("trowsum", {e("%t1"), e("%t2")}, c("%sm")), dps("tmuls", {c("%sm"), f("%s")}, c("%sm")),
+             dps("tadds", {c("%sm"), f("%eps")}, c("%sm")), dps("trsqrt", {c("%sm")}, c("%sm")),
+             dps("trowexpandmul", {e("%xt"), c("%sm")}, e("%xt")), dps("tcolexpandmul", {e("%xt"), g}, e("%xt")),
+             dps("tcvt", {e("%xt")}, xb), dps("tstore", {xb}, nv("%yp", dt))},
+            true},
+           dt, dt, "f32");
+  }
+  // A rounded f16 tile read back in the same stage (t2 = f16(t1) - t1);
+  // rmode TRUNC: float -> float is to nearest even whatever the rmode.
+  // t1 = x (1 + 2^-12) is never halfway between two f16 values: Bochs's
+  // vcvtps2ph rounds ties away from zero (a single tcvt at -O0 shows it;
+  // native AVX2 and the interpreter round them to even).
+  narrow({"cvt_readback_f16",
+          {dps("tload", {nv("%xp", "f16")}, nt("%xb", "f16")), dps("tcvt", {nt("%xb", "f16")}, e("%xt")),
+           dps("tmuls", {e("%xt"), f("%q")}, e("%t1")), cvt(e("%t1"), nt("%yb", "f16"), "TRUNC"),
+           dps("tstore", {nt("%yb", "f16")}, nv("%yp", "f16")), dps("tcvt", {nt("%yb", "f16")}, e("%t2")),
+           dps("tsub", {e("%t2"), e("%t1")}, e("%t2")), dps("tstore", {e("%t2")}, v("%zp"))}},
+         "f16", "f16", "f32");
+  // A bf16 copy (signalling NaNs keep their bits), bf16 -> f16 -> f32 ->
+  // bf16 -> f32 (FLOOR, CEIL: still to nearest even).
+  narrow({"cvt_mix",
+          {dps("tload", {nv("%xp", "bf16")}, nt("%xb", "bf16")), dps("tstore", {nt("%xb", "bf16")}, nv("%yp", "bf16")),
+           cvt(nt("%xb", "bf16"), nt("%hb", "f16"), "FLOOR"), dps("tcvt", {nt("%hb", "f16")}, e("%t1")),
+           ldc, dps("tcvt", {e("%ct")}, e("%t2")), dps("tadd", {e("%t1"), e("%t2")}, e("%t1")),
+           cvt(e("%t1"), nt("%bb", "bf16"), "CEIL"), dps("tcvt", {nt("%bb", "bf16")}, e("%t1")),
+           dps("tstore", {e("%t1")}, v("%zp"))}},
+         "bf16", "bf16", "f32");
+  // f32 signalling NaNs through the identity tcvt and straight into f16.
+  Kernel snan{"cvt_f32_snan",
+              {ldc, dps("tcvt", {e("%ct")}, e("%t1")), dps("tstore", {e("%t1")}, v("%zp")),
+               dps("tcvt", {e("%ct")}, nt("%hb", "f16")), dps("tcvt", {nt("%hb", "f16")}, e("%t2")),
+               dps("tstore", {e("%t2")}, v("%yp"))}};
+  snan.f16_ties = true;
+  narrow(snan, "f32", "f32", "f32");
+  narrow({"cvt_bf16_snan",  // bf16 signalling NaNs quieted by the widening tcvt
+          {dps("tload", {nv("%xp", "bf16")}, nt("%xb", "bf16")), dps("tcvt", {nt("%xb", "bf16")}, e("%t1")),
+           dps("tstore", {e("%t1")}, v("%zp"))}},
+         "bf16", "bf16", "f32");
+  // f16 lanes are quieted by vcvtph2ps: a loaded f16 tile that is stored
+  // is refused (op by op).
+  narrow({"refused_f16_copy",
+          {dps("tload", {nv("%xp", "f16")}, nt("%xb", "f16")), dps("tstore", {nt("%xb", "f16")}, nv("%yp", "f16"))},
+          false, false},
+         "f16", "f16", "f32");
   return k;
+}
+
+// The element type of buffer b (x c g y z).
+const std::string& elem_of(const Kernel& k, int b) {
+  static const std::string f32 = "f32";
+  return b == 0 ? k.xe : b == 3 ? k.ye : b == 4 ? k.ze : f32;
 }
 
 // The kernel text: x, c (inputs), g (one row), y, z (outputs), m, n, s.
 std::string kernel_text(const Kernel& k, int tc, bool fuse) {
   Types T = types(tc);
   std::string s;
-  s += "module {\n  func.func @k(%x: !pto.ptr<f32>, %c: !pto.ptr<f32>, %g: !pto.ptr<f32>, %y: !pto.ptr<f32>, "
-       "%z: !pto.ptr<f32>, %m: index, %n: index, %s: f32) {\n";
+  s += "module {\n  func.func @k(%x: !pto.ptr<" + k.xe + ">, %c: !pto.ptr<f32>, %g: !pto.ptr<f32>, %y: !pto.ptr<" +
+       k.ye + ">, %z: !pto.ptr<" + k.ze + ">, %m: index, %n: index, %s: f32) {\n";
   s += "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n";
   s += "    %c16 = arith.constant 16 : index\n";
   s += "    %one = arith.constant 1.000000e+00 : f32\n    %eps = arith.constant 3.000000e-01 : f32\n";
-  auto tv = [&](const char* name, const char* p, const char* rows) {
+  s += "    %q = arith.constant 1.000244140625 : f32\n";
+  auto tv = [&](const char* name, const char* p, const char* rows, const std::string& dt) {
     s += std::string("    ") + name + " = pto.make_tensor_view " + p + ", shape = [" + rows +
-         ", %n], strides = [%n, %c1] {layout = #pto.layout<nd>} : !pto.tensor_view<?x?xf32>\n";
+         ", %n], strides = [%n, %c1] {layout = #pto.layout<nd>} : !pto.tensor_view<?x?x" + dt + ">\n";
   };
   s += "    %m1 = arith.addi %m, %c1 : index\n";
-  tv("%xv", "%x", k.shifted ? "%m1" : "%m");
-  tv("%cv", "%c", "%m");
-  tv("%gv", "%g", "%c1");
-  tv("%yv", k.shifted ? "%x" : "%y", k.shifted ? "%m1" : "%m");
-  tv("%zv", "%z", "%m");
+  tv("%xv", "%x", k.shifted ? "%m1" : "%m", k.xe);
+  tv("%cv", "%c", "%m", "f32");
+  tv("%gv", "%g", "%c1", "f32");
+  tv("%yv", k.shifted ? "%x" : "%y", k.shifted ? "%m1" : "%m", k.ye);
+  tv("%zv", "%z", "%m", k.ze);
   s += "    %gp = pto.partition_view %gv, offsets = [%c0, %c0], sizes = [%c1, %n] : !pto.tensor_view<?x?xf32> -> " + T.V +
        "\n";
   s += "    %gt = pto.alloc_tile valid_row = %c1 valid_col = %n : " + T.G + "\n";
@@ -192,16 +276,19 @@ std::string kernel_text(const Kernel& k, int tc, bool fuse) {
   s += "    scf.for %r0 = %c0 to %m step %c16 {\n";
   s += "      %rr = arith.subi %m, %r0 : index\n      %vr = arith.minui %rr, %c16 : index\n";
   s += "      %r1 = arith.addi %r0, %c1 : index\n";
-  auto pv = [&](const char* name, const char* v, const char* r) {
+  auto pv = [&](const char* name, const char* v, const char* r, const std::string& dt) {
     s += std::string("      ") + name + " = pto.partition_view " + v + ", offsets = [" + r +
-         ", %c0], sizes = [%vr, %n] : !pto.tensor_view<?x?xf32> -> " + T.V + "\n";
+         ", %c0], sizes = [%vr, %n] : !pto.tensor_view<?x?x" + dt + "> -> " + view_of(dt) + "\n";
   };
-  pv("%xp", "%xv", "%r0");
-  pv("%cp", "%cv", "%r0");
-  pv("%yp", "%yv", k.shifted ? "%r1" : "%r0");
-  pv("%zp", "%zv", "%r0");
+  pv("%xp", "%xv", "%r0", k.xe);
+  pv("%cp", "%cv", "%r0", "f32");
+  pv("%yp", "%yv", k.shifted ? "%r1" : "%r0", k.ye);
+  pv("%zp", "%zv", "%r0", k.ze);
   for (const char* t : {"%xt", "%ct", "%t1", "%t2"})
     s += std::string("      ") + t + " = pto.alloc_tile valid_row = %vr valid_col = %n : " + T.E + "\n";
+  if (k.n16)
+    for (auto [t, dt] : {std::pair<const char*, std::string>{"%xb", k.xe}, {"%yb", k.ye}, {"%hb", "f16"}, {"%bb", "bf16"}})
+      s += std::string("      ") + t + " = pto.alloc_tile valid_row = %vr valid_col = %n : " + tile_of(T, dt) + "\n";
   for (const char* t : {"%mx", "%sm"})
     s += std::string("      ") + t + " = pto.alloc_tile valid_row = %vr valid_col = %c1 : " + T.C + "\n";
   if (fuse) s += "      pto.fuse {\n";
@@ -234,6 +321,37 @@ uint32_t bits(float f) {
   return b;
 }
 
+// An input element of type dt, as bits: f32 as above; bf16 its top half
+// (signalling NaNs, infinities, subnormals included); f16 ordinary values,
+// or specials: NaNs (quiet, signalling, with payloads), infinities, signed
+// zeros, subnormals, the largest finite.
+uint32_t sample_bits(const std::string& dt, bool specials) {
+  if (dt == "f32") return bits(sample(specials));
+  if (dt == "bf16") return bits(sample(specials)) >> 16;
+  static const uint16_t sp[] = {0x7e00u, 0xfe01u, 0x7d23u /* signalling */, 0x7c00u, 0xfc00u, 0x0000u,
+                                0x8000u, 0x0001u, 0x83ffu, 0x7bffu, 0xfbffu};
+  if (specials && g_rng() % 10 <= 2) return sp[g_rng() % (sizeof(sp) / sizeof(sp[0]))];
+  float x = std::uniform_real_distribution<float>(-4.f, 4.f)(g_rng);
+  uint32_t b = bits(x), e = (b >> 23) & 0xffu;
+  if (e < 113) return (b >> 16) & 0x8000u;  // below f16's normal range: a signed zero
+  return ((b >> 16) & 0x8000u) | ((e - 112) << 10) | ((b >> 13) & 0x3ffu);
+}
+
+unsigned elem_bytes(const std::string& dt) { return dt == "f32" ? 4 : 2; }
+
+// The value of element bits of type dt.
+double value_of(const std::string& dt, uint32_t b) {
+  float f;
+  if (dt == "f32" || dt == "bf16") {
+    b = dt == "f32" ? b : b << 16;
+    std::memcpy(&f, &b, 4);
+    return f;
+  }
+  int e = int(b >> 10) & 0x1f, man = int(b & 0x3ffu);
+  double v = e == 0 ? std::ldexp(man, -24) : e == 31 ? (man ? NAN : INFINITY) : std::ldexp(1024 + man, e - 25);
+  return (b & 0x8000u) ? -v : v;
+}
+
 // 64-byte-aligned buffers (the non-temporal tstore path wants aligned rows).
 template <class T>
 struct Aligned {
@@ -248,7 +366,7 @@ struct Aligned {
 };
 
 struct Run {
-  std::vector<std::vector<float, Aligned<float>>> bufs;  // x c g y z
+  std::vector<std::vector<uint8_t, Aligned<uint8_t>>> bufs;  // x c g y z
 };
 
 std::vector<rt::Arg> args(Run& r, int64_t m, int64_t n, float s) {
@@ -256,8 +374,8 @@ std::vector<rt::Arg> args(Run& r, int64_t m, int64_t n, float s) {
   for (auto& b : r.bufs) {
     rt::Arg x;
     x.kind = rt::Arg::Kind::Ptr;
-    x.data = reinterpret_cast<uint8_t*>(b.data());
-    x.bytes = b.size() * 4;
+    x.data = b.data();
+    x.bytes = b.size();
     a.push_back(x);
   }
   rt::Arg i;
@@ -407,11 +525,15 @@ int main(int argc, char** argv) {
   const int widths[] = {1, 7, 8, 12, 33, 64, 200, 128};
   size_t cases = 0, failed = 0, elems = 0, tolerated = 0;
   for (int n : widths) {
-    int tc = (n + 7) / 8 * 8;
-    Types T = types(tc);
-    for (const Kernel& k0 : kernels(T)) {
+    // Tiles of TC columns; 16-bit ones a multiple of 16 (32-byte rows).
+    int tc8 = (n + 7) / 8 * 8, tc16 = (n + 15) / 16 * 16;
+    std::vector<Kernel> k8 = kernels(types(tc8)), k16 = kernels(types(tc16));
+    for (size_t ki = 0; ki < k8.size(); ++ki) {
+      const Kernel& k0 = k8[ki].n16 ? k16[ki] : k8[ki];
+      int tc = k0.n16 ? tc16 : tc8;
       bool big = n == 128;
       if (big && (bochs || (k0.name != "vadd" && k0.name != "softmax" && k0.name != "silu_swiglu"))) continue;
+      if (bochs && k0.f16_ties) continue;
       const Kernel& k = *keep_k.emplace_back(std::make_unique<Kernel>(k0));
       std::vector<int> heights = big ? std::vector<int>{8200} : std::vector<int>{1, 5, 16, 37};
       const std::string& text = *keep_text.emplace_back(std::make_unique<std::string>(kernel_text(k, tc, true)));
@@ -452,9 +574,10 @@ int main(int argc, char** argv) {
           p->ref.bufs.resize(5);
           for (int b = 0; b < 5; ++b) {
             size_t cnt = b == 2 ? size_t(n) : rows * size_t(n);
+            const std::string& dt = elem_of(k, b);
             for (size_t i = 0; i < cnt; ++i) {
-              float v = b < 3 ? sample(specials && b != 2) : -12345.f;
-              p->ref.bufs[size_t(b)].push_back(v);
+              uint32_t v = b < 3 ? sample_bits(dt, specials && b != 2) : dt == "f32" ? bits(-12345.f) : 0xc641u;
+              for (unsigned j = 0; j < elem_bytes(dt); ++j) p->ref.bufs[size_t(b)].push_back(uint8_t(v >> (8 * j)));
             }
           }
           float s = 1.0f / float(n);
@@ -498,25 +621,37 @@ int main(int argc, char** argv) {
     size_t n = size_t(p->n), rows = size_t(p->m) + 1;
     bool bad = false;
     for (int b : {0, 3, 4}) {
-      const auto& R = p->ref.bufs[size_t(b)];
-      const auto& G = p->got.bufs[size_t(b)];
+      const std::string& dt = elem_of(k, b);
+      unsigned es = elem_bytes(dt);
+      auto at = [&](const Run& run, size_t i) {
+        uint32_t v = 0;
+        std::memcpy(&v, run.bufs[size_t(b)].data() + i * es, es);
+        return v;
+      };
+      // One ULP of a 16-bit result: a row sum's rounding error may move
+      // it across a rounding boundary.
+      double ulp16 = dt == "bf16" ? std::ldexp(1.0, -7) : dt == "f16" ? std::ldexp(1.0, -10) : 0;
       for (size_t r = 0; r < rows && !bad; ++r) {
         double scale = 0;
         for (size_t j = 0; j < n; ++j)
-          if (std::isfinite(R[r * n + j])) scale = std::max(scale, std::fabs(double(R[r * n + j])));
+          if (std::isfinite(value_of(dt, at(p->ref, r * n + j))))
+            scale = std::max(scale, std::fabs(value_of(dt, at(p->ref, r * n + j))));
         for (size_t j = 0; j < n; ++j) {
           size_t i = r * n + j;
           ++elems;
-          if (bits(R[i]) == bits(G[i])) continue;
-          bool close = k.sums && std::isfinite(R[i]) && std::isfinite(G[i]) &&
-                       std::fabs(double(R[i]) - double(G[i])) <= 4.0 * double(n + 4) * eps * scale;
+          uint32_t rb = at(p->ref, i), gb = at(p->got, i);
+          if (rb == gb) continue;
+          double R = value_of(dt, rb), G = value_of(dt, gb);
+          double tol = 4.0 * double(n + 4) * eps * scale + ulp16 * std::max(std::fabs(R), std::fabs(G));
+          if (dt == "f16") tol += std::ldexp(1.0, -24);
+          bool close = k.sums && std::isfinite(R) && std::isfinite(G) && std::fabs(R - G) <= tol;
           if (close) {
             ++tolerated;
             continue;
           }
-          std::printf("FAIL %s n=%zu m=%d%s: buffer %c[%zu][%zu]: interpreter %.9g (0x%08x), %s %.9g (0x%08x)\n",
-                      k.name.c_str(), n, p->m, p->specials ? " specials" : "", "xcgyz"[b], r, j, double(R[i]),
-                      bits(R[i]), target.c_str(), double(G[i]), bits(G[i]));
+          std::printf("FAIL %s n=%zu m=%d%s: buffer %c[%zu][%zu] (%s): interpreter %.9g (0x%08x), %s %.9g (0x%08x)\n",
+                      k.name.c_str(), n, p->m, p->specials ? " specials" : "", "xcgyz"[b], r, j, dt.c_str(), R, rb,
+                      target.c_str(), G, gb);
           bad = true;
           break;
         }
