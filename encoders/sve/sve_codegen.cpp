@@ -304,21 +304,9 @@ void Gen::copy_through_temp(const std::vector<ValueId>& from, const std::vector<
 void Gen::inst(const Inst& in, InstId id) {
   const OpInfo& info = op_info(in.op);
   mark(in);
-  auto operands = [&](const Inst& x, unsigned from, unsigned n) {
-    std::vector<ValueId> v;
-    for (unsigned i = 0; i < n; ++i) v.push_back(op(x, from + i));
-    return v;
-  };
-  auto results = [&](const Inst& x) {
-    std::vector<ValueId> v;
-    for (unsigned i = 0; i < x.n_res; ++i) v.push_back(x.res + i);
-    return v;
-  };
-  auto args = [&](const Region& r, unsigned from) {
-    std::vector<ValueId> v;
-    for (unsigned i = from; i < r.arg_count; ++i) v.push_back(m_.region_arg(r, i));
-    return v;
-  };
+  auto operands = [&](const Inst& x, unsigned from, unsigned n) { return operand_list(m_, x, from, n); };
+  auto results = [&](const Inst& x) { return result_list(x); };
+  auto args = [&](const Region& r, unsigned from) { return region_args(m_, r, from); };
   auto yield_to = [&](InstId t, const std::vector<ValueId>& to) {
     if (t == kNone) return;
     const Inst& y = m_.inst(t);

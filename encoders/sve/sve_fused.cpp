@@ -30,32 +30,17 @@ void Gen::relu0(R z, R pg) {  // v > 0 ? v : 0 (NaN and -0 give +0)
 }
 
 void Gen::fused(const Inst& in) {
-  if (in.n_outs != 1) return fail(in);
+  FusedPlan pl;
+  std::string why;
+  if (!plan_fused(m_, in, pl, why)) return fail(in, why);
   Op o = in.op;
-  ValueId dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, dst)) return;
-  DType d = ty(dst).elem;
+  ValueId dst = pl.dst;
+  DType d = pl.d;
   bool fl = dtype_is_float(d);
-  bool int_ok = o == Op::TAddC || o == Op::TSubC || o == Op::TAddSC || o == Op::TSubSC;
-  if (!fl && !int_ok) return fail(in);
-  unsigned n_used = o == Op::TPrelu ? 2 : in.n_ins;
-  unsigned want = int_ok ? 3 : 2;
-  if (n_used < want) return fail(in, "this operand form of " + std::string(op_name(o)));
-  n_used = want;
-  bool reads_dst = o == Op::TMulAddDst || o == Op::TFusedMulAdd || o == Op::TFusedMulAddRelu || o == Op::TAxpy;
-  std::vector<ValueId> tiles;
-  std::vector<int> tile_of(n_used, -1);
-  for (unsigned i = 0; i < n_used; ++i) {
-    ValueId v = op(in, i);
-    if (ty(v).kind == TypeKind::TileBuf) {
-      if (!tile_type_ok(in, v)) return;
-      if (ty(v).elem != d) return fail(in, "op " + std::string(op_name(o)) + " with mixed element types");
-      tile_of[i] = int(tiles.size());
-      tiles.push_back(v);
-    } else if (ty(v).kind != TypeKind::Scalar || ty(v).elem != d) {
-      return fail(in);
-    }
-  }
+  unsigned n_used = pl.n_used;
+  bool reads_dst = pl.reads_dst;
+  const std::vector<ValueId>& tiles = pl.tiles;
+  const std::vector<int>& tile_of = pl.tile_of;
   loop_constants();
   for (unsigned i = 0; i < n_used; ++i)  // scalars in z16 + i
     if (tile_of[i] < 0) bcast_slot(d, Z(16 + int(i)), op(in, i));
@@ -124,42 +109,22 @@ void Gen::fused(const Inst& in) {
 // one column wide is broadcast per row; a full operand narrower than dst is
 // read as if it were as wide (the interpreter tiles it cyclically).
 void Gen::row_expand(const Inst& in) {
-  bool plain = in.op == Op::TRowExpand;
-  unsigned nsrc = plain ? 1 : 2;
-  if (in.n_outs != 1 || in.n_ins < nsrc) return fail(in);
-  ValueId dst = op(in, in.n_ins), s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
-  if (!tile_type_ok(in, dst)) return;
+  ExpandPlan pl;
+  std::string why;
+  if (!plan_row_expand(m_, in, pl, why)) return fail(in, why);
+  bool plain = pl.plain;
+  ValueId dst = pl.dst;
+  const ValueId* s = pl.s;
+  Bin bk = pl.bk;
+  int colk = pl.colk;
+  int32_t cap_r = pl.cap_r, cap_c = pl.cap_c;
   DType d = ty(dst).elem;
-  Bin bk = Bin::Add;
-  if (!plain) bin_of(in.op, bk);
-  if (!dtype_is_float(d) && (bk == Bin::Div || bk == Bin::ExpDif)) return fail(in);
-  for (unsigned i = 0; i < nsrc; ++i) {
-    if (!tile_type_ok(in, s[i])) return;
-    if (ty(s[i]).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  }
-  int colk = -1;
-  if (plain) colk = 0;
-  else if (ty(s[1]).cols == 1 || ty(s[1]).vcol == 1) colk = 1;
-  else if (ty(s[0]).cols == 1 || ty(s[0]).vcol == 1) colk = 0;
-  if (colk < 0) return fail(in, "op " + std::string(op_name(in.op)) + " without a one-column operand");
   TileGeo gd = geo(dst);
-  if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
-  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
-  for (unsigned i = 0; i < nsrc; ++i) {
-    cap_r = std::min(cap_r, ty(s[i]).rows);
-    if (int(i) != colk) {
-      if (!geo(s[i]).rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
-      cap_c = std::min(cap_c, ty(s[i]).cols);
-    }
-  }
   loop_constants();
   ldx(X(9), dst, 1);
   ldx(X(10), dst, 2);
-  for (auto [x, capv] : {std::pair{X(9), cap_r}, std::pair{X(10), cap_c}}) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  }
+  cap_reg(X(9), cap_r);
+  cap_reg(X(10), cap_c);
   tile_ptr(X(0), dst);
   tile_ptr(X(1), s[0]);
   std::vector<R> bases{X(0), X(1)};
@@ -190,33 +155,22 @@ void Gen::row_expand(const Inst& in) {
 // dst[r, c] = op(s0[r', c], s1[r'', c]): an operand with one valid row is
 // read at row 0 (its row stride is 0 then, decided at run time).
 void Gen::col_expand(const Inst& in) {
-  bool plain = in.op == Op::TColExpand;
-  unsigned nsrc = plain ? 1 : 2;
-  if (in.n_outs != 1 || in.n_ins < nsrc) return fail(in);
-  ValueId dst = op(in, in.n_ins), s[2] = {op(in, 0), plain ? kNone : op(in, 1)};
-  if (!tile_type_ok(in, dst)) return;
+  ExpandPlan pl;
+  std::string why;
+  if (!plan_col_expand(m_, in, pl, why)) return fail(in, why);
+  bool plain = pl.plain;
+  unsigned nsrc = pl.nsrc;
+  ValueId dst = pl.dst;
+  const ValueId* s = pl.s;
+  Bin bk = pl.bk;
+  int32_t cap_r = pl.cap_r, cap_c = pl.cap_c;
   DType d = ty(dst).elem;
-  Bin bk = Bin::Add;
-  if (!plain) bin_of(in.op, bk);
-  if (!dtype_is_float(d) && (bk == Bin::Div || bk == Bin::ExpDif)) return fail(in);
   TileGeo gd = geo(dst);
-  if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
-  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
-  for (unsigned i = 0; i < nsrc; ++i) {
-    if (!tile_type_ok(in, s[i])) return;
-    if (ty(s[i]).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-    if (!geo(s[i]).rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
-    if (ty(s[i]).rows > 1 && !plain) cap_r = std::min(cap_r, ty(s[i]).rows);
-    cap_c = std::min(cap_c, ty(s[i]).cols);
-  }
   loop_constants();
   ldx(X(9), dst, 1);
   ldx(X(10), dst, 2);
-  for (auto [x, capv] : {std::pair{X(9), cap_r}, std::pair{X(10), cap_c}}) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  }
+  cap_reg(X(9), cap_r);
+  cap_reg(X(10), cap_c);
   // Row strides x4 / x5: 0 for an operand with one row (or one valid row).
   for (unsigned i = 0; i < nsrc; ++i) {
     tile_ptr(X(1 + int(i)), s[i]);
@@ -257,23 +211,18 @@ void Gen::col_expand(const Inst& in) {
 // and products round to the element type at each step; max / min follow
 // its NaN rule.
 void Gen::col_reduce(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
-  ValueId src = op(in, 0), dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
+  ValueId src, dst;
+  std::string why;
+  if (!plan_reduce(m_, in, false, src, dst, why)) return fail(in, why);
   DType d = ty(dst).elem;
-  if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  TileGeo gs = geo(src), gd = geo(dst);
-  if (!gs.rowvec || !gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
+  TileGeo gs = geo(src);
   bool fl = dtype_is_float(d), sum = in.op == Op::TColSum, prod = in.op == Op::TColProd;
   bool mx = in.op == Op::TColMax;
   loop_constants();
   ldx(X(9), src, 1);
   ldx(X(10), src, 2);
-  for (auto [x, capv] : {std::pair{X(9), ty(src).rows}, std::pair{X(10), std::min(ty(src).cols, ty(dst).cols)}}) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  }
+  cap_reg(X(9), ty(src).rows);
+  cap_reg(X(10), std::min(ty(src).cols, ty(dst).cols));
   int done = new_label(), col = new_label();
   I("SUBSXri", {xzr(), X(9), 0, 0});
   bcc(LE, done);
@@ -345,11 +294,8 @@ void Gen::ttri(const Inst& in) {
   else mov(X(13), xzr());
   ldx(X(9), d, 1);
   ldx(X(10), d, 2);
-  for (auto [x, capv] : {std::pair{X(9), dt.rows}, std::pair{X(10), dt.cols}}) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  }
+  cap_reg(X(9), dt.rows);
+  cap_reg(X(10), dt.cols);
   tile_ptr(X(0), d);
   mov_imm(X(16), dt.elem == DType::F32 ? 0x3f800000u : 1u);
   I("DUP_ZR_S", {Z(6), W(16)});

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "lower.h"
+#include "tile_plan.h"
 #include "plan.h"
 #include "sve_mc.h"
 
@@ -187,7 +188,8 @@ class Gen {
   void tcmp(const Inst& in);
   void tsel(const Inst& in);
   // sve_move.cpp
-  void cap_reg(R x, int64_t cap);  // x = min(x, cap), signed (x16 scratch)
+  void cap_reg(R x, int64_t cap);            // x = min(x, cap), signed (x16 scratch)
+  void cap_slot(R x, ValueId v, unsigned k);  // x = min(x, slot k of v)
   void tile_copy(const Inst& in, ValueId src, ValueId dst, R srow, R scol, R drow, R dcol, bool transpose);
   void tfillpad(const Inst& in);
   void twindow(const Inst& in);

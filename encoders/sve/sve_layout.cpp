@@ -72,30 +72,22 @@ void Gen::axis_vec(R dst, const AxisMap& m, R first) {
 // tmov between tiles of one element type (any layouts): dst[r, c] =
 // src[r, c] over dst's valid region (capped by both shapes).
 void Gen::tmov(const Inst& in) {
-  if (in.n_ins != 1 || in.n_outs != 1) return fail(in, "pto.tmov with a quantization operand");
-  if (m_.attr_word(in, "reluPreMode") == "normal_relu" || m_.find_attr(in, "relu"))
-    return fail(in, "pto.tmov with relu");
-  ValueId s = op(in, 0), d = op(in, 1);
-  if (ty(s).kind != TypeKind::TileBuf || ty(d).kind != TypeKind::TileBuf) return fail(in);
+  ValueId s, d;
+  bool skip;
+  std::string why;
+  if (!plan_tmov(m_, in, s, d, skip, why)) return fail(in, why);
+  if (skip) return;
   const ptoas::Type& st = ty(s);
   const ptoas::Type& dt = ty(d);
   unsigned es = dtype_bytes(dt.elem);
-  if (st.elem != dt.elem)
-    return fail(in, "pto.tmov that converts " + std::string(dtype_name(st.elem)) + " to " +
-                        std::string(dtype_name(dt.elem)));
-  if (es != 1 && es != 2 && es != 4) return fail(in);
-  if (s == d) return;
   AxisMap sr, sc, dr, dc;
   if (!axis(in, st, true, sr) || !axis(in, st, false, sc) || !axis(in, dt, true, dr) || !axis(in, dt, false, dc))
     return;
   I("PTRUE_S", {P(7), 31});
   ldx(X(9), d, 1);
   ldx(X(10), d, 2);
-  for (auto [x, capv] : {std::pair{X(9), std::min(st.rows, dt.rows)}, std::pair{X(10), std::min(st.cols, dt.cols)}}) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  }
+  cap_reg(X(9), std::min(st.rows, dt.rows));
+  cap_reg(X(10), std::min(st.cols, dt.cols));
   tile_ptr(X(0), s);
   tile_ptr(X(1), d);
   mov(X(12), xzr());  // the row
@@ -145,20 +137,10 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   }
   ldx(X(9), t, 1);
   ldx(X(10), t, 2);
-  auto cap_imm = [&](R x, int64_t capv) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  };
-  auto cap_slot = [&](R x, unsigned k) {
-    ldx(X(16), v, k);
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  };
-  cap_imm(X(9), tt.rows);
-  cap_imm(X(10), tt.cols);
-  cap_slot(X(9), 1);
-  cap_slot(X(10), 2);
+  cap_reg(X(9), tt.rows);
+  cap_reg(X(10), tt.cols);
+  cap_slot(X(9), v, 1);
+  cap_slot(X(10), v, 2);
   ldx(X(4), v, 3);  // view strides, elements
   ldx(X(5), v, 4);
   ldx(X(6), v, 0);  // view row pointer
@@ -223,19 +205,12 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
 // acc + bias[0, j], after the k-sum. Per row of C, one vector of columns at
 // a time: a[i, k] broadcast, b[k, j..] gathered.
 void Gen::matmul(const Inst& in) {
-  bool acc_in = in.op == Op::TMatmulAcc, bias = in.op == Op::TMatmulBias;
-  unsigned ia = acc_in ? 1 : 0;
-  if (in.n_outs != 1 || in.n_ins != (acc_in || bias ? 3u : 2u)) return fail(in);
-  ValueId a = op(in, ia), bm = op(in, ia + 1), c = op(in, in.n_ins);
-  ValueId cin = acc_in ? op(in, 0) : kNone, bt = bias ? op(in, 2) : kNone;
-  for (ValueId v : {a, bm, c, cin, bt})
-    if (v != kNone && ty(v).kind != TypeKind::TileBuf) return fail(in);
-  DType ae = ty(a).elem, ce = ty(c).elem;
-  bool f32 = ce == DType::F32 && (ae == DType::F32 || ae == DType::BF16 || ae == DType::F16) && ty(bm).elem == ae;
-  bool i32 = ce == DType::I32 && ae == DType::I8 && ty(bm).elem == ae;
-  if (!f32 && !i32) return fail(in, "pto.tmatmul with these element types");
-  if ((acc_in && ty(cin).elem != ce) || (bias && ty(bt).elem != ce)) return fail(in);
-  if (c == a || c == bm) return fail(in, "pto.tmatmul whose result is one of its operands");
+  MatmulPlan pl;
+  std::string why;
+  if (!plan_matmul(m_, in, pl, why)) return fail(in, why);
+  ValueId a = pl.a, bm = pl.b, c = pl.c, cin = pl.cin, bt = pl.bias;
+  bool acc_in = cin != kNone, bias = bt != kNone, f32 = !pl.i32;
+  DType ae = pl.ae;
   const ptoas::Type &at = ty(a), &btt = ty(bm), &ct = ty(c);
   AxisMap ar, ac, br, bc, cr, cc, ir, icm, biasc;
   if (!axis(in, at, true, ar) || !axis(in, at, false, ac) || !axis(in, btt, true, br) ||
@@ -245,22 +220,12 @@ void Gen::matmul(const Inst& in) {
   if (bias && !axis(in, ty(bt), false, biasc)) return;
   unsigned aes = dtype_bytes(ae);
   I("PTRUE_S", {P(7), 31});
-  auto cap = [&](R x, int64_t capv) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  };
   ldx(X(9), a, 1);
-  cap(X(9), std::min(at.rows, ct.rows));
+  cap_reg(X(9), pl.cap_m);
   ldx(X(13), a, 2);
-  cap(X(13), std::min(at.cols, btt.rows));
+  cap_reg(X(13), pl.cap_k);
   ldx(X(10), bm, 2);
-  cap(X(10), std::min(btt.cols, ct.cols));
-  if (acc_in) {
-    cap(X(9), ty(cin).rows);
-    cap(X(10), ty(cin).cols);
-  }
-  if (bias) cap(X(10), ty(bt).cols);
+  cap_reg(X(10), pl.cap_n);
   tile_ptr(X(0), a);
   tile_ptr(X(1), bm);
   tile_ptr(X(2), c);

@@ -23,6 +23,12 @@ void Gen::cap_reg(R x, int64_t capv) {
   I("CSELXr", {x, X(16), x, int(GT)});
 }
 
+void Gen::cap_slot(R x, ValueId v, unsigned k) {
+  ldx(X(16), v, k);
+  I("SUBSXrs", {xzr(), x, X(16), 0});
+  I("CSELXr", {x, X(16), x, int(GT)});
+}
+
 // A copy of x9 rows x x10 columns between two tiles of any layouts:
 // element (x12 + row offset, x11 + column offset) of each; the offsets are
 // registers (x13 / x14 for the source's row / column, x6 / x7 for the
@@ -213,27 +219,16 @@ void Gen::treshape(const Inst& in) {
 // integer -> float rounds once, float -> integer rounds by rmode and keeps
 // the low bits of out-of-range values (NaN: 0; sat_mode clamps).
 void Gen::tcvt(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
-  ValueId src = op(in, 0), dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
-  DType sd = ty(src).elem, dd = ty(dst).elem;
-  auto refuse = [&](const std::string& why) {
-    fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + why);
-  };
-  std::string_view sat_w = m_.attr_word(in, "sat_mode");
-  if (sat_w.empty()) sat_w = m_.attr_word(in, "satMode");
-  bool sat = !sat_w.empty() && sat_w != "OFF" && sat_w != "off";
-  std::string_view rm = m_.attr_word(in, "rmode");
-  const char* rnd;
-  if (rm.empty() || rm == "RINT" || rm == "CAST_RINT") rnd = "FRINTN_ZPmZ_S";
-  else if (rm == "FLOOR" || rm == "CAST_FLOOR") rnd = "FRINTM_ZPmZ_S";
-  else if (rm == "CEIL" || rm == "CAST_CEIL") rnd = "FRINTP_ZPmZ_S";
-  else if (rm == "TRUNC" || rm == "CAST_TRUNC" || rm == "NONE" || rm == "CAST_NONE") rnd = "FRINTZ_ZPmZ_S";
-  else if (rm == "ROUND" || rm == "CAST_ROUND") rnd = "FRINTA_ZPmZ_S";
-  else return refuse(" with rmode " + std::string(rm));
+  CvtPlan pl;
+  std::string why;
+  if (!plan_tcvt(m_, in, pl, why)) return fail(in, why);
+  ValueId src = pl.src, dst = pl.dst;
+  DType sd = pl.sd, dd = pl.dd;
+  bool sat = pl.sat;
+  const char* rnd = pl.rmode == Rounding::NearestEven ? "FRINTN_ZPmZ_S" : pl.rmode == Rounding::Floor ? "FRINTM_ZPmZ_S"
+                    : pl.rmode == Rounding::Ceil ? "FRINTP_ZPmZ_S" : pl.rmode == Rounding::Trunc ? "FRINTZ_ZPmZ_S"
+                    : "FRINTA_ZPmZ_S";
   bool sf = dtype_is_float(sd), df = dtype_is_float(dd);
-  if (sat && !(sf && !df && dtype_bytes(dd) < 4) && !(sf && dd == DType::I32)) return refuse(" with sat_mode on");
-  if (!sf && dd == DType::BF16 && dtype_bytes(sd) == 4) return refuse(" (i32 / u32 -> bf16 would round twice)");
   loop_constants();
   auto splat = [&](R z, uint32_t v) {
     mov_imm(X(16), v);

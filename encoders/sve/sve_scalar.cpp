@@ -150,18 +150,10 @@ void Gen::scalar(const Inst& in) {
         zext(X(0), int_bits(od));
         zext(X(1), int_bits(od));
       }
-      Cond c;
-      if (pr == "eq") c = EQ;
-      else if (pr == "ne") c = NE;
-      else if (pr == "slt") c = LT;
-      else if (pr == "sle") c = LE;
-      else if (pr == "sgt") c = GT;
-      else if (pr == "sge") c = GE;
-      else if (pr == "ult") c = LO;
-      else if (pr == "ule") c = LS;
-      else if (pr == "ugt") c = HI;
-      else if (pr == "uge") c = HS;
-      else return fail(in, "arith.cmpi predicate '" + std::string(pr) + "'");
+      static const Cond conds[] = {EQ, NE, LT, LE, GT, GE, LO, LS, HI, HS};  // cmpi_predicate's order
+      int k = cmpi_predicate(pr);
+      if (k < 0) return fail(in, "arith.cmpi predicate '" + std::string(pr) + "'");
+      Cond c = conds[k];
       I("SUBSXrs", {xzr(), X(0), X(1), 0});
       cset(X(0), c);
       stx(X(0), res);

@@ -15,28 +15,15 @@ namespace ptoas::cg::sve::gen {
 // Only the bytes the valid columns reach are written; columns past
 // mask.vcol * B are not compared, as the interpreter caps the words.
 void Gen::tcmp(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 2) return fail(in);
-  ValueId a = op(in, 0), rhs = op(in, 1), m = op(in, in.n_ins);
-  if (!tile_type_ok(in, a) || !tile_type_ok(in, m)) return;
-  DType d = ty(a).elem, md = ty(m).elem;
-  if (dtype_is_float(md)) return fail(in);
-  bool rhs_tile = ty(rhs).kind == TypeKind::TileBuf;
-  if (rhs_tile && (!tile_type_ok(in, rhs) || ty(rhs).elem != d))
-    return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  if (!rhs_tile && (ty(rhs).kind != TypeKind::Scalar || ty(rhs).elem != d)) return fail(in);
-  if (geo(a).dn || geo(m).dn || (rhs_tile && geo(rhs).dn))
-    return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
-  std::string_view w = m_.attr_word(in, "cmpMode");
-  int mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
-  if (w.empty() || w == "eq" || w == "EQ") mode = 0;
-  else if (w == "ne" || w == "NE") mode = 1;
-  else if (w == "lt" || w == "LT") mode = 2;
-  else if (w == "le" || w == "LE") mode = 3;
-  else if (w == "gt" || w == "GT") mode = 4;
-  else if (w == "ge" || w == "GE") mode = 5;
-  else return fail(in, "op " + std::string(op_name(in.op)) + " with cmpMode " + std::string(w));
+  CmpPlan pl;
+  std::string why;
+  if (!plan_tcmp(m_, in, pl, why)) return fail(in, why);
+  ValueId a = pl.a, rhs = pl.rhs, m = pl.mask;
+  bool rhs_tile = pl.rhs_tile;
+  int mode = pl.mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  DType d = ty(a).elem;
   bool fl = dtype_is_float(d);
-  unsigned mbits = 8 * dtype_bytes(md);
+  unsigned mbits = pl.mask_bits;
   loop_constants();
   // Zero the whole mask tile (bytes).
   {
@@ -55,10 +42,8 @@ void Gen::tcmp(const Inst& in) {
   // x9 x x10: a's valid region, columns capped at mask.vcol * B.
   ldx(X(9), a, 1);
   ldx(X(10), a, 2);
-  int32_t cap_r = std::min(ty(a).rows, ty(m).rows);
-  if (rhs_tile) cap_r = std::min(cap_r, ty(rhs).rows);
-  cap_reg(X(9), cap_r);
-  cap_reg(X(10), rhs_tile ? std::min(ty(a).cols, ty(rhs).cols) : ty(a).cols);
+  cap_reg(X(9), pl.cap_r);
+  cap_reg(X(10), pl.cap_c);
   ldx(X(16), m, 2);
   I("UBFMXri", {X(16), X(16), 64 - __builtin_ctz(mbits), 63 - __builtin_ctz(mbits)});
   I("SUBSXrs", {xzr(), X(10), X(16), 0});
@@ -155,23 +140,12 @@ void Gen::tcmp(const Inst& in) {
 // NaN payloads survive). Each lane reads the mask word holding its bit
 // (the word may reach past the row: still inside the tile arena).
 void Gen::tsel(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 3) return fail(in);
-  bool scalar = in.op == Op::TSelS;
-  ValueId mk = op(in, 0), a = op(in, 1), dst = op(in, in.n_ins);
-  ValueId b = scalar ? op(in, in.n_ins - 1) : op(in, 2);
-  if (!tile_type_ok(in, dst) || !tile_type_ok(in, a) || !tile_type_ok(in, mk)) return;
-  DType dd = ty(dst).elem;
-  unsigned es = dtype_bytes(dd);
-  if (es == 1 || dtype_is_float(ty(mk).elem)) return fail(in);
-  if (ty(a).elem != dd) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  if (scalar) {
-    if (ty(b).kind != TypeKind::Scalar || ty(b).elem != dd) return fail(in);
-  } else if (!tile_type_ok(in, b) || ty(b).elem != dd) {
-    return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  }
-  if (geo(dst).dn || geo(a).dn || geo(mk).dn || (!scalar && geo(b).dn))
-    return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
-  DType d = es == 2 ? DType::U16 : DType::U32;  // the bits
+  SelPlan pl;
+  std::string why;
+  if (!plan_tsel(m_, in, pl, why)) return fail(in, why);
+  bool scalar = pl.scalar;
+  ValueId mk = pl.mask, a = pl.a, b = pl.b, dst = pl.dst;
+  DType d = pl.bits;
   loop_constants();
   if (scalar) bcast_slot(d, Z(kScalar), b);
   std::vector<ValueId> tiles{a};

@@ -57,18 +57,10 @@ void Gen::tile_op(const Inst& in) {
 }
 
 bool Gen::tile_type_ok(const Inst& in, ValueId v) {
-  const ptoas::Type& t = ty(v);
-  if (t.kind != TypeKind::TileBuf) return fail(in), false;
-  if (t.slayout != SLayout::NoneBox) {
-    fail(in, "op " + std::string(op_name(in.op)) + " on a boxed (fractal) tile");
-    return false;
-  }
-  if (t.rows <= 0 || t.cols <= 0) {
-    fail(in, "a tile of dynamic shape");
-    return false;
-  }
-  if (!lane_type(t.elem)) return fail(in), false;
-  return true;
+  std::string why;
+  if (lane_tile(m_, in, v, why)) return true;
+  fail(in, why);
+  return false;
 }
 
 void Gen::tile_ptr(R x, ValueId t) {
@@ -261,21 +253,16 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   // column stride in bytes; x14 = the view base, x15 = the tile base.
   ldx(X(9), t, 1);
   ldx(X(10), t, 2);
-  auto cap = [&](R x, ValueId src, unsigned k) {
-    ldx(X(16), src, k);
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  };
   if (rank == 2) {
-    cap(X(9), v, 1);
-    cap(X(10), v, 2);
+    cap_slot(X(9), v, 1);
+    cap_slot(X(10), v, 2);
     ldx(X(12), v, 3);
     ldx(X(13), v, 4);
   } else {
     mov_imm(X(16), 1);
     I("SUBSXrs", {xzr(), X(9), X(16), 0});
     I("CSELXr", {X(9), X(16), X(9), int(GT)});
-    cap(X(10), v, 1);
+    cap_slot(X(10), v, 1);
     mov(X(12), xzr());
     ldx(X(13), v, 2);
   }
@@ -409,69 +396,25 @@ bool Gen::valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& 
     fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
     return false;
   }
-  auto clamp = [&](R x, int64_t capv) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  };
   ldx(X(9), dst, cols_outer ? 2 : 1);
   ldx(X(10), dst, cols_outer ? 1 : 2);
-  clamp(X(9), cols_outer ? cap_c : cap_r);
-  clamp(X(10), cols_outer ? cap_r : cap_c);
+  cap_reg(X(9), cols_outer ? cap_c : cap_r);
+  cap_reg(X(10), cols_outer ? cap_r : cap_c);
   tile_ptr(X(0), dst);
   for (size_t i = 0; i < tiles.size(); ++i) tile_ptr(X(int(1 + i)), tiles[i]);
   return true;
 }
 
 void Gen::elementwise(const Inst& in) {
-  const OpInfo& info = op_info(in.op);
-  if (in.n_outs != 1) return fail(in);
-  ValueId dst = op(in, in.n_ins);
-  if (ty(dst).kind != TypeKind::TileBuf) return fail(in);
-  DType d = ty(dst).elem;
-  bool fl = dtype_is_float(d), lanes_ok = lane_type(d), ints = lanes_ok && !fl;
+  EltPlan pl;
+  std::string why;
+  if (!plan_elementwise(m_, in, pl, why)) return fail(in, why);
+  ValueId dst = pl.dst, scal = pl.scal;
+  const std::vector<ValueId>& tiles = pl.tiles;
+  bool scalar_first = pl.scalar_first;
+  DType d = pl.d;
+  bool fl = dtype_is_float(d);
   Op o = in.op;
-  bool have = false;
-  switch (o) {
-    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
-    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TMaxS: case Op::TMinS:
-    case Op::TExpandS: case Op::TNeg: case Op::TRelu: case Op::TAbs:
-      have = lanes_ok;
-      break;
-    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip: case Op::TExp: case Op::TLog:
-    case Op::TRsqrt: case Op::TPow: case Op::TPowS:
-      have = fl;
-      break;
-    case Op::TAnd: case Op::TOr: case Op::TXor: case Op::TShl: case Op::TShr: case Op::TNot:
-    case Op::TAndS: case Op::TOrS: case Op::TXorS: case Op::TShlS: case Op::TShrS:
-      have = ints;
-      break;
-    default: break;
-  }
-  if (!have) return fail(in);
-  if (!tile_type_ok(in, dst)) return;
-  size_t want_tiles = info.sem == Sem::EltBin ? 2 : info.sem == Sem::EltUnary ? 1 : o == Op::TExpandS ? 0 : 1;
-  std::vector<ValueId> tiles;
-  ValueId scal = kNone;
-  bool scalar_first = false;
-  for (unsigned i = 0; i < in.n_ins; ++i) {
-    ValueId v = op(in, i);
-    if (ty(v).kind == TypeKind::TileBuf) {
-      if (tiles.size() == want_tiles) continue;  // a trailing tmp tile is not read
-      if (!tile_type_ok(in, v)) return;
-      if (ty(v).elem != d) return fail(in, "op " + std::string(info.name) + " with mixed element types");
-      tiles.push_back(v);
-    } else {
-      if (scal != kNone || ty(v).kind != TypeKind::Scalar) return fail(in);
-      if (ty(v).elem != d)
-        return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(ty(v).elem)) +
-                            " scalar on a " + std::string(dtype_name(d)) + " tile");
-      scal = v;
-      scalar_first = i == 0;
-    }
-  }
-  if (tiles.size() != want_tiles || (info.sem == Sem::EltScalar && scal == kNone))
-    return fail(in, "this operand form of " + std::string(info.name));
   bool cols_outer;
   loop_constants();
   if (scal != kNone) bcast_slot(d, Z(kScalar), scal);
@@ -553,26 +496,19 @@ void Gen::elementwise(const Inst& in) {
 // element only if strictly greater (smaller), and a NaN anywhere gives the
 // first NaN met.
 void Gen::row_reduce(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
-  ValueId src = op(in, 0), dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
+  ValueId src, dst;
+  std::string why;
+  if (!plan_reduce(m_, in, true, src, dst, why)) return fail(in, why);
   DType d = ty(dst).elem;
-  if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
-  TileGeo gs = geo(src), gd = geo(dst);
-  if (gd.rs != int64_t(es))
-    return fail(in, "op " + std::string(op_name(in.op)) + " into a tile whose column is not contiguous");
-  if (gs.rs > (1 << 24) || gs.cs > (1 << 24)) return fail(in);
+  TileGeo gs = geo(src);
   bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax, prod = in.op == Op::TRowProd;
   loop_constants();
   ldx(X(9), src, 1);
   ldx(X(10), src, 2);
-  for (auto [x, capv] : {std::pair{X(9), std::min(ty(src).rows, ty(dst).rows)}, std::pair{X(10), ty(src).cols}}) {
-    mov_imm(X(16), uint64_t(capv));
-    I("SUBSXrs", {xzr(), x, X(16), 0});
-    I("CSELXr", {x, X(16), x, int(GT)});
-  }
+  cap_reg(X(9), std::min(ty(src).rows, ty(dst).rows));
+  cap_reg(X(10), ty(src).cols);
   int done = new_label(), grp = new_label(), col = new_label(), fin = new_label();
   I("SUBSXri", {xzr(), X(9), 0, 0});
   bcc(LE, done);

@@ -149,19 +149,14 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
 // tmov between tiles of one element type (any layouts): dst[r, c] = src[r, c]
 // over dst's valid region (capped by both tiles' shapes).
 void Gen::tmov(const Inst& in) {
-  if (in.n_ins != 1 || in.n_outs != 1) return fail(in, "pto.tmov with a quantization operand");
-  if (m_.attr_word(in, "reluPreMode") == "normal_relu" || m_.find_attr(in, "relu"))
-    return fail(in, "pto.tmov with relu");
-  ValueId s = op(in, 0), d = op(in, 1);
-  if (ty(s).kind != TypeKind::TileBuf || ty(d).kind != TypeKind::TileBuf) return fail(in);
+  ValueId s, d;
+  bool skip;
+  std::string why;
+  if (!plan_tmov(m_, in, s, d, skip, why)) return fail(in, why);
+  if (skip) return;
   const ptoas::Type& st = ty(s);
   const ptoas::Type& dt = ty(d);
   unsigned es = dtype_bytes(dt.elem);
-  if (st.elem != dt.elem)
-    return fail(in, "pto.tmov that converts " + std::string(dtype_name(st.elem)) + " to " +
-                        std::string(dtype_name(dt.elem)));
-  if (es != 1 && es != 2 && es != 4) return fail(in);
-  if (s == d) return;
   mov(r8, q(d, 1));
   mov(r9, q(d, 2));
   clamp(r8, std::min(st.rows, dt.rows));
@@ -223,32 +218,18 @@ void Gen::ttri(const Inst& in) {
 // their scratch would not fit, then one vector of columns at a time
 // (matmul_gather).
 void Gen::matmul(const Inst& in) {
-  bool acc_in = in.op == Op::TMatmulAcc, bias = in.op == Op::TMatmulBias;
-  unsigned ia = acc_in ? 1 : 0;
-  if (in.n_outs != 1 || in.n_ins != (acc_in || bias ? 3u : 2u)) return fail(in);
-  ValueId a = op(in, ia), b = op(in, ia + 1), c = op(in, in.n_ins);
-  ValueId cin = acc_in ? op(in, 0) : kNone, bt = bias ? op(in, 2) : kNone;
-  for (ValueId v : {a, b, c, cin, bt})
-    if (v != kNone && ty(v).kind != TypeKind::TileBuf) return fail(in);
-  DType ae = ty(a).elem, ce = ty(c).elem;
-  bool f32 = ce == DType::F32 && (ae == DType::F32 || ae == DType::BF16 || ae == DType::F16) &&
-             ty(b).elem == ae;
-  bool i32 = ce == DType::I32 && ae == DType::I8 && ty(b).elem == ae;
-  if (!f32 && !i32) return fail(in, "pto.tmatmul with these element types");
-  if ((acc_in && ty(cin).elem != ce) || (bias && ty(bt).elem != ce)) return fail(in);
-  if (c == a || c == b) return fail(in, "pto.tmatmul whose result is one of its operands");
-  const ptoas::Type &at = ty(a), &btt = ty(b), &ct = ty(c);
+  MatmulPlan pl;
+  std::string why;
+  if (!plan_matmul(m_, in, pl, why)) return fail(in, why);
+  ValueId a = pl.a, b = pl.b, c = pl.c, cin = pl.cin, bt = pl.bias;
+  DType ae = pl.ae;
+  bool i32 = pl.i32;
   mov(r8, q(a, 1));
-  clamp(r8, std::min(at.rows, ct.rows));
+  clamp(r8, pl.cap_m);
   mov(r10, q(a, 2));
-  clamp(r10, std::min(at.cols, btt.rows));
+  clamp(r10, pl.cap_k);
   mov(r9, q(b, 2));
-  clamp(r9, std::min(btt.cols, ct.cols));
-  if (acc_in) {
-    clamp(r8, ty(cin).rows);
-    clamp(r9, ty(cin).cols);
-  }
-  if (bias) clamp(r9, ty(bt).cols);
+  clamp(r9, pl.cap_n);
   MmOps o{a, b, c, cin, bt, ae, i32};
   if (!matmul_blocked(in, o) && ok_) matmul_gather(in, o);
 }

@@ -10,35 +10,18 @@ namespace ptoas::cg::x86::gen {
 // in turn as the interpreter evaluates them (f16 / bf16 through
 // round_lane); no FMA contraction.
 void Gen::fused(const Inst& in) {
-  if (in.n_outs != 1) return fail(in);
+  FusedPlan pl;
+  std::string why;
+  if (!plan_fused(m_, in, pl, why)) return fail(in, why);
   Op o = in.op;
-  ValueId dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, dst, false)) return;
-  DType d = ty(dst).elem;
+  ValueId dst = pl.dst;
+  DType d = pl.d;
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
-  bool int_ok = o == Op::TAddC || o == Op::TSubC || o == Op::TAddSC || o == Op::TSubSC;
-  if (!fl && !int_ok) return fail(in);
-  unsigned n_used = o == Op::TPrelu ? 2 : in.n_ins;
-  unsigned want = (o == Op::TAddC || o == Op::TSubC || o == Op::TAddSC || o == Op::TSubSC) ? 3 : 2;
-  if (n_used < want) return fail(in, "this operand form of " + std::string(op_name(o)));
-  n_used = want;
-  bool reads_dst = o == Op::TMulAddDst || o == Op::TFusedMulAdd || o == Op::TFusedMulAddRelu || o == Op::TAxpy;
-  // Inputs: tiles get the loop's pointer registers in order; scalars are
-  // broadcast once into V8 + i.
-  std::vector<ValueId> tiles;
-  std::vector<int> tile_of(n_used, -1);
-  for (unsigned i = 0; i < n_used; ++i) {
-    ValueId v = op(in, i);
-    if (ty(v).kind == TypeKind::TileBuf) {
-      if (!tile_type_ok(in, v, false)) return;
-      if (ty(v).elem != d) return fail(in, "op " + std::string(op_name(o)) + " with mixed element types");
-      tile_of[i] = int(tiles.size());
-      tiles.push_back(v);
-    } else {
-      if (ty(v).kind != TypeKind::Scalar || ty(v).elem != d) return fail(in);
-    }
-  }
+  unsigned n_used = pl.n_used;
+  bool reads_dst = pl.reads_dst;
+  const std::vector<ValueId>& tiles = pl.tiles;
+  const std::vector<int>& tile_of = pl.tile_of;
   std::vector<Reg64> ptrs;
   std::vector<Stride> strides;
   if (!elem_loop(in, dst, tiles, ptrs, strides)) return;
@@ -107,52 +90,22 @@ void Gen::fused(const Inst& in) {
 
 // ---- row / column expansion ------------------------------------------------------------
 
-// The checks both expansions start with: one result tile of a lane type,
-// the sources s[0] (and s[1] unless plain), the binary kind (no div or
-// expdif for integers). False when an error was reported.
-bool Gen::expand_head(const Inst& in, bool plain, ValueId& dst, ValueId s[2], Bin& bk) {
-  if (in.n_outs != 1 || in.n_ins < (plain ? 1u : 2u)) return fail(in), false;
-  dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, dst, false)) return false;
-  DType d = ty(dst).elem;
-  bk = Bin::Add;
-  if (!plain) bin_of(in.op, bk);
-  if (!lane_type(d) || (!dtype_is_float(d) && (bk == Bin::Div || bk == Bin::ExpDif))) return fail(in), false;
-  s[0] = op(in, 0);
-  s[1] = plain ? kNone : op(in, 1);
-  return true;
-}
-
 // dst[r, c] = op(s0[r, c], s1[r, 0]) (or with s0 the column): the operand
 // that is one column wide is broadcast per row. A full operand narrower than
 // dst (the interpreter tiles it cyclically) is read as if it were as wide.
 void Gen::row_expand(const Inst& in) {
-  bool plain = in.op == Op::TRowExpand;
-  unsigned nsrc = plain ? 1 : 2;
-  ValueId dst, s[2];
-  Bin bk;
-  if (!expand_head(in, plain, dst, s, bk)) return;
+  ExpandPlan pl;
+  std::string why;
+  if (!plan_row_expand(m_, in, pl, why)) return fail(in, why);
+  bool plain = pl.plain;
+  ValueId dst = pl.dst;
+  const ValueId* s = pl.s;
+  Bin bk = pl.bk;
+  int colk = pl.colk;
+  int32_t cap_r = pl.cap_r, cap_c = pl.cap_c;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
-  int colk = -1;  // which source is the column
-  for (unsigned i = 0; i < nsrc; ++i) {
-    if (!tile_type_ok(in, s[i], false)) return;
-    if (ty(s[i]).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  }
-  if (plain) colk = 0;
-  else if (ty(s[1]).cols == 1 || ty(s[1]).vcol == 1) colk = 1;
-  else if (ty(s[0]).cols == 1 || ty(s[0]).vcol == 1) colk = 0;
-  if (colk < 0) return fail(in, "op " + std::string(op_name(in.op)) + " without a one-column operand");
   TileGeo gd = geo(dst);
-  if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
-  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
-  for (unsigned i = 0; i < nsrc; ++i) {
-    cap_r = std::min(cap_r, ty(s[i]).rows);
-    if (int(i) != colk) {
-      if (!geo(s[i]).rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
-      cap_c = std::min(cap_c, ty(s[i]).cols);
-    }
-  }
   mov(r8, q(dst, 1));
   mov(r9, q(dst, 2));
   clamp(r8, cap_r);
@@ -185,23 +138,18 @@ void Gen::row_expand(const Inst& in) {
 // dst[r, c] = op(s0[r', c], s1[r'', c]), an operand with one valid row read
 // at row 0 (its row stride is 0 then, decided at run time).
 void Gen::col_expand(const Inst& in) {
-  bool plain = in.op == Op::TColExpand;
-  unsigned nsrc = plain ? 1 : 2;
-  ValueId dst, s[2];
-  Bin bk;
-  if (!expand_head(in, plain, dst, s, bk)) return;
+  ExpandPlan pl;
+  std::string why;
+  if (!plan_col_expand(m_, in, pl, why)) return fail(in, why);
+  bool plain = pl.plain;
+  unsigned nsrc = pl.nsrc;
+  ValueId dst = pl.dst;
+  const ValueId* s = pl.s;
+  Bin bk = pl.bk;
+  int32_t cap_r = pl.cap_r, cap_c = pl.cap_c;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   TileGeo gd = geo(dst);
-  if (!gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " into a column-major tile");
-  int32_t cap_r = ty(dst).rows, cap_c = ty(dst).cols;
-  for (unsigned i = 0; i < nsrc; ++i) {
-    if (!tile_type_ok(in, s[i], false)) return;
-    if (ty(s[i]).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-    if (!geo(s[i]).rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
-    if (ty(s[i]).rows > 1 && !plain) cap_r = std::min(cap_r, ty(s[i]).rows);
-    cap_c = std::min(cap_c, ty(s[i]).cols);
-  }
   mov(r8, q(dst, 1));
   mov(r9, q(dst, 2));
   clamp(r8, cap_r);

@@ -32,6 +32,7 @@
 #include <functional>
 
 #include "lower.h"
+#include "tile_plan.h"
 #include "plan.h"
 #include "x86.h"
 
@@ -230,7 +231,6 @@ class Gen : public CodeGenerator {
   void row_reduce(const Inst& in);
   void row_expand(const Inst& in);
   void col_expand(const Inst& in);
-  bool expand_head(const Inst& in, bool plain, ValueId& dst, ValueId s[2], Bin& bk);
   void tcvt(const Inst& in);
   void tcvt_elems(const Inst& in);
   // Boxed (fractal) tiles and cube ops: element loops through the

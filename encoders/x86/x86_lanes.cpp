@@ -10,22 +10,11 @@
 namespace ptoas::cg::x86::gen {
 
 bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
-  const ptoas::Type& t = ty(v);
-  if (t.kind != TypeKind::TileBuf) return false;
-  if (t.slayout != SLayout::NoneBox) {
-    fail(in, "op " + std::string(op_name(in.op)) + " on a boxed (fractal) tile");
-    return false;
-  }
-  if (t.rows <= 0 || t.cols <= 0) {
-    fail(in, "a tile of dynamic shape");
-    return false;
-  }
-  if (!lane_type(t.elem)) {
-    fail(in);
-    return false;
-  }
   (void)movement;
-  return true;
+  std::string why;
+  if (lane_tile(m_, in, v, why)) return true;
+  fail(in, why);
+  return false;
 }
 
 void Gen::vld_e(DType d, const Xmm& v, const RegExp& e, bool masked) {

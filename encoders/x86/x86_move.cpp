@@ -216,29 +216,19 @@ void Gen::tconcat(const Inst& in) {
 // -> integer wraps, integer -> float rounds once, float -> integer rounds by
 // rmode and keeps the low bits of out-of-range values.
 void Gen::tcvt(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
-  ValueId src = op(in, 0), dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
-  DType sd = ty(src).elem, dd = ty(dst).elem;
-  auto refuse = [&](const std::string& why) {
-    fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + why);
+  CvtPlan pl;
+  std::string why;
+  if (!plan_tcvt(m_, in, pl, why)) return fail(in, why);
+  ValueId src = pl.src, dst = pl.dst;
+  DType sd = pl.sd, dd = pl.dd;
+  bool sat = pl.sat;
+  auto refuse = [&](const std::string& r) {
+    fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + r);
   };
-  std::string_view sat_w = m_.attr_word(in, "sat_mode");
-  if (sat_w.empty()) sat_w = m_.attr_word(in, "satMode");
-  bool sat = !sat_w.empty() && sat_w != "OFF" && sat_w != "off";
-  std::string_view rm = m_.attr_word(in, "rmode");
   // vroundps immediates (exceptions suppressed); -1: ties away from zero.
-  int mode;
-  if (rm.empty() || rm == "RINT" || rm == "CAST_RINT") mode = 8;
-  else if (rm == "FLOOR" || rm == "CAST_FLOOR") mode = 9;
-  else if (rm == "CEIL" || rm == "CAST_CEIL") mode = 10;
-  else if (rm == "TRUNC" || rm == "CAST_TRUNC" || rm == "NONE" || rm == "CAST_NONE") mode = 11;
-  else if (rm == "ROUND" || rm == "CAST_ROUND") mode = -1;
-  else return refuse(" with rmode " + std::string(rm));
+  int mode = pl.rmode == Rounding::NearestEven ? 8 : pl.rmode == Rounding::Floor ? 9
+             : pl.rmode == Rounding::Ceil ? 10 : pl.rmode == Rounding::Trunc ? 11 : -1;
   bool sf = dtype_is_float(sd), df = dtype_is_float(dd);
-  if (sat && !(sf && !df && dtype_bytes(dd) < 4) && !(sf && dd == DType::I32)) return refuse(" with sat_mode on");
-  if (!sf && dd == DType::BF16 && dtype_bytes(sd) == 4)
-    return refuse(" (i32 / u32 -> bf16 would round twice)");
   // Vector loop over src's valid region when the layouts allow one.
   bool all_row = geo(src).rowvec && geo(dst).rowvec, all_col = geo(src).colvec && geo(dst).colvec;
   if (!all_row && !all_col) {

@@ -13,17 +13,13 @@ namespace ptoas::cg::x86::gen {
 // gathered one after the other (sequential sum in f32 is exactly the
 // interpreter's double sum rounded to f32 at each step, so bit-exact).
 void Gen::row_reduce(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
-  ValueId src = op(in, 0), dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, src, false) || !tile_type_ok(in, dst, false)) return;
+  ValueId src, dst;
+  std::string why;
+  if (!plan_reduce(m_, in, true, src, dst, why)) return fail(in, why);
   DType d = ty(dst).elem;
-  if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
-  TileGeo gs = geo(src), gd = geo(dst);
-  if (gd.rs != int64_t(es))
-    return fail(in, "op " + std::string(op_name(in.op)) + " into a tile whose column is not contiguous");
-  if (gs.rs > (1 << 24)) return fail(in);
+  TileGeo gs = geo(src);
   mov(r8, q(src, 1));
   mov(r9, q(src, 2));
   clamp(r8, std::min(ty(src).rows, ty(dst).rows));
@@ -120,13 +116,11 @@ void Gen::row_reduce(const Inst& in) {
 // and products round to the element type at each step, as the interpreter
 // does; max / min follow its NaN rule.
 void Gen::col_reduce(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
-  ValueId src = op(in, 0), dst = op(in, in.n_ins);
-  if (!tile_type_ok(in, src, false) || !tile_type_ok(in, dst, false)) return;
+  ValueId src, dst;
+  std::string why;
+  if (!plan_reduce(m_, in, false, src, dst, why)) return fail(in, why);
   DType d = ty(dst).elem;
-  if (ty(src).elem != d) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  TileGeo gs = geo(src), gd = geo(dst);
-  if (!gs.rowvec || !gd.rowvec) return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
+  TileGeo gs = geo(src);
   bool fl = dtype_is_float(d), sum = in.op == Op::TColSum, prod = in.op == Op::TColProd;
   bool mx = in.op == Op::TColMax;
   unsigned es = dtype_bytes(d);

@@ -13,29 +13,16 @@ namespace ptoas::cg::x86::gen {
 // byte c / 8 of the row (little-endian). Columns past mask.vcol * B are not
 // written, as the interpreter caps the words.
 void Gen::tcmp(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 2) return fail(in);
-  ValueId a = op(in, 0), rhs = op(in, 1), m = op(in, in.n_ins);
-  if (!tile_type_ok(in, a, false) || !tile_type_ok(in, m, true)) return;
-  DType d = ty(a).elem, md = ty(m).elem;
-  if (dtype_is_float(md)) return fail(in);
-  bool rhs_tile = ty(rhs).kind == TypeKind::TileBuf;
-  if (rhs_tile && (!tile_type_ok(in, rhs, false) || ty(rhs).elem != d))
-    return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  if (!rhs_tile && (ty(rhs).kind != TypeKind::Scalar || ty(rhs).elem != d)) return fail(in);
-  if (geo(a).dn || geo(m).dn || (rhs_tile && geo(rhs).dn))
-    return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
-  std::string_view w = m_.attr_word(in, "cmpMode");
-  int mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
-  if (w.empty() || w == "eq" || w == "EQ") mode = 0;
-  else if (w == "ne" || w == "NE") mode = 1;
-  else if (w == "lt" || w == "LT") mode = 2;
-  else if (w == "le" || w == "LE") mode = 3;
-  else if (w == "gt" || w == "GT") mode = 4;
-  else if (w == "ge" || w == "GE") mode = 5;
-  else return fail(in, "op " + std::string(op_name(in.op)) + " with cmpMode " + std::string(w));
+  CmpPlan pl;
+  std::string why;
+  if (!plan_tcmp(m_, in, pl, why)) return fail(in, why);
+  ValueId a = pl.a, rhs = pl.rhs, m = pl.mask;
+  bool rhs_tile = pl.rhs_tile;
+  int mode = pl.mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  DType d = ty(a).elem;
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
-  unsigned mbits = 8 * dtype_bytes(md);
+  unsigned mbits = pl.mask_bits;
   // Zero the whole mask tile.
   tile_ptr(rdi, m);
   mov(ecx, uint32_t(tile_storage_bytes(ty(m))));
@@ -45,10 +32,8 @@ void Gen::tcmp(const Inst& in) {
   // r8 x r9: a's valid region, columns capped at mask.vcol * B.
   mov(r8, q(a, 1));
   mov(r9, q(a, 2));
-  int32_t cap_r = std::min(ty(a).rows, ty(m).rows);
-  if (rhs_tile) cap_r = std::min(cap_r, ty(rhs).rows);
-  clamp(r8, cap_r);
-  clamp(r9, rhs_tile ? std::min(ty(a).cols, ty(rhs).cols) : ty(a).cols);
+  clamp(r8, pl.cap_r);
+  clamp(r9, pl.cap_c);
   mov(rcx, q(m, 2));
   shl(rcx, __builtin_ctz(mbits));
   cmp(r9, rcx);
@@ -136,23 +121,13 @@ void Gen::tcmp(const Inst& in) {
 // scalar), bits copied: 2-byte elements travel as zero-extended 16-bit
 // lanes, so NaN payloads survive.
 void Gen::tsel(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 3) return fail(in);
-  bool scalar = in.op == Op::TSelS;
-  ValueId mk = op(in, 0), a = op(in, 1), dst = op(in, in.n_ins);
-  ValueId b = scalar ? op(in, in.n_ins - 1) : op(in, 2);
-  if (!tile_type_ok(in, dst, true) || !tile_type_ok(in, a, true) || !tile_type_ok(in, mk, true)) return;
-  DType dd = ty(dst).elem;
-  unsigned es = dtype_bytes(dd);
-  if (es == 1 || dtype_is_float(ty(mk).elem)) return fail(in);
-  if (ty(a).elem != dd) return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  if (scalar) {
-    if (ty(b).kind != TypeKind::Scalar || ty(b).elem != dd) return fail(in);
-  } else if (!tile_type_ok(in, b, true) || ty(b).elem != dd) {
-    return fail(in, "op " + std::string(op_name(in.op)) + " with mixed element types");
-  }
-  if (geo(dst).dn || geo(a).dn || geo(mk).dn || (!scalar && geo(b).dn))
-    return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
-  DType d = es == 2 ? DType::U16 : DType::U32;  // the bits
+  SelPlan pl;
+  std::string why;
+  if (!plan_tsel(m_, in, pl, why)) return fail(in, why);
+  bool scalar = pl.scalar;
+  ValueId mk = pl.mask, a = pl.a, b = pl.b, dst = pl.dst;
+  unsigned es = dtype_bytes(ty(dst).elem);
+  DType d = pl.bits;
   std::vector<ValueId> tiles{a};
   if (!scalar) tiles.push_back(b);
   std::vector<Reg64> ptrs;

@@ -355,57 +355,15 @@ void Gen::elt_lanes(Op o, DType d) {
 }
 
 void Gen::elementwise(const Inst& in) {
-  const OpInfo& info = op_info(in.op);
-  if (in.n_outs != 1) return fail(in);
-  ValueId dst = op(in, in.n_ins);
-  if (ty(dst).kind != TypeKind::TileBuf) return fail(in);
-  DType d = ty(dst).elem;
+  EltPlan pl;
+  std::string why;
+  if (!plan_elementwise(m_, in, pl, why)) return fail(in, why);
+  ValueId dst = pl.dst, scal = pl.scal;
+  const std::vector<ValueId>& tiles = pl.tiles;
+  bool scalar_first = pl.scalar_first;
+  DType d = pl.d;
   unsigned es = dtype_bytes(d);
-  // f32: the lanes are f32 (f32, f16, bf16); otherwise i32 lanes.
-  bool f32 = dtype_is_float(d), lanes_ok = lane_type(d), ints = lanes_ok && !f32;
   Op o = in.op;
-  bool have = false;
-  switch (o) {
-    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
-    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TMaxS: case Op::TMinS:
-    case Op::TExpandS: case Op::TNeg: case Op::TRelu: case Op::TAbs:
-      have = lanes_ok;
-      break;
-    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip: case Op::TPow: case Op::TPowS:
-    case Op::TExp: case Op::TLog: case Op::TRsqrt:
-      have = lanes_ok && f32;
-      break;
-    case Op::TAnd: case Op::TOr: case Op::TXor: case Op::TShl: case Op::TShr: case Op::TNot:
-    case Op::TAndS: case Op::TOrS: case Op::TXorS: case Op::TShlS: case Op::TShrS:
-      have = ints;
-      break;
-    default: break;
-  }
-  if (!have) return fail(in);
-  if (!tile_type_ok(in, dst, false)) return;
-  size_t want_tiles = info.sem == Sem::EltBin ? 2 : info.sem == Sem::EltUnary ? 1 :
-                      o == Op::TExpandS ? 0 : 1;
-  std::vector<ValueId> tiles;  // tile inputs in order (a trailing tmp tile is not read)
-  ValueId scal = kNone;
-  bool scalar_first = false;
-  for (unsigned i = 0; i < in.n_ins; ++i) {
-    ValueId v = op(in, i);
-    if (ty(v).kind == TypeKind::TileBuf) {
-      if (tiles.size() == want_tiles) continue;
-      if (!tile_type_ok(in, v, false)) return;
-      if (ty(v).elem != d) return fail(in, "op " + std::string(info.name) + " with mixed element types");
-      tiles.push_back(v);
-    } else {
-      if (scal != kNone || ty(v).kind != TypeKind::Scalar) return fail(in);
-      if (ty(v).elem != d)
-        return fail(in, "op " + std::string(info.name) + " with a " + std::string(dtype_name(ty(v).elem)) +
-                            " scalar on a " + std::string(dtype_name(d)) + " tile");
-      scal = v;
-      scalar_first = i == 0;
-    }
-  }
-  if (tiles.size() != want_tiles || (info.sem == Sem::EltScalar && scal == kNone))
-    return fail(in, "this operand form of " + std::string(info.name));
   std::vector<Reg64> ptrs;
   std::vector<Stride> strides;
   if (!elem_loop(in, dst, tiles, ptrs, strides)) return;

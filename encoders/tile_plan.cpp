@@ -1,0 +1,386 @@
+// Target-neutral tile-op analysis (tile_plan.h): the checks both CPU
+// backends make before they select instructions.
+#include "tile_plan.h"
+
+#include <algorithm>
+
+namespace ptoas::cg {
+
+namespace {
+
+std::string opn(const Inst& in) { return std::string(op_name(in.op)); }
+
+bool mixed(const Inst& in, std::string& why) {
+  why = "op " + opn(in) + " with mixed element types";
+  return false;
+}
+
+bool generic(std::string& why) {
+  why.clear();
+  return false;
+}
+
+}  // namespace
+
+bool lane_tile(const Module& m, const Inst& in, ValueId v, std::string& why) {
+  const Type& t = m.type_of(v);
+  if (t.kind != TypeKind::TileBuf) return generic(why);
+  if (t.slayout != SLayout::NoneBox) {
+    why = "op " + opn(in) + " on a boxed (fractal) tile";
+    return false;
+  }
+  if (t.rows <= 0 || t.cols <= 0) {
+    why = "a tile of dynamic shape";
+    return false;
+  }
+  if (!lane_type(t.elem)) return generic(why);
+  return true;
+}
+
+bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& why) {
+  const OpInfo& info = op_info(in.op);
+  if (in.n_outs != 1) return generic(why);
+  p = EltPlan{};
+  p.dst = m.operand(in, in.n_ins);
+  if (m.type_of(p.dst).kind != TypeKind::TileBuf) return generic(why);
+  DType d = p.d = m.type_of(p.dst).elem;
+  // f32 lanes (f32, f16, bf16) or i32 lanes.
+  bool f32 = dtype_is_float(d), lanes_ok = lane_type(d), ints = lanes_ok && !f32;
+  Op o = in.op;
+  bool have = false;
+  switch (o) {
+    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TMax: case Op::TMin:
+    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TMaxS: case Op::TMinS:
+    case Op::TExpandS: case Op::TNeg: case Op::TRelu: case Op::TAbs:
+      have = lanes_ok;
+      break;
+    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip: case Op::TPow: case Op::TPowS:
+    case Op::TExp: case Op::TLog: case Op::TRsqrt:
+      have = lanes_ok && f32;
+      break;
+    case Op::TAnd: case Op::TOr: case Op::TXor: case Op::TShl: case Op::TShr: case Op::TNot:
+    case Op::TAndS: case Op::TOrS: case Op::TXorS: case Op::TShlS: case Op::TShrS:
+      have = ints;
+      break;
+    default: break;
+  }
+  if (!have || !lane_tile(m, in, p.dst, why)) return have ? false : generic(why);
+  size_t want = info.sem == Sem::EltBin ? 2 : info.sem == Sem::EltUnary ? 1 : o == Op::TExpandS ? 0 : 1;
+  for (unsigned i = 0; i < in.n_ins; ++i) {
+    ValueId v = m.operand(in, i);
+    const Type& t = m.type_of(v);
+    if (t.kind == TypeKind::TileBuf) {
+      if (p.tiles.size() == want) continue;
+      if (!lane_tile(m, in, v, why)) return false;
+      if (t.elem != d) return mixed(in, why);
+      p.tiles.push_back(v);
+    } else {
+      if (p.scal != kNone || t.kind != TypeKind::Scalar) return generic(why);
+      if (t.elem != d) {
+        why = "op " + std::string(info.name) + " with a " + std::string(dtype_name(t.elem)) + " scalar on a " +
+              std::string(dtype_name(d)) + " tile";
+        return false;
+      }
+      p.scal = v;
+      p.scalar_first = i == 0;
+    }
+  }
+  if (p.tiles.size() != want || (info.sem == Sem::EltScalar && p.scal == kNone)) {
+    why = "this operand form of " + std::string(info.name);
+    return false;
+  }
+  return true;
+}
+
+bool plan_fused(const Module& m, const Inst& in, FusedPlan& p, std::string& why) {
+  if (in.n_outs != 1) return generic(why);
+  Op o = in.op;
+  p = FusedPlan{};
+  p.dst = m.operand(in, in.n_ins);
+  if (!lane_tile(m, in, p.dst, why)) return false;
+  DType d = p.d = m.type_of(p.dst).elem;
+  bool int_ok = o == Op::TAddC || o == Op::TSubC || o == Op::TAddSC || o == Op::TSubSC;
+  if (!dtype_is_float(d) && !int_ok) return generic(why);
+  unsigned n_used = o == Op::TPrelu ? 2 : in.n_ins;
+  unsigned want = int_ok ? 3 : 2;
+  if (n_used < want) {
+    why = "this operand form of " + opn(in);
+    return false;
+  }
+  p.n_used = want;
+  p.reads_dst = o == Op::TMulAddDst || o == Op::TFusedMulAdd || o == Op::TFusedMulAddRelu || o == Op::TAxpy;
+  p.tile_of.assign(want, -1);
+  for (unsigned i = 0; i < want; ++i) {
+    ValueId v = m.operand(in, i);
+    const Type& t = m.type_of(v);
+    if (t.kind == TypeKind::TileBuf) {
+      if (!lane_tile(m, in, v, why)) return false;
+      if (t.elem != d) return mixed(in, why);
+      p.tile_of[i] = int(p.tiles.size());
+      p.tiles.push_back(v);
+    } else if (t.kind != TypeKind::Scalar || t.elem != d) {
+      return generic(why);
+    }
+  }
+  return true;
+}
+
+namespace {
+// The checks both expansions start with.
+bool expand_head(const Module& m, const Inst& in, ExpandPlan& p, std::string& why) {
+  p = ExpandPlan{};
+  p.plain = in.op == Op::TRowExpand || in.op == Op::TColExpand;
+  p.nsrc = p.plain ? 1 : 2;
+  if (in.n_outs != 1 || in.n_ins < p.nsrc) return generic(why);
+  p.dst = m.operand(in, in.n_ins);
+  if (!lane_tile(m, in, p.dst, why)) return false;
+  DType d = m.type_of(p.dst).elem;
+  if (!p.plain) bin_of(in.op, p.bk);
+  if (!dtype_is_float(d) && (p.bk == Bin::Div || p.bk == Bin::ExpDif)) return generic(why);
+  if (!tile_geo(m.type_of(p.dst)).rowvec) {
+    why = "op " + opn(in) + " into a column-major tile";
+    return false;
+  }
+  for (unsigned i = 0; i < p.nsrc; ++i) {
+    p.s[i] = m.operand(in, i);
+    if (!lane_tile(m, in, p.s[i], why)) return false;
+    if (m.type_of(p.s[i]).elem != d) return mixed(in, why);
+  }
+  p.cap_r = m.type_of(p.dst).rows;
+  p.cap_c = m.type_of(p.dst).cols;
+  return true;
+}
+}  // namespace
+
+bool plan_row_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string& why) {
+  if (!expand_head(m, in, p, why)) return false;
+  auto one_col = [&](ValueId v) { return m.type_of(v).cols == 1 || m.type_of(v).vcol == 1; };
+  if (p.plain) p.colk = 0;
+  else if (one_col(p.s[1])) p.colk = 1;
+  else if (one_col(p.s[0])) p.colk = 0;
+  if (p.colk < 0) {
+    why = "op " + opn(in) + " without a one-column operand";
+    return false;
+  }
+  for (unsigned i = 0; i < p.nsrc; ++i) {
+    const Type& t = m.type_of(p.s[i]);
+    p.cap_r = std::min(p.cap_r, t.rows);
+    if (int(i) != p.colk) {
+      if (!tile_geo(t).rowvec) {
+        why = "op " + opn(in) + " on tiles of mixed layouts";
+        return false;
+      }
+      p.cap_c = std::min(p.cap_c, t.cols);
+    }
+  }
+  return true;
+}
+
+bool plan_col_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string& why) {
+  if (!expand_head(m, in, p, why)) return false;
+  for (unsigned i = 0; i < p.nsrc; ++i) {
+    const Type& t = m.type_of(p.s[i]);
+    if (!tile_geo(t).rowvec) {
+      why = "op " + opn(in) + " on tiles of mixed layouts";
+      return false;
+    }
+    if (t.rows > 1 && !p.plain) p.cap_r = std::min(p.cap_r, t.rows);
+    p.cap_c = std::min(p.cap_c, t.cols);
+  }
+  return true;
+}
+
+bool plan_reduce(const Module& m, const Inst& in, bool rows, ValueId& src, ValueId& dst, std::string& why) {
+  if (in.n_outs != 1 || in.n_ins < 1) return generic(why);
+  src = m.operand(in, 0);
+  dst = m.operand(in, in.n_ins);
+  if (!lane_tile(m, in, src, why) || !lane_tile(m, in, dst, why)) return false;
+  DType d = m.type_of(dst).elem;
+  if (m.type_of(src).elem != d) return mixed(in, why);
+  TileGeo gs = tile_geo(m.type_of(src)), gd = tile_geo(m.type_of(dst));
+  if (rows && gd.rs != int64_t(dtype_bytes(d))) {
+    why = "op " + opn(in) + " into a tile whose column is not contiguous";
+    return false;
+  }
+  if (!rows && (!gs.rowvec || !gd.rowvec)) {
+    why = "op " + opn(in) + " on a column-major tile";
+    return false;
+  }
+  if (gs.rs > (1 << 24) || gs.cs > (1 << 24)) return generic(why);
+  return true;
+}
+
+bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, std::string& why) {
+  if (in.n_outs != 1 || in.n_ins < 2) return generic(why);
+  p = CmpPlan{};
+  p.a = m.operand(in, 0);
+  p.rhs = m.operand(in, 1);
+  p.mask = m.operand(in, in.n_ins);
+  if (!lane_tile(m, in, p.a, why) || !lane_tile(m, in, p.mask, why)) return false;
+  const Type &at = m.type_of(p.a), &mt = m.type_of(p.mask), &rt = m.type_of(p.rhs);
+  if (dtype_is_float(mt.elem)) return generic(why);
+  p.rhs_tile = rt.kind == TypeKind::TileBuf;
+  if (p.rhs_tile && (!lane_tile(m, in, p.rhs, why) || rt.elem != at.elem)) return mixed(in, why);
+  if (!p.rhs_tile && (rt.kind != TypeKind::Scalar || rt.elem != at.elem)) return generic(why);
+  if (tile_geo(at).dn || tile_geo(mt).dn || (p.rhs_tile && tile_geo(rt).dn)) {
+    why = "op " + opn(in) + " on a column-major tile";
+    return false;
+  }
+  std::string_view w = m.attr_word(in, "cmpMode");
+  if (w.empty() || w == "eq" || w == "EQ") p.mode = 0;
+  else if (w == "ne" || w == "NE") p.mode = 1;
+  else if (w == "lt" || w == "LT") p.mode = 2;
+  else if (w == "le" || w == "LE") p.mode = 3;
+  else if (w == "gt" || w == "GT") p.mode = 4;
+  else if (w == "ge" || w == "GE") p.mode = 5;
+  else {
+    why = "op " + opn(in) + " with cmpMode " + std::string(w);
+    return false;
+  }
+  p.mask_bits = 8 * dtype_bytes(mt.elem);
+  p.cap_r = std::min(at.rows, mt.rows);
+  if (p.rhs_tile) p.cap_r = std::min(p.cap_r, rt.rows);
+  p.cap_c = p.rhs_tile ? std::min(at.cols, rt.cols) : at.cols;
+  return true;
+}
+
+bool plan_tsel(const Module& m, const Inst& in, SelPlan& p, std::string& why) {
+  if (in.n_outs != 1 || in.n_ins < 3) return generic(why);
+  p = SelPlan{};
+  p.scalar = in.op == Op::TSelS;
+  p.mask = m.operand(in, 0);
+  p.a = m.operand(in, 1);
+  p.dst = m.operand(in, in.n_ins);
+  p.b = p.scalar ? m.operand(in, in.n_ins - 1) : m.operand(in, 2);
+  if (!lane_tile(m, in, p.dst, why) || !lane_tile(m, in, p.a, why) || !lane_tile(m, in, p.mask, why)) return false;
+  DType dd = m.type_of(p.dst).elem;
+  unsigned es = dtype_bytes(dd);
+  if (es == 1 || dtype_is_float(m.type_of(p.mask).elem)) return generic(why);
+  if (m.type_of(p.a).elem != dd) return mixed(in, why);
+  if (p.scalar) {
+    if (m.type_of(p.b).kind != TypeKind::Scalar || m.type_of(p.b).elem != dd) return generic(why);
+  } else if (!lane_tile(m, in, p.b, why) || m.type_of(p.b).elem != dd) {
+    return mixed(in, why);
+  }
+  for (ValueId v : {p.dst, p.a, p.mask, p.scalar ? kNone : p.b})
+    if (v != kNone && tile_geo(m.type_of(v)).dn) {
+      why = "op " + opn(in) + " on a column-major tile";
+      return false;
+    }
+  p.bits = es == 2 ? DType::U16 : DType::U32;
+  return true;
+}
+
+bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, std::string& why) {
+  if (in.n_outs != 1 || in.n_ins < 1) return generic(why);
+  p = CvtPlan{};
+  p.src = m.operand(in, 0);
+  p.dst = m.operand(in, in.n_ins);
+  if (!lane_tile(m, in, p.src, why) || !lane_tile(m, in, p.dst, why)) return false;
+  DType sd = p.sd = m.type_of(p.src).elem, dd = p.dd = m.type_of(p.dst).elem;
+  auto refuse = [&](const std::string& r) {
+    why = "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + r;
+    return false;
+  };
+  std::string_view sat_w = m.attr_word(in, "sat_mode");
+  if (sat_w.empty()) sat_w = m.attr_word(in, "satMode");
+  p.sat = !sat_w.empty() && sat_w != "OFF" && sat_w != "off";
+  std::string_view rm = m.attr_word(in, "rmode");
+  if (rm.empty() || rm == "RINT" || rm == "CAST_RINT") p.rmode = Rounding::NearestEven;
+  else if (rm == "FLOOR" || rm == "CAST_FLOOR") p.rmode = Rounding::Floor;
+  else if (rm == "CEIL" || rm == "CAST_CEIL") p.rmode = Rounding::Ceil;
+  else if (rm == "TRUNC" || rm == "CAST_TRUNC" || rm == "NONE" || rm == "CAST_NONE") p.rmode = Rounding::Trunc;
+  else if (rm == "ROUND" || rm == "CAST_ROUND") p.rmode = Rounding::AwayFromZero;
+  else return refuse(" with rmode " + std::string(rm));
+  bool sf = dtype_is_float(sd), df = dtype_is_float(dd);
+  if (p.sat && !(sf && !df && dtype_bytes(dd) < 4) && !(sf && dd == DType::I32)) return refuse(" with sat_mode on");
+  if (!sf && dd == DType::BF16 && dtype_bytes(sd) == 4) return refuse(" (i32 / u32 -> bf16 would round twice)");
+  return true;
+}
+
+bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& why) {
+  bool acc_in = in.op == Op::TMatmulAcc, bias = in.op == Op::TMatmulBias;
+  unsigned ia = acc_in ? 1 : 0;
+  if (in.n_outs != 1 || in.n_ins != (acc_in || bias ? 3u : 2u)) return generic(why);
+  p = MatmulPlan{};
+  p.a = m.operand(in, ia);
+  p.b = m.operand(in, ia + 1);
+  p.c = m.operand(in, in.n_ins);
+  p.cin = acc_in ? m.operand(in, 0) : kNone;
+  p.bias = bias ? m.operand(in, 2) : kNone;
+  for (ValueId v : {p.a, p.b, p.c, p.cin, p.bias})
+    if (v != kNone && m.type_of(v).kind != TypeKind::TileBuf) return generic(why);
+  DType ae = p.ae = m.type_of(p.a).elem, ce = m.type_of(p.c).elem;
+  bool f32 = ce == DType::F32 && (ae == DType::F32 || ae == DType::BF16 || ae == DType::F16) &&
+             m.type_of(p.b).elem == ae;
+  p.i32 = ce == DType::I32 && ae == DType::I8 && m.type_of(p.b).elem == ae;
+  if (!f32 && !p.i32) {
+    why = "pto.tmatmul with these element types";
+    return false;
+  }
+  if ((acc_in && m.type_of(p.cin).elem != ce) || (bias && m.type_of(p.bias).elem != ce)) return generic(why);
+  if (p.c == p.a || p.c == p.b) {
+    why = "pto.tmatmul whose result is one of its operands";
+    return false;
+  }
+  const Type &at = m.type_of(p.a), &bt = m.type_of(p.b), &ct = m.type_of(p.c);
+  p.cap_m = std::min(at.rows, ct.rows);
+  p.cap_k = std::min(at.cols, bt.rows);
+  p.cap_n = std::min(bt.cols, ct.cols);
+  if (acc_in) {
+    p.cap_m = std::min(p.cap_m, m.type_of(p.cin).rows);
+    p.cap_n = std::min(p.cap_n, m.type_of(p.cin).cols);
+  }
+  if (bias) p.cap_n = std::min(p.cap_n, m.type_of(p.bias).cols);
+  return true;
+}
+
+bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why) {
+  if (in.n_ins != 1 || in.n_outs != 1) {
+    why = "pto.tmov with a quantization operand";
+    return false;
+  }
+  if (m.attr_word(in, "reluPreMode") == "normal_relu" || m.find_attr(in, "relu")) {
+    why = "pto.tmov with relu";
+    return false;
+  }
+  src = m.operand(in, 0);
+  dst = m.operand(in, 1);
+  const Type &st = m.type_of(src), &dt = m.type_of(dst);
+  if (st.kind != TypeKind::TileBuf || dt.kind != TypeKind::TileBuf) return generic(why);
+  if (st.elem != dt.elem) {
+    why = "pto.tmov that converts " + std::string(dtype_name(st.elem)) + " to " + std::string(dtype_name(dt.elem));
+    return false;
+  }
+  unsigned es = dtype_bytes(dt.elem);
+  if (es != 1 && es != 2 && es != 4) return generic(why);
+  skip = src == dst;
+  return true;
+}
+
+int cmpi_predicate(std::string_view p) {
+  static const char* const names[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+  for (int i = 0; i < 10; ++i)
+    if (p == names[i]) return i;
+  return -1;
+}
+
+std::vector<ValueId> operand_list(const Module& m, const Inst& in, unsigned from, unsigned n) {
+  std::vector<ValueId> v;
+  for (unsigned i = 0; i < n; ++i) v.push_back(m.operand(in, from + i));
+  return v;
+}
+
+std::vector<ValueId> result_list(const Inst& in) {
+  std::vector<ValueId> v;
+  for (unsigned i = 0; i < in.n_res; ++i) v.push_back(in.res + i);
+  return v;
+}
+
+std::vector<ValueId> region_args(const Module& m, const Region& r, unsigned from) {
+  std::vector<ValueId> v;
+  for (unsigned i = from; i < r.arg_count; ++i) v.push_back(m.region_arg(r, i));
+  return v;
+}
+
+}  // namespace ptoas::cg

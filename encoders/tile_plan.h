@@ -1,0 +1,112 @@
+// Target-neutral analysis of a tile op for the CPU encoders (x86/, sve/):
+// which operands are tiles or scalars, which element types and layouts an
+// op takes, the caps its loops need. Each plan_* returns false with `why`
+// set when the op cannot be lowered; an empty `why` means the generic
+// "op X with dtype Y is not supported on T" (cg::unsupported). What the
+// backends do with a plan is their own instruction selection.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lower.h"
+
+namespace ptoas::cg {
+
+// A tile the 32-bit-lane loops take: unboxed, static shape, lane type.
+bool lane_tile(const Module& m, const Inst& in, ValueId v, std::string& why);
+
+// Elementwise, tile-scalar and unary ops (tadd .. tshrs, texpands, tneg ..).
+struct EltPlan {
+  DType d = DType::None;
+  ValueId dst = kNone;
+  std::vector<ValueId> tiles;  // tile inputs in order (a trailing tmp tile is not read)
+  ValueId scal = kNone;        // the scalar operand, if any
+  bool scalar_first = false;   // `scalar op tile`
+};
+bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& why);
+
+// The fused multi-term ops (taddc .. taxpy).
+struct FusedPlan {
+  DType d = DType::None;
+  ValueId dst = kNone;
+  unsigned n_used = 0;          // operands read, in order
+  std::vector<int> tile_of;     // per operand: its index in `tiles`, -1 for a scalar
+  std::vector<ValueId> tiles;
+  bool reads_dst = false;
+};
+bool plan_fused(const Module& m, const Inst& in, FusedPlan& p, std::string& why);
+
+// Row / column expansion: dst[r, c] = op(s[0], s[1]) with the one-column
+// operand broadcast per row (row) or an operand with one row read at row 0
+// (column); `plain` (trowexpand, tcolexpand) copies bits from s[0].
+struct ExpandPlan {
+  bool plain = false;
+  unsigned nsrc = 0;
+  ValueId dst = kNone, s[2] = {kNone, kNone};
+  Bin bk = Bin::Add;
+  int colk = -1;  // row expansion: which source is the column
+  int32_t cap_r = 0, cap_c = 0;
+};
+bool plan_row_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string& why);
+bool plan_col_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string& why);
+
+// Row / column reductions: src, dst of one lane type; rows: dst's column
+// contiguous; columns: both tiles row-major.
+bool plan_reduce(const Module& m, const Inst& in, bool rows, ValueId& src, ValueId& dst, std::string& why);
+
+// tcmp / tcmps into a bit mask: mode 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge;
+// cap_r x cap_c the region's static caps (the columns are capped at
+// mask.vcol * mask_bits at run time too).
+struct CmpPlan {
+  ValueId a = kNone, rhs = kNone, mask = kNone;
+  bool rhs_tile = false;
+  int mode = 0;
+  unsigned mask_bits = 8;
+  int32_t cap_r = 0, cap_c = 0;
+};
+bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, std::string& why);
+
+// tsel / tsels: d = mask ? a : b (or the scalar), as bits.
+struct SelPlan {
+  bool scalar = false;
+  ValueId mask = kNone, a = kNone, b = kNone, dst = kNone;
+  DType bits = DType::U32;  // the lanes' bit type (U16 for 2-byte elements)
+};
+bool plan_tsel(const Module& m, const Inst& in, SelPlan& p, std::string& why);
+
+// tcvt: the rounding mode of float -> integer and sat_mode.
+enum class Rounding : uint8_t { NearestEven, Floor, Ceil, Trunc, AwayFromZero };
+struct CvtPlan {
+  ValueId src = kNone, dst = kNone;
+  DType sd = DType::None, dd = DType::None;
+  Rounding rmode = Rounding::NearestEven;
+  bool sat = false;
+};
+bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, std::string& why);
+
+// tmatmul / .acc / .bias: m = a.vrow, k = a.vcol, n = b.vcol at run time,
+// capped by the static caps here.
+struct MatmulPlan {
+  ValueId a = kNone, b = kNone, c = kNone, cin = kNone, bias = kNone;
+  DType ae = DType::None;
+  bool i32 = false;  // i8 x i8 -> i32; else f32 / f16 / bf16 -> f32
+  int32_t cap_m = 0, cap_k = 0, cap_n = 0;
+};
+bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& why);
+
+// tmov between tiles of one element type (any layouts); `skip`: src is
+// dst, nothing to do.
+bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why);
+
+// The predicate of arith.cmpi as a condition: eq ne slt sle sgt sge ult ule
+// ugt uge -> 0..9; -1 for an unknown one.
+int cmpi_predicate(std::string_view p);
+
+// The operands `from` .. `from + n` of `in`, its results, a region's
+// arguments from `from` on.
+std::vector<ValueId> operand_list(const Module& m, const Inst& in, unsigned from, unsigned n);
+std::vector<ValueId> result_list(const Inst& in);
+std::vector<ValueId> region_args(const Module& m, const Region& r, unsigned from);
+
+}  // namespace ptoas::cg
