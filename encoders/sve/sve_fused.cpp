@@ -250,8 +250,8 @@ void Gen::col_reduce(const Inst& in) {
     }
     bind(loop);
     ld_e(d, x, pg, X(2), X(11));
-    if (fl && (sum || prod)) {
-      I(sum ? "FADD_ZZZ_S" : "FMUL_ZZZ_S", {acc, acc, x});
+    if (fl && (sum || prod)) {  // a NaN propagates as the first met
+      fbin(sum ? "FADD_ZZZ_S" : "FMUL_ZZZ_S", acc, acc, x, pg);
       round_lane(d, acc, pg);
     } else if (fl) {
       I("FCMUO_PPzZZ_S", {P(1), pg, acc, acc});

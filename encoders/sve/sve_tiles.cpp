@@ -545,10 +545,10 @@ void Gen::row_reduce(const Inst& in) {
   }
   bind(col);
   gather(Z(1));
-  if (fl && sum) {
-    I("FADD_ZZZ_S", {Z(0), Z(0), Z(1)});
+  if (fl && sum) {  // a NaN propagates as the first met (the interpreter's order)
+    fbin("FADD_ZZZ_S", Z(0), Z(0), Z(1), P(0));
   } else if (fl && prod) {  // rounded to the element type at each step
-    I("FMUL_ZZZ_S", {Z(0), Z(0), Z(1)});
+    fbin("FMUL_ZZZ_S", Z(0), Z(0), Z(1), P(0));
     round_lane(d, Z(0), P(0));
   } else if (fl) {
     // take x where (acc is not NaN) and (x is NaN or x beyond acc)
