@@ -72,13 +72,14 @@ int main(int argc, char** argv) {
                  "Output file, or - for standard output (text outputs default to stdout)");
   app.add_option("--target", target,
                  "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. avx2 and avx512 "
-                 "generate x86-64 code (--emit=obj|asm|header); host is the widest of them this "
-                 "CPU runs; every target answers --emit=ir")
+                 "generate x86-64 code, sve vector-length-agnostic AArch64 SVE code "
+                 "(--emit=obj|asm|header); host is the widest of them this CPU runs; every target "
+                 "answers --emit=ir")
       ->check(CLI::IsMember({"cce", "avx2", "avx512", "sve", "ptx", "amdgpu", "host"}));
   app.add_option("--emit", emit,
-                 "What to produce: ir (canonical IR after verification); for -target=avx2|avx512 also "
-                 "obj (the default: a relocatable x86-64 ELF .o), asm (Intel-syntax listing) and "
-                 "header (C prototypes)")
+                 "What to produce: ir (canonical IR after verification); for -target=avx2|avx512|sve "
+                 "also obj (the default: a relocatable x86-64 or AArch64 ELF .o), asm (the listing: "
+                 "Intel syntax for x86, LLVM's AArch64 syntax for sve) and header (C prototypes)")
       ->check(CLI::IsMember({"ir", "obj", "asm", "header", "ptx", "cpp"}));
   app.add_option("--pto-arch", arch,
                  "a3 or a5 (case-insensitive); overrides the module's pto.target_arch; default a3");
