@@ -53,6 +53,15 @@ int Gen::new_label() {
   return int(labels_.size() - 1);
 }
 
+// A branch's offset in words fits its field: b 26 bits, b.cond and cbz 19.
+bool Gen::branch_reaches(const llvm::MCInst& mi, int64_t words) {
+  int bits = mi.getOpcode() == mc_.opcode("B") || mi.getOpcode() == mc_.opcode("BL") ? 26 : 19;
+  if (words >= -(int64_t(1) << (bits - 1)) && words < (int64_t(1) << (bits - 1))) return true;
+  if (ok_) diag_.error(m_.inst(fn_).loc, 0, "the function is too large for the SVE backend's branches");
+  ok_ = false;
+  return false;
+}
+
 void Gen::bind(int label) {
   labels_[size_t(label)] = int64_t(code_.size());
   // Re-encode the branches waiting for it, now with their offsets.
@@ -63,7 +72,9 @@ void Gen::bind(int label) {
       continue;
     }
     llvm::MCInst mi = f.inst;
-    mi.getOperand(mi.getNumOperands() - 1) = llvm::MCOperand::createImm(int64_t(code_.size()) - int64_t(f.at));
+    int64_t words = int64_t(code_.size()) - int64_t(f.at);
+    branch_reaches(mi, words);
+    mi.getOperand(mi.getNumOperands() - 1) = llvm::MCOperand::createImm(words);
     uint32_t word = 0;
     std::string err;
     if (!mc_.encode(mi, word, err)) {
@@ -82,6 +93,7 @@ void Gen::branch(const char* name, std::initializer_list<O> head, int label) {
   for (const O& o : head) mi.addOperand(o.reg ? llvm::MCOperand::createReg(unsigned(o.v)) : llvm::MCOperand::createImm(o.v));
   int64_t target = labels_[size_t(label)];
   if (target >= 0) {
+    branch_reaches(mi, target - int64_t(code_.size()));
     mi.addOperand(llvm::MCOperand::createImm(target - int64_t(code_.size())));
     put(mi);
     return;
@@ -96,8 +108,10 @@ void Gen::bcc(Cond c, int label) { branch("Bcc", {int(c)}, label); }
 void Gen::cbz(R x, int label) { branch("CBZX", {x}, label); }
 void Gen::cbnz(R x, int label) { branch("CBNZX", {x}, label); }
 void Gen::tbz(int xn, int bit, int label) {
-  if (bit < 32) branch("TBZW", {W(xn), bit}, label);
-  else branch("TBZX", {X(xn), bit}, label);
+  // tst + b.eq rather than tbz: its +-1 MiB reach instead of tbz's 32 KiB.
+  (void)bit;
+  I("ANDSXri", {xzr(), X(xn), 0x1000});  // tst x<xn>, #1 (the logical-immediate encoding of 1)
+  bcc(EQ, label);
 }
 
 void Gen::mov_imm(R x, uint64_t v) {

@@ -71,7 +71,7 @@ class Gen {
   void bcc(Cond c, int label);
   void cbz(R x, int label);
   void cbnz(R x, int label);
-  void tbz(int xn, int bit, int label);  // to label when bit `bit` of x<xn> is clear
+  void tbz(int xn, int bit, int label);  // to label when bit 0 of x<xn> is clear (bit must be 0)
   size_t size() const { return code_.size() * 4; }
 
   R X(int n) const { return {x_[n]}; }
@@ -124,6 +124,7 @@ class Gen {
   void slot_op(const char* name, R r, uint32_t slot, unsigned scale);
   void put(const llvm::MCInst& mi);
   void branch(const char* name, std::initializer_list<O> head, int label);
+  bool branch_reaches(const llvm::MCInst& mi, int64_t words);
 
   void fail(const Inst& in, std::string_view what = {}) {
     unsupported(m_, in, diag_, Target::Sve, what);
