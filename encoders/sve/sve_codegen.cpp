@@ -2,6 +2,7 @@
 // control flow, scalar ops, views and tile allocation (sve_gen.h has the
 // design; tile ops are in sve_tiles.cpp), and the entry points of sve.h.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "int_eval.h"
@@ -14,6 +15,8 @@ namespace gen {
 
 Gen::Gen(const Mc& mc, const Module& m, InstId fn, const FramePlan& p, Diag& d)
     : mc_(mc), m_(m), fn_(fn), p_(p), diag_(d) {
+  const char* e = std::getenv("PTOAS_SVE_NO_SCHED");  // the test of the scheduler: same results without it
+  schedule_ = !(e && e[0] == '1');
   for (int i = 0; i < 31; ++i) {
     x_[i] = mc.reg("X" + std::to_string(i));
     w_[i] = mc.reg("W" + std::to_string(i));
@@ -45,7 +48,7 @@ void Gen::I(const char* name, std::initializer_list<O> ops) {
   llvm::MCInst mi;
   mi.setOpcode(mc_.opcode(name));
   for (const O& o : ops) mi.addOperand(o.reg ? llvm::MCOperand::createReg(unsigned(o.v)) : llvm::MCOperand::createImm(o.v));
-  put(mi);
+  block_.push_back(mi);
 }
 
 int Gen::new_label() {
@@ -63,6 +66,7 @@ bool Gen::branch_reaches(const llvm::MCInst& mi, int64_t words) {
 }
 
 void Gen::bind(int label) {
+  schedule_block();
   labels_[size_t(label)] = int64_t(code_.size());
   // Re-encode the branches waiting for it, now with their offsets.
   for (size_t i = 0; i < fixes_.size();) {
@@ -88,6 +92,7 @@ void Gen::bind(int label) {
 }
 
 void Gen::branch(const char* name, std::initializer_list<O> head, int label) {
+  schedule_block();
   llvm::MCInst mi;
   mi.setOpcode(mc_.opcode(name));
   for (const O& o : head) mi.addOperand(o.reg ? llvm::MCOperand::createReg(unsigned(o.v)) : llvm::MCOperand::createImm(o.v));
@@ -275,6 +280,7 @@ bool Gen::run(FuncCode& out) {
   region(m_.region(f, 0));
   bind(epilogue_);
   epilogue();
+  schedule_block();
   if (!ok_) return false;
   if (!fixes_.empty()) {
     diag_.error(f.loc, 0, "SVE encoder: a branch to a label that was never placed");
@@ -283,7 +289,8 @@ bool Gen::run(FuncCode& out) {
   return finish(out.code);
 }
 
-bool Gen::finish(std::vector<uint8_t>& bytes) const {
+bool Gen::finish(std::vector<uint8_t>& bytes) {
+  schedule_block();
   if (!ok_ || !fixes_.empty()) return false;
   bytes.resize(code_.size() * 4);
   for (size_t i = 0; i < code_.size(); ++i) {
@@ -489,6 +496,7 @@ bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_po
   }
   for (auto [i, r] : in_freg) slot(g.D(r), i, true);
   for (auto [i, r] : in_ireg) slot(g.X(r), i, false);
+  g.schedule_block();
   int64_t rel = (int64_t(kernel_pos) - int64_t(thunk_pos + g.size())) / 4;
   g.I("BL", {rel});
   g.I("ADDXri", {g.sp(), g.X(29), 0, 0});

@@ -61,7 +61,8 @@ class Gen {
  public:
   Gen(const Mc& mc, const Module& m, InstId fn, const FramePlan& p, Diag& d);
   bool run(FuncCode& out);
-  bool finish(std::vector<uint8_t>& bytes) const;  // the words as bytes; false after an error
+  bool finish(std::vector<uint8_t>& bytes);  // the words as bytes; false after an error
+  void schedule_block();  // encodes the pending block in list-scheduled order (sve_sched.cpp)
 
   // ---- the assembler ----
   void I(const char* name, std::initializer_list<O> ops);
@@ -72,7 +73,7 @@ class Gen {
   void cbz(R x, int label);
   void cbnz(R x, int label);
   void tbz(int xn, int bit, int label);  // to label when bit 0 of x<xn> is clear (bit must be 0)
-  size_t size() const { return code_.size() * 4; }
+  size_t size() const { return code_.size() * 4; }  // of the scheduled (encoded) code
 
   R X(int n) const { return {x_[n]}; }
   R W(int n) const { return {w_[n]}; }
@@ -106,6 +107,8 @@ class Gen {
   const FramePlan& p_;
   Diag& diag_;
   std::vector<uint32_t> code_;
+  std::vector<llvm::MCInst> block_;  // straight-line instructions not yet scheduled
+  bool schedule_ = true;
   std::vector<LineEntry>* lines_ = nullptr;
   bool ok_ = true;
   int epilogue_ = -1;
@@ -131,6 +134,7 @@ class Gen {
     ok_ = false;
   }
   void mark(const Inst& in) {
+    schedule_block();
     uint32_t off = uint32_t(size());
     if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
     else lines_->push_back({off, in.loc});
