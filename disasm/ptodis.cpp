@@ -1,20 +1,24 @@
-// ptodis (ptodis.h): a small bounds-checked ELF64 reader, Zydis 4 for x86-64.
+// ptodis (ptodis.h): a small bounds-checked ELF64 reader; the instructions
+// come from a decoder per machine (decoders.h): Zydis 4 for x86-64, LLVM MC
+// for AArch64.
 #include "ptodis.h"
 
+#include "decoders.h"
 #include "dwarf_line.h"
-
-#include <Zydis/Zydis.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <vector>
 
 namespace ptoas::dis {
 
 namespace {
+
+constexpr uint16_t kEmX86_64 = 62, kEmAArch64 = 183;
 
 struct Section {
   std::string name;
@@ -57,7 +61,7 @@ class Reader {
   const std::string& d_;
 };
 
-const char* reloc_name(uint32_t t) {
+const char* x86_reloc_name(uint32_t t) {
   switch (t) {
     case 1: return "R_X86_64_64";
     case 2: return "R_X86_64_PC32";
@@ -70,6 +74,43 @@ const char* reloc_name(uint32_t t) {
   }
 }
 
+const char* a64_reloc_name(uint32_t t) {
+  switch (t) {
+    case 257: return "R_AARCH64_ABS64";
+    case 258: return "R_AARCH64_ABS32";
+    case 259: return "R_AARCH64_ABS16";
+    case 260: return "R_AARCH64_PREL64";
+    case 261: return "R_AARCH64_PREL32";
+    case 274: return "R_AARCH64_ADR_PREL_LO21";
+    case 275: return "R_AARCH64_ADR_PREL_PG_HI21";
+    case 277: return "R_AARCH64_ADD_ABS_LO12_NC";
+    case 280: return "R_AARCH64_CONDBR19";
+    case 282: return "R_AARCH64_JUMP26";
+    case 283: return "R_AARCH64_CALL26";
+    case 286: return "R_AARCH64_LDST64_ABS_LO12_NC";
+    case 299: return "R_AARCH64_LDST128_ABS_LO12_NC";
+    default: return "R_AARCH64_?";
+  }
+}
+
+// What differs between the machines ptodis reads.
+struct Machine {
+  uint16_t em;
+  const char* format;  // objdump's name of the file format
+  const char* (*reloc_name)(uint32_t type);
+  // The bytes an absolute relocation writes (the only kind debug sections
+  // need); 0 for one ptodis does not apply, -1 for one to ignore (NONE).
+  int (*abs_size)(uint32_t type);
+  unsigned bytes_width;  // the bytes column, padded to this many characters
+};
+
+const Machine kMachines[] = {
+    {kEmX86_64, "elf64-x86-64", x86_reloc_name,
+     [](uint32_t t) { return t == 0 ? -1 : t == 1 ? 8 : (t == 10 || t == 11) ? 4 : 0; }, 45},
+    {kEmAArch64, "elf64-littleaarch64", a64_reloc_name,
+     [](uint32_t t) { return (t == 0 || t == 256) ? -1 : t == 257 ? 8 : t == 258 ? 4 : 0; }, 8},
+};
+
 std::string hex(uint64_t v, int w) {
   char b[32];
   std::snprintf(b, sizeof b, "%0*llx", w, (unsigned long long)v);
@@ -79,11 +120,15 @@ std::string hex(uint64_t v, int w) {
 // The contents of section `i` with its RELA relocations applied as a linker
 // would with every section at address 0; `addr_section` gets the section of
 // the symbol of each 8-byte address.
-bool relocated(const Reader& r, const std::vector<Section>& secs, unsigned i, std::string& out,
-               std::map<uint64_t, unsigned>* addr_section, std::string& err) {
+bool relocated(const Reader& r, const Machine& mach, const std::vector<Section>& secs, unsigned i,
+               std::string& out, std::map<uint64_t, unsigned>* addr_section, std::string& err) {
   const Section& s = secs[i];
   if (s.flags & 0x800 /*SHF_COMPRESSED*/) {
     err = "compressed " + s.name + " sections are not supported";
+    return false;
+  }
+  if (s.type != 8 /*NOBITS*/ && !r.has(s.offset, s.size)) {
+    err = s.name + " lies outside the file";
     return false;
   }
   out = s.type == 8 /*NOBITS*/ ? std::string() : r.d_.substr(s.offset, s.size);
@@ -99,10 +144,10 @@ bool relocated(const Reader& r, const std::vector<Section>& secs, unsigned i, st
       uint64_t where = r.get<uint64_t>(e), info = r.get<uint64_t>(e + 8);
       int64_t addend = r.get<int64_t>(e + 16);
       uint32_t sym = uint32_t(info >> 32), type = uint32_t(info);
-      if (type == 0 /*R_X86_64_NONE*/) continue;
-      unsigned size = type == 1 /*R_X86_64_64*/ ? 8 : (type == 10 || type == 11) /*R_X86_64_32(S)*/ ? 4 : 0;
+      int size = mach.abs_size(type);
+      if (size < 0) continue;
       if (size == 0) {
-        err = std::string("unsupported relocation ") + reloc_name(type) + " (" + std::to_string(type) +
+        err = std::string("unsupported relocation ") + mach.reloc_name(type) + " (" + std::to_string(type) +
               ") in " + s.name;
         return false;
       }
@@ -110,13 +155,13 @@ bool relocated(const Reader& r, const std::vector<Section>& secs, unsigned i, st
         err = "a relocation of " + s.name + " names a missing symbol";
         return false;
       }
-      if (where > out.size() || size > out.size() - where) {
+      if (where > out.size() || uint64_t(size) > out.size() - where) {
         err = "a relocation of " + s.name + " lies outside the section";
         return false;
       }
       uint64_t se = symtab.offset + uint64_t(sym) * 24;
       uint64_t v = r.get<uint64_t>(se + 8) + uint64_t(addend);
-      for (unsigned b = 0; b < size; ++b) out[where + b] = char(uint8_t(v >> (8 * b)));
+      for (int b = 0; b < size; ++b) out[where + b] = char(uint8_t(v >> (8 * b)));
       if (size == 8 && addr_section) (*addr_section)[where] = r.get<uint16_t>(se + 6);
     }
   }
@@ -126,8 +171,8 @@ bool relocated(const Reader& r, const std::vector<Section>& secs, unsigned i, st
 // Every row of the object's .debug_line with a source line, sorted by
 // (section, address), rows at one address in program order. No
 // .debug_line: no rows.
-bool read_lines(const Reader& r, const std::vector<Section>& secs, std::vector<Line>& lines,
-                std::string& err) {
+bool read_lines(const Reader& r, const Machine& mach, const std::vector<Section>& secs,
+                std::vector<Line>& lines, std::string& err) {
   int line_i = -1, str_i = -1, line_str_i = -1;
   for (unsigned i = 0; i < secs.size(); ++i) {
     if (secs[i].name == ".debug_line") line_i = int(i);
@@ -137,9 +182,9 @@ bool read_lines(const Reader& r, const std::vector<Section>& secs, std::vector<L
   if (line_i < 0) return true;
   DwarfSections ds;
   std::string line, str, line_str;
-  if (!relocated(r, secs, unsigned(line_i), line, &ds.address_section, err)) return false;
-  if (str_i >= 0 && !relocated(r, secs, unsigned(str_i), str, nullptr, err)) return false;
-  if (line_str_i >= 0 && !relocated(r, secs, unsigned(line_str_i), line_str, nullptr, err)) return false;
+  if (!relocated(r, mach, secs, unsigned(line_i), line, &ds.address_section, err)) return false;
+  if (str_i >= 0 && !relocated(r, mach, secs, unsigned(str_i), str, nullptr, err)) return false;
+  if (line_str_i >= 0 && !relocated(r, mach, secs, unsigned(line_str_i), line_str, nullptr, err)) return false;
   ds.line = line;
   ds.str = str;
   ds.line_str = line_str;
@@ -194,6 +239,85 @@ class SourceCache {
   std::map<std::string, std::vector<std::string>> cache_;
 };
 
+// AArch64 mapping symbols (ELF for the Arm 64-bit Architecture, 5.5.4):
+// `$x` starts code, `$d` data, each up to the next one in its section.
+// section -> address -> is data.
+using Mapping = std::map<unsigned, std::map<uint64_t, bool>>;
+
+// Function symbols (sorted by section and address) and mapping symbols.
+bool read_symbols(const Reader& r, const std::vector<Section>& secs, std::vector<Func>& funcs, Mapping& mapping,
+                  std::string& err) {
+  for (const Section& s : secs) {
+    if (s.type != 2 /*SYMTAB*/) continue;
+    if (s.link >= secs.size()) {
+      err = "symbol table links to a missing string table";
+      return false;
+    }
+    const Section& str = secs[s.link];
+    for (uint64_t off = 0; off + 24 <= s.size; off += 24) {
+      uint64_t e = s.offset + off;
+      uint32_t nm = r.get<uint32_t>(e);
+      uint8_t info = r.get<uint8_t>(e + 4);
+      Func f;
+      f.shndx = r.get<uint16_t>(e + 6);
+      f.value = r.get<uint64_t>(e + 8);
+      f.size = r.get<uint64_t>(e + 16);
+      if (f.shndx == 0 || f.shndx >= secs.size()) continue;
+      if (nm < str.size) f.name = r.cstr(str.offset + nm, str.offset + str.size);
+      const Section& ts = secs[f.shndx];
+      // Code comes from the file: a NOBITS section has none (and a NULL
+      // one's extent was never checked).
+      if (!(ts.flags & 4 /*EXECINSTR*/) || ts.type == 8 /*NOBITS*/ || !r.has(ts.offset, ts.size)) continue;
+      if ((info & 0xf) == 0 /*NOTYPE*/ && f.name.size() >= 2 && f.name[0] == '$' &&
+          (f.name[1] == 'x' || f.name[1] == 'd') && (f.name.size() == 2 || f.name[2] == '.')) {
+        mapping[f.shndx][f.value] = f.name[1] == 'd';
+        continue;
+      }
+      if ((info & 0xf) != 2 /*FUNC*/) continue;
+      f.global = (info >> 4) != 0;
+      if (f.value > ts.size || f.size > ts.size - f.value) {
+        err = "function " + f.name + " lies outside its section";
+        return false;
+      }
+      funcs.push_back(f);
+    }
+  }
+  std::sort(funcs.begin(), funcs.end(), [](const Func& a, const Func& b) {
+    return a.shndx != b.shndx ? a.shndx < b.shndx : a.value < b.value;
+  });
+  return true;
+}
+
+// Relocations against executable sections: (section, offset) -> text.
+std::map<std::pair<unsigned, uint64_t>, std::string> text_relocs(const Reader& r, const Machine& mach,
+                                                                 const std::vector<Section>& secs) {
+  std::map<std::pair<unsigned, uint64_t>, std::string> relocs;
+  for (const Section& s : secs) {
+    if (s.type != 4 /*RELA*/ || s.info >= secs.size() || s.link >= secs.size()) continue;
+    const Section& symtab = secs[s.link];
+    const Section* str = symtab.link < secs.size() ? &secs[symtab.link] : nullptr;
+    for (uint64_t off = 0; off + 24 <= s.size; off += 24) {
+      uint64_t e = s.offset + off;
+      uint64_t where = r.get<uint64_t>(e), info = r.get<uint64_t>(e + 8);
+      int64_t addend = r.get<int64_t>(e + 16);
+      uint32_t sym = uint32_t(info >> 32), type = uint32_t(info);
+      std::string target = "sym#" + std::to_string(sym);
+      if (r.has(symtab.offset, symtab.size) && uint64_t(sym) * 24 + 24 <= symtab.size) {
+        uint64_t se = symtab.offset + uint64_t(sym) * 24;
+        uint32_t nm = r.get<uint32_t>(se);
+        uint8_t sinfo = r.get<uint8_t>(se + 4);
+        uint16_t shx = r.get<uint16_t>(se + 6);
+        if ((sinfo & 0xf) == 3 /*SECTION*/ && shx < secs.size()) target = secs[shx].name;
+        else if (str && nm < str->size) target = r.cstr(str->offset + nm, str->offset + str->size);
+      }
+      char a[32];
+      std::snprintf(a, sizeof a, "%+lld", (long long)addend);
+      relocs[{s.info, where}] = std::string(mach.reloc_name(type)) + " " + target + a;
+    }
+  }
+  return relocs;
+}
+
 }  // namespace
 
 bool disassemble(const std::string& name, const std::string& data, const Options& opt,
@@ -207,9 +331,13 @@ bool disassemble(const std::string& name, const std::string& data, const Options
   if (std::memcmp(data.data(), "\x7f" "ELF", 4) != 0) return bad("not an ELF object (bad magic)");
   if (data[4] != 2) return bad("only 64-bit ELF objects are supported");
   if (data[5] != 1) return bad("only little-endian ELF objects are supported");
-  uint16_t machine = r.get<uint16_t>(18);
-  if (machine != 62)
-    return bad("ELF machine " + std::to_string(machine) + " is not supported (ptodis reads x86-64 objects)");
+  uint16_t em = r.get<uint16_t>(18);
+  const Machine* mach = nullptr;
+  for (const Machine& m : kMachines)
+    if (m.em == em) mach = &m;
+  if (!mach)
+    return bad("ELF machine " + std::to_string(em) +
+               " is not supported (ptodis reads x86-64 and AArch64 objects)");
   uint64_t shoff = r.get<uint64_t>(40);
   uint16_t shentsize = r.get<uint16_t>(58), shnum = r.get<uint16_t>(60), shstrndx = r.get<uint16_t>(62);
   if (shnum == 0) return bad("the object has no section headers");
@@ -235,34 +363,10 @@ bool disassemble(const std::string& name, const std::string& data, const Options
     uint32_t nameoff = r.get<uint32_t>(shoff + uint64_t(i) * 64);
     if (nameoff < shstr.size) secs[i].name = r.cstr(shstr.offset + nameoff, shstr.offset + shstr.size);
   }
-  // Function symbols.
   std::vector<Func> funcs;
-  for (const Section& s : secs) {
-    if (s.type != 2 /*SYMTAB*/) continue;
-    if (s.link >= shnum) return bad("symbol table links to a missing string table");
-    const Section& str = secs[s.link];
-    for (uint64_t off = 0; off + 24 <= s.size; off += 24) {
-      uint64_t e = s.offset + off;
-      uint32_t nm = r.get<uint32_t>(e);
-      uint8_t info = r.get<uint8_t>(e + 4);
-      Func f;
-      f.shndx = r.get<uint16_t>(e + 6);
-      f.value = r.get<uint64_t>(e + 8);
-      f.size = r.get<uint64_t>(e + 16);
-      if ((info & 0xf) != 2 /*FUNC*/) continue;
-      if (f.shndx == 0 || f.shndx >= shnum) continue;
-      f.global = (info >> 4) != 0;
-      if (nm < str.size) f.name = r.cstr(str.offset + nm, str.offset + str.size);
-      const Section& ts = secs[f.shndx];
-      if (!(ts.flags & 4 /*EXECINSTR*/)) continue;
-      if (f.value > ts.size || f.size > ts.size - f.value)
-        return bad("function " + f.name + " lies outside its section");
-      funcs.push_back(f);
-    }
-  }
-  std::sort(funcs.begin(), funcs.end(), [](const Func& a, const Func& b) {
-    return a.shndx != b.shndx ? a.shndx < b.shndx : a.value < b.value;
-  });
+  Mapping mapping;
+  std::string serr;
+  if (!read_symbols(r, secs, funcs, mapping, serr)) return bad(serr);
   if (!opt.function.empty()) {
     funcs.erase(std::remove_if(funcs.begin(), funcs.end(),
                                [&](const Func& f) { return f.name != opt.function; }),
@@ -273,48 +377,27 @@ bool disassemble(const std::string& name, const std::string& data, const Options
   std::vector<Line> lines;
   if (opt.source) {
     std::string lerr;
-    if (!read_lines(r, secs, lines, lerr)) return bad(lerr);
+    if (!read_lines(r, *mach, secs, lines, lerr)) return bad(lerr);
   }
   SourceCache sources(opt.read_source);
-  // Relocations against executable sections: offset -> text.
-  std::map<std::pair<unsigned, uint64_t>, std::string> relocs;
-  for (const Section& s : secs) {
-    if (s.type != 4 /*RELA*/ || s.info >= shnum || s.link >= shnum) continue;
-    const Section& symtab = secs[s.link];
-    const Section* str = symtab.link < shnum ? &secs[symtab.link] : nullptr;
-    for (uint64_t off = 0; off + 24 <= s.size; off += 24) {
-      uint64_t e = s.offset + off;
-      uint64_t where = r.get<uint64_t>(e), info = r.get<uint64_t>(e + 8);
-      int64_t addend = r.get<int64_t>(e + 16);
-      uint32_t sym = uint32_t(info >> 32), type = uint32_t(info);
-      std::string target = "sym#" + std::to_string(sym);
-      if (uint64_t(sym) * 24 + 24 <= symtab.size) {
-        uint64_t se = symtab.offset + uint64_t(sym) * 24;
-        uint32_t nm = r.get<uint32_t>(se);
-        uint8_t sinfo = r.get<uint8_t>(se + 4);
-        uint16_t shx = r.get<uint16_t>(se + 6);
-        if ((sinfo & 0xf) == 3 /*SECTION*/ && shx < shnum) target = secs[shx].name;
-        else if (str && nm < str->size) target = r.cstr(str->offset + nm, str->offset + str->size);
-      }
-      char a[32];
-      std::snprintf(a, sizeof a, "%+lld", (long long)addend);
-      relocs[{s.info, where}] = std::string(reloc_name(type)) + " " + target + a;
-    }
+  std::map<std::pair<unsigned, uint64_t>, std::string> relocs = text_relocs(r, *mach, secs);
+  // Made last: setting up LLVM costs more than rejecting a bad file.
+  DecodeFn decode;
+  if (em == kEmAArch64) {
+    std::string derr;
+    if (!a64_decoder(decode, derr)) return bad(derr);
+  } else {
+    decode = x86_decoder();
   }
 
-  ZydisDecoder dec;
-  ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-  ZydisFormatter fmt;
-  ZydisFormatterInit(&fmt, ZYDIS_FORMATTER_STYLE_INTEL);
-  ZydisFormatterSetProperty(&fmt, ZYDIS_FORMATTER_PROP_FORCE_RELATIVE_RIPREL, ZYAN_TRUE);
-
-  out = name + ":\tfile format elf64-x86-64\n";
+  out = name + ":\tfile format " + mach->format + "\n";
   if (funcs.empty()) out += "\n(no functions)\n";
   for (const Func& f : funcs) {
     const Section& ts = secs[f.shndx];
     out += "\n" + f.name + " (" + (f.global ? "global" : "local") + ", " + std::to_string(f.size) +
            " bytes) in " + ts.name + ":\n";
     const uint8_t* code = reinterpret_cast<const uint8_t*>(data.data() + ts.offset);
+    const std::map<uint64_t, bool>& maps = mapping[f.shndx];
     uint64_t pc = f.value, end = f.value + f.size;
     // Rows of this function's section, from its start on.
     auto li = std::lower_bound(lines.begin(), lines.end(), std::make_pair(unsigned(f.shndx), pc),
@@ -327,26 +410,34 @@ bool disassemble(const std::string& name, const std::string& data, const Options
       const Line* show = nullptr;
       while (li != lines.end() && li->section == f.shndx && li->address <= pc) show = &*li++;
       if (show) out += sources.describe(*show) + "\n";
-      ZydisDecodedInstruction ins;
-      ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+      // The mapping symbol in force and where the next one starts: an
+      // instruction never straddles a change between code and data.
+      auto next = maps.upper_bound(pc);
+      bool is_data = next != maps.begin() && std::prev(next)->second;
+      uint64_t stop = next != maps.end() && next->first < end ? next->first : end;
       std::string text;
-      unsigned len;
-      if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + pc, end - pc, &ins, ops))) {
-        char t[256];
-        if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fmt, &ins, ops, ins.operand_count_visible, t,
-                                                           sizeof t, pc, nullptr)))
-          std::snprintf(t, sizeof t, "(unformattable)");
-        text = t;
-        len = ins.length;
-      } else {
+      unsigned len = 0;
+      if (is_data && stop - pc >= 4) {
         char t[32];
-        std::snprintf(t, sizeof t, ".byte 0x%02x", code[pc]);
+        std::snprintf(t, sizeof t, ".word\t0x%08x", le32(code + pc));
         text = t;
-        len = 1;
+        len = 4;
+      } else if (is_data || !decode(code + pc, stop - pc, pc, text, len) || len == 0 || len > stop - pc) {
+        char t[32];
+        if (em == kEmAArch64 && stop - pc >= 4) {
+          std::snprintf(t, sizeof t, ".inst\t0x%08x", le32(code + pc));
+          len = 4;
+        } else {
+          std::snprintf(t, sizeof t, em == kEmAArch64 ? ".byte\t0x%02x" : ".byte 0x%02x", code[pc]);
+          len = 1;
+        }
+        text = t;
       }
       std::string bytes;
-      for (unsigned i = 0; i < len; ++i) bytes += hex(code[pc + i], 2) + " ";
-      if (bytes.size() < 45) bytes.resize(45, ' ');
+      if (em == kEmAArch64 && len == 4) bytes = hex(le32(code + pc), 8);  // one word, as objdump shows it
+      else
+        for (unsigned i = 0; i < len; ++i) bytes += hex(code[pc + i], 2) + " ";
+      if (bytes.size() < mach->bytes_width) bytes.resize(mach->bytes_width, ' ');
       out += "  " + hex(pc, 6) + ":  " + bytes + "\t" + text + "\n";
       for (unsigned i = 0; i < len; ++i) {
         auto it = relocs.find({f.shndx, pc + i});

@@ -1,7 +1,9 @@
-// ptodis: disassembly of the objects ptoas writes (x86-64 ELF for now), with
+// ptodis: disassembly of the objects ptoas writes (x86-64 and AArch64 ELF), with
 // the .pto source line of each instruction group, from the object's DWARF
-// line table (.debug_line; docs/debug_info.md). Reads bytes only: never
-// includes an encoder; source text comes through Options::read_source.
+// line table (.debug_line; docs/debug_info.md). Reads bytes only: x86-64
+// through Zydis, AArch64 through the LLVM MC disassembler and printer that
+// the SVE encoder sets up (encoders/sve/sve_mc.h; none of its code
+// generation); source text comes through Options::read_source.
 #pragma once
 #include <functional>
 #include <string>

@@ -13,8 +13,9 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "ptodis: disassembles an object written by ptoas (x86-64 ELF) with Zydis: address, bytes,\n"
-      "Intel syntax, and the .pto source line above each instruction group.",
+      "ptodis: disassembles an object written by ptoas (x86-64 ELF with Zydis, Intel syntax;\n"
+      "AArch64 ELF with LLVM's disassembler, $x/$d mapping symbols respected): address, bytes,\n"
+      "text, and the .pto source line above each instruction group.",
       "ptodis"};
   app.set_help_flag("-h,--help", "Print this help and exit");
   std::string input, function;

@@ -4,6 +4,7 @@
 
 #include <llvm/Support/raw_ostream.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -21,6 +22,7 @@ namespace {
 std::once_flag g_once;
 Mc* g_mc = nullptr;
 std::string g_err;
+std::atomic<Mc::EncodeObserver> g_observer{nullptr};
 
 [[noreturn]] void die(const char* what, std::string_view name) {
   std::fprintf(stderr, "ptoas: internal error: the SVE encoder names an unknown %s '%.*s'\n", what,
@@ -131,8 +133,11 @@ bool Mc::encode(const llvm::MCInst& mi, uint32_t& word, std::string& err) const 
   }
   word = uint32_t(uint8_t(buf[0])) | uint32_t(uint8_t(buf[1])) << 8 | uint32_t(uint8_t(buf[2])) << 16 |
          uint32_t(uint8_t(buf[3])) << 24;
+  if (EncodeObserver fn = g_observer.load(std::memory_order_acquire)) fn(mi, word);
   return true;
 }
+
+void Mc::set_encode_observer(EncodeObserver fn) { g_observer.store(fn, std::memory_order_release); }
 
 bool Mc::decode(uint32_t word, uint64_t addr, llvm::MCInst& out) const {
   uint8_t b[4] = {uint8_t(word), uint8_t(word >> 8), uint8_t(word >> 16), uint8_t(word >> 24)};

@@ -44,6 +44,13 @@ class Mc {
   // Assembler text of an instruction (LLVM's printer, tab-separated).
   std::string print(const llvm::MCInst& mi, uint64_t addr) const;
 
+  // Test hook (tests/sve/sve_forms.cpp): when set, encode() calls it with
+  // every instruction it accepts and the word it made, so a test can
+  // compare each form the encoder uses with LLVM's own assembler.
+  // Process-wide; nullptr turns it off.
+  using EncodeObserver = void (*)(const llvm::MCInst& mi, uint32_t word);
+  static void set_encode_observer(EncodeObserver fn);
+
   McImpl* impl() const { return impl_; }
 
  private:
