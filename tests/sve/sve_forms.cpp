@@ -27,6 +27,7 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -228,9 +229,14 @@ bool compile(const ptoas::SourceFile& src, const ptoas::FrontendOptions& fo, pto
   bool ok = ptoas::run_frontend(src, fo, m, diag) &&
             ptoas::opt::optimize(m, oo, ptoas::cg::opt_target(ptoas::cg::Target::Sve), diag) &&
             ptoas::cg::compile_module(m, ptoas::cg::Target::Sve, code, diag);
-  if (ok) {
-    // The JIT image adds the packed-argument thunk (its call, stack
-    // arguments and frame) to what the object holds.
+  // The JIT image adds the packed-argument thunk (its call, stack
+  // arguments and frame) to what the object holds; the thunk depends on
+  // the parameters only, so once per signature (it recompiles the kernel).
+  static std::set<std::string> signatures;
+  std::string_view text = src.text();
+  size_t fn_at = std::min(text.find("func.func"), text.size());
+  std::string sig(text.substr(fn_at, text.find('{', fn_at) - fn_at));
+  if (ok && signatures.insert(sig).second) {
     std::string err;
     ptoas::InstId fn = ptoas::rt::Interpreter(m).find_function("", err);
     ptoas::cg::JitImage img;
