@@ -291,7 +291,10 @@ void Gen::tcvt(const Inst& in) {
     } else if (!sf && df) {
       I(sd == DType::U32 ? "UCVTF_ZPmZ_StoS" : "SCVTF_ZPmZ_StoS", {x, x, pg, x});
     }
-    if (sd == DType::BF16 && df) I("FADD_ZZZ_S", {x, x, Z(kNegZero)});  // quiet a signalling NaN
+    // bf16 and f32 lanes still hold a signalling NaN as it was: + -0.0
+    // quiets it as the interpreter's widening to double does (f16's fcvt
+    // quiets already).
+    if ((sd == DType::BF16 || sd == DType::F32) && df) I("FADD_ZZZ_S", {x, x, Z(kNegZero)});
   };
   bool cols_outer;
   std::vector<ValueId> tiles{src};

@@ -340,10 +340,11 @@ void Gen::tcvt(const Inst& in) {
       }
     }
     // float -> float: the lanes are f32 already, vst_e rounds to nearest
-    // even (bf16 lanes still hold a signalling NaN as it was: + -0.0
-    // quiets it as the interpreter's widening does); integer -> integer:
+    // even (bf16 and f32 lanes still hold a signalling NaN as it was:
+    // + -0.0 quiets it as the interpreter's widening does; f16's vcvtph2ps
+    // quiets already); integer -> integer:
     // vst_e truncates (wraps).
-    if (sd == DType::BF16 && df) {
+    if ((sd == DType::BF16 || sd == DType::F32) && df) {
       bimm(t, 0x80000000u);
       vaddps(x, x, t);
     }
