@@ -136,19 +136,19 @@ void Gen::row_expand(const Inst& in) {
   }
   if (plain) d = d == DType::F32 ? DType::U32 : dtype_bytes(d) == 2 ? DType::U16 : dtype_bytes(d) == 1 ? DType::U8 : d;
   if (bk == Bin::ExpDif) math_begin();
-  // The column operand's element of this row in z16 (broadcast per row).
+  // The column operand's element of this row in z27 (broadcast per row; exp's scratch z16-z23 leaves it alone).
   row_loop(bases, strides, [&](R pg) {
     if (plain) {
-      I("ORR_ZZZ", {Z(0), Z(16), Z(16)});
+      I("ORR_ZZZ", {Z(0), Z(kScalar), Z(kScalar)});
     } else {
-      if (colk == 0) I("ORR_ZZZ", {Z(0), Z(16), Z(16)});
+      if (colk == 0) I("ORR_ZZZ", {Z(0), Z(kScalar), Z(kScalar)});
       else ld_e(d, Z(0), pg, X(1), X(11));
-      if (colk == 1) I("ORR_ZZZ", {Z(1), Z(16), Z(16)});
+      if (colk == 1) I("ORR_ZZZ", {Z(1), Z(kScalar), Z(kScalar)});
       else ld_e(d, Z(1), pg, X(2), X(11));
       bin(bk, d, pg, Z(0), Z(1));
     }
     st_e(d, Z(0), pg, X(0), X(11));
-  }, nullptr, [&] { bcast_e(d, Z(16), X(1 + colk)); });
+  }, nullptr, [&] { bcast_e(d, Z(kScalar), X(1 + colk)); });
   if (bk == Bin::ExpDif) math_end();
 }
 
