@@ -3,7 +3,9 @@
 #   make test      deps + build, then ctest and the corpus check
 #   make bench     build, then bench/run            (BENCH_ARGS=--quick; docs/bench.md)
 #   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
-#   make check-full  test + 600 s of fuzzing + bench
+#   make check-full  test + the long ctest runs (ctest -C full -L sve_full: the
+#                  SVE differential suite at 128, 512 and 2048 bits) + 600 s of
+#                  fuzzing + bench
 # Variables: JOBS (2), CMAKE_FLAGS (extra -D options, e.g. -DPTOAS_WERROR=ON),
 #            CORPUS_DIR (../shared/corpus/ptoas), FUZZ_SECONDS, FUZZ_ARGS (extra
 #            libFuzzer flags, e.g. -seed=1), BENCH_ARGS.
@@ -69,6 +71,7 @@ fuzz: deps
 
 check-full:
 	$(MAKE) test
+	ctest --test-dir build --output-on-failure -j$(JOBS) -C full -L sve_full
 	$(MAKE) fuzz FUZZ_SECONDS=600
 	$(MAKE) bench
 

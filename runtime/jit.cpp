@@ -80,9 +80,9 @@ bool JitKernel::load(const Module& m, InstId fn, const std::string& target, Diag
   cg::JitImage img;
   if (!assemble(m, fn, target, diag, err, img)) return false;
   if (!cpu_supports(target)) {
-    err = target == "avx512"
-              ? "this CPU cannot run avx512 code (it needs AVX-512 F/BW/DQ/VL enabled by the OS)"
-              : "this CPU cannot run " + target + " code (it needs AVX2, FMA, F16C and BMI2)";
+    err = target == "avx512" ? "this CPU cannot run avx512 code (it needs AVX-512 F/BW/DQ/VL enabled by the OS)"
+          : target == "sve"  ? "this CPU cannot run sve code (it needs AArch64 with SVE)"
+                             : "this CPU cannot run " + target + " code (it needs AVX2, FMA, F16C and BMI2)";
     return false;
   }
   size_t page = size_t(::sysconf(_SC_PAGESIZE));
@@ -93,6 +93,9 @@ bool JitKernel::load(const Module& m, InstId fn, const std::string& target, Diag
     return false;
   }
   std::memcpy(p, img.bytes.data(), img.bytes.size());
+  // AArch64 (native sve): the instruction cache does not snoop the data
+  // writes; a no-op on x86.
+  __builtin___clear_cache(static_cast<char*>(p), static_cast<char*>(p) + img.bytes.size());
   if (::mprotect(p, n, PROT_READ | PROT_EXEC) != 0) {
     ::munmap(p, n);
     err = "cannot make the JIT code executable";
@@ -104,11 +107,12 @@ bool JitKernel::load(const Module& m, InstId fn, const std::string& target, Diag
   return true;
 }
 
-bool JitKernel::load_for_bochs(const Module& m, InstId fn, const std::string& target, Diag& diag,
-                               std::string& err) {
+bool JitKernel::load_for_emulator(const Module& m, InstId fn, const std::string& target, Diag& diag,
+                                  std::string& err) {
   auto img = std::make_unique<cg::JitImage>();
   if (!assemble(m, fn, target, diag, err, *img)) return false;
   image_ = std::move(img);
+  sve_ = target == "sve";
   return true;
 }
 

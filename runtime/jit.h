@@ -26,19 +26,26 @@ class JitKernel {
   // false on failure.
   bool load(const Module& m, InstId fn, const std::string& target, Diag& diag, std::string& err);
 
-  // Assembles `fn` for `target` without mapping it: the image is run under
-  // Bochs (runtime/bochs/bochs_runner.h) by the launcher, whatever this CPU
-  // has. Returns false on failure.
+  // Assembles `fn` for `target` without mapping it: the launcher runs the
+  // image under an emulator, whatever this CPU has: avx2 / avx512 under
+  // Bochs (runtime/bochs/bochs_runner.h), sve under qemu-aarch64
+  // (runtime/qemu/qemu_runner.h). Returns false on failure.
+  bool load_for_emulator(const Module& m, InstId fn, const std::string& target, Diag& diag,
+                         std::string& err);
   bool load_for_bochs(const Module& m, InstId fn, const std::string& target, Diag& diag,
-                      std::string& err);
+                      std::string& err) {
+    return load_for_emulator(m, fn, target, diag, err);
+  }
 
   // Runs one block natively. `args` are bound as the interpreter binds them
   // (Arg::Kind::Ptr / Int / Float), one per parameter. Not for a kernel
-  // loaded for Bochs.
+  // loaded for an emulator.
   void run(const std::vector<Arg>& args, int64_t block_idx, int64_t block_num) const;
 
-  bool under_bochs() const { return bool(image_); }
-  const cg::JitImage* image() const { return image_.get(); }  // under_bochs() only
+  bool under_emulator() const { return bool(image_); }
+  bool under_bochs() const { return image_ && !sve_; }
+  bool under_qemu() const { return image_ && sve_; }
+  const cg::JitImage* image() const { return image_.get(); }  // under_emulator() only
 
  private:
   bool assemble(const Module& m, InstId fn, const std::string& target, Diag& diag, std::string& err,
@@ -48,12 +55,13 @@ class JitKernel {
   size_t size_ = 0;
   void (*thunk_)(const uint64_t*) = nullptr;
   std::vector<DType> param_types_;   // Scalar params: the type; Ptr params: None
-  std::unique_ptr<cg::JitImage> image_;  // load_for_bochs
+  std::unique_ptr<cg::JitImage> image_;  // load_for_emulator
+  bool sve_ = false;                      // the image is AArch64 code
 };
 
 // True when this CPU can run code for `target` (cg::cpu_can_run: avx2:
 // AVX2 + FMA + F16C + BMI2, OS-enabled YMM state; avx512: also AVX-512 F/BW/DQ/VL with OS-enabled opmask and ZMM
-// state, XCR0 bits 5-7).
+// state, XCR0 bits 5-7; sve: an AArch64 CPU with SVE, HWCAP_SVE).
 bool cpu_supports(const std::string& target);
 
 // The thunk's view of `fn`'s parameters: a scalar's type, None for a pointer.

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "bochs_runner.h"
+#include "qemu_runner.h"
 #include "elem.h"
 
 namespace ptoas::rt {
@@ -326,6 +327,20 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
     std::string e;
     if (!bochs_run(jobs, BochsOptions{}, res, e)) {
       err = "under Bochs: " + (res.job_errors.empty() || res.job_errors[0].empty() ? e : res.job_errors[0]);
+      return false;
+    }
+    return true;
+  }
+  // A kernel loaded for qemu: every block in one qemu-aarch64 run, in order
+  // (runtime/qemu/qemu_runner.h).
+  if (req.native && req.native->under_qemu()) {
+    std::vector<QemuJob> jobs{qemu_job(m, req.fn, *req.native->image(), args, nb)};
+    QemuOptions qo;
+    qo.vl_bits = req.sve_vl_bits;
+    QemuResult res;
+    std::string e;
+    if (!qemu_run(jobs, qo, res, e)) {
+      err = "under qemu-aarch64: " + (res.job_errors.empty() || res.job_errors[0].empty() ? e : res.job_errors[0]);
       return false;
     }
     return true;

@@ -47,9 +47,12 @@ struct LaunchRequest {
   std::vector<KernelArg> args;
   int64_t blocks = 1;
   unsigned threads = 0;   // worker threads; 0: hardware_concurrency (never more than blocks)
-  // Run this JIT-compiled kernel instead of the interpreter. One loaded with
-  // load_for_bochs runs all blocks in one Bochs boot (threads is ignored).
+  // Run this JIT-compiled kernel instead of the interpreter. One loaded for
+  // an emulator runs all blocks in one Bochs boot (x86) or one qemu-aarch64
+  // run (sve), in order (threads is ignored).
   const JitKernel* native = nullptr;
+  // sve under qemu: the vector length in bits (0: $SVE_VL, else 256).
+  unsigned sve_vl_bits = 0;
 };
 
 // Parses `text` as a value of scalar type `t` into `out` (Int for integers,

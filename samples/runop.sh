@@ -16,6 +16,9 @@
 # -target=avx512 on a CPU without AVX-512 runs under Bochs (ptorun says so;
 # PTOAS_FORCE_BOCHS=1 forces it, PTOAS_BOCHS_TIMEOUT sets its limit in
 # seconds); without bochs installed each kernel is a SKIP.
+# -target=sve on a CPU without SVE runs under qemu-aarch64 at SVE_VL bits
+# (default 256; ptorun says so); without qemu-user, or a build that did
+# not find aarch64-linux-gnu-gcc, each kernel is a SKIP.
 #
 # Each sample is samples/<name>/ with a run.env (sourced; see
 # samples/README.md), a golden.py and its kernel(s).
@@ -168,6 +171,8 @@ run_sample() {
         result "$kname" SKIP "$(grep -m1 -i "not implemented yet" "$rdir/ptorun.log" | cut -c1-300)"
       elif grep -q "bochs is not installed" "$rdir/ptorun.log"; then
         result "$kname" SKIP "$(grep -m1 "bochs is not installed" "$rdir/ptorun.log" | cut -c1-300)"
+      elif grep -q "this CPU has no SVE and" "$rdir/ptorun.log"; then
+        result "$kname" SKIP "$(grep -m1 "this CPU has no SVE and" "$rdir/ptorun.log" | cut -c1-300)"
       elif [ "$target" != interp ] && [ $rc -eq 1 ] &&
            grep -q "is not supported on $target" "$rdir/ptorun.log"; then
         # A backend that exists but does not cover an op of this kernel yet:

@@ -9,7 +9,8 @@ PKGS=(build-essential cmake git pkg-config
   clang-14 libclang-rt-14-dev
   python3-numpy
   libopenblas-dev
-  bochs bochsbios vgabios bochs-term)
+  bochs bochsbios vgabios bochs-term
+  qemu-user g++-aarch64-linux-gnu)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

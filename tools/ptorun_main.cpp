@@ -21,6 +21,7 @@
 #include "codegen.h"
 #include "opt.h"
 #include "ptort.h"
+#include "qemu_runner.h"
 
 namespace {
 
@@ -64,10 +65,17 @@ int main(int argc, char** argv) {
                  "Where to run: interp (the reference interpreter), avx2 (JIT-compiled x86-64 "
                  "code), avx512 (JIT-compiled AVX-512 code: natively on a CPU with AVX-512 "
                  "F/BW/DQ/VL, otherwise all blocks in one run of the Bochs emulator, which must "
-                 "be installed; PTOAS_FORCE_BOCHS=1 uses Bochs anyway) or host (default: the widest "
-                 "of avx512 and avx2 this CPU runs natively). sve, ptx, amdgpu and cce are not "
-                 "implemented yet")
+                 "be installed; PTOAS_FORCE_BOCHS=1 uses Bochs anyway), sve (JIT-compiled AArch64 "
+                 "SVE code: natively on an AArch64 CPU with SVE, otherwise all blocks in one run "
+                 "of qemu-aarch64 at the --sve-vl vector length; needs qemu-user and a build that "
+                 "found aarch64-linux-gnu-gcc) or host (default: the widest of avx512 and avx2 this "
+                 "CPU runs natively). ptx, amdgpu and cce are not implemented yet")
       ->check(CLI::IsMember({"host", "interp", "avx2", "avx512", "sve", "ptx", "amdgpu", "cce"}));
+  unsigned sve_vl = 0;
+  app.add_option("--sve-vl", sve_vl,
+                 "--target=sve under qemu: the SVE vector length in bits, a multiple of 128 from "
+                 "128 to 2048 (default: $SVE_VL, else 256). A CPU with SVE runs at its own length")
+      ->check(CLI::Range(1u, 65536u));
   app.add_option("--arg", arg_opts, "NAME=VALUE or NAME=file.npy: an argument for parameter NAME")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -104,8 +112,8 @@ int main(int argc, char** argv) {
   // Single-dash long options as ptoas takes them (-target=interp).
   std::vector<std::string> args = ptoas::cli::rewrite_args(
       argc, argv,
-      {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "function", "version",
-       "help"});
+      {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "function", "sve-vl",
+       "version", "help"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptorun %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -157,7 +165,18 @@ int main(int argc, char** argv) {
       !split(inout_opts, Binding::InOut, "--inout"))
     return kExitUsage;
 
-  if (target != "interp" && target != "host" && target != "avx2" && target != "avx512") {
+  if (sve_vl && !ptoas::rt::qemu_valid_vl_bits(sve_vl)) {
+    std::fprintf(stderr, "ptorun: error: --sve-vl=%u: expected a multiple of 128 from 128 to 2048\n", sve_vl);
+    return kExitUsage;
+  }
+  if (const char* e = std::getenv("SVE_VL"); !sve_vl && target == "sve" && e && *e) {
+    unsigned bits;
+    if (!ptoas::rt::qemu_parse_vl_bits(e, bits)) {
+      std::fprintf(stderr, "ptorun: error: SVE_VL=%s: expected a multiple of 128 from 128 to 2048 (bits)\n", e);
+      return kExitUsage;
+    }
+  }
+  if (target != "interp" && target != "host" && target != "avx2" && target != "avx512" && target != "sve") {
     std::fprintf(stderr, "ptorun: error: target %s is not implemented yet; use --target=interp\n",
                  target.c_str());
     return kExitBadInput;
@@ -221,6 +240,23 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
   }
+  if (target == "sve") {
+    // Natively on an AArch64 CPU with SVE; elsewhere under qemu-aarch64.
+    bool native = ptoas::rt::cpu_supports(target);
+    if (!native) {
+      std::string why;
+      if (!ptoas::rt::qemu_available(&why)) {
+        error("--target=sve: this CPU has no SVE and " + why);
+        return kExitBadInput;
+      }
+      std::fprintf(stderr, "ptorun: this CPU has no SVE; running under qemu-aarch64 at %u-bit SVE\n",
+                   sve_vl ? sve_vl : ptoas::rt::qemu_default_vl_bits());
+    }
+    if (!(native ? jit.load(module, fn, target, diag, err) : jit.load_for_emulator(module, fn, target, diag, err))) {
+      error(err);
+      return kExitBadInput;
+    }
+  }
   std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(module, fn);
   auto param = [&](const std::string& name) -> const ptoas::rt::ParamInfo* {
     std::string n = !name.empty() && name[0] == '%' ? name.substr(1) : name;
@@ -237,7 +273,8 @@ int main(int argc, char** argv) {
   req.fn = fn;
   req.blocks = blocks;
   req.threads = threads;
-  if (target == "avx2" || target == "avx512") req.native = &jit;
+  if (target == "avx2" || target == "avx512" || target == "sve") req.native = &jit;
+  req.sve_vl_bits = sve_vl;
   bool missing_file = false, bad_file = false;
   struct Writeback {
     std::string path;

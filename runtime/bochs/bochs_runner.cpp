@@ -19,8 +19,7 @@
 #include <thread>
 
 #include "jit.h"
-
-extern char** environ;
+#include "subprocess.h"
 
 namespace ptoas::rt {
 
@@ -76,159 +75,10 @@ const char* vector_name(uint64_t v) {
   return v < sizeof names / sizeof names[0] ? names[v] : "a reserved vector";
 }
 
-// An executable on PATH, or "".
-std::string find_program(const char* name) {
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "/usr/bin:/bin";
-  size_t i = 0;
-  while (i <= p.size()) {
-    size_t j = p.find(':', i);
-    if (j == std::string::npos) j = p.size();
-    std::string dir = p.substr(i, j - i);
-    if (dir.empty()) dir = ".";
-    std::string f = dir + "/" + name;
-    if (::access(f.c_str(), X_OK) == 0) return f;
-    i = j + 1;
-  }
-  return "";
-}
-
 // The Bochs executable: $PTOAS_BOCHS, else bochs-bin on PATH (the Debian
-// `bochs` wrapper only adds -q).
-std::string bochs_path() {
-  if (const char* e = std::getenv("PTOAS_BOCHS"); e && *e) return e;
-  return find_program("bochs-bin");
-}
-
-bool read_file(const std::string& path, std::vector<uint8_t>& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  return true;
-}
-
-bool write_file(const std::string& path, const void* data, size_t n) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return false;
-  f.write(static_cast<const char*>(data), std::streamsize(n));
-  return bool(f);
-}
-
-// A private temporary directory, removed (with the files this runner puts
-// there) unless kept.
-class TempDir {
- public:
-  bool create(std::string& err) {
-    const char* t = std::getenv("TMPDIR");
-    std::string base = t && *t ? t : "/tmp";
-    // Bochs' configuration and debugger parsers take no quoting for
-    // unusual characters: fall back to /tmp for such a TMPDIR.
-    if (base.find_first_of(" \t\"',#=") != std::string::npos) base = "/tmp";
-    std::string tmpl = base + "/ptoas-bochs.XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (!::mkdtemp(buf.data())) {
-      err = "cannot create a temporary directory in " + base + ": " + std::strerror(errno);
-      return false;
-    }
-    path_ = buf.data();
-    return true;
-  }
-  const std::string& path() const { return path_; }
-  std::string file(const char* name) const { return path_ + "/" + name; }
-  void keep() { keep_ = true; }
-  ~TempDir() {
-    if (path_.empty() || keep_) return;
-    for (const char* f : kFiles) ::unlink(file(f).c_str());
-    ::rmdir(path_.c_str());
-  }
-  static constexpr const char* kFiles[] = {"rom.bin", "payload.bin", "bochsrc", "debug.rc",
-                                           "header.out", "buffers.out", "transcript.txt",
-                                           "bochs.log"};
-
- private:
-  std::string path_;
-  bool keep_ = false;
-};
-
-struct Proc {
-  bool started = false;
-  bool timed_out = false;
-  int status = 0;
-  double seconds = 0;
-  std::string error;
-};
-
-// Runs argv with stdin from /dev/null and stdout/stderr to `log`, TERM=dumb
-// (Bochs' term display needs a terminal type, not a terminal). On timeout,
-// SIGINT drops Bochs into its debugger, which then runs the rest of the
-// debugger script (the result dumps) and quits; SIGKILL if it does not.
-Proc run_process(const std::vector<std::string>& argv, const std::string& log, double timeout_s) {
-  Proc r;
-  std::vector<char*> av;
-  for (const std::string& a : argv) av.push_back(const_cast<char*>(a.c_str()));
-  av.push_back(nullptr);
-  std::vector<std::string> envs;
-  for (char** e = environ; e && *e; ++e)
-    if (std::strncmp(*e, "TERM=", 5) != 0) envs.emplace_back(*e);
-  envs.emplace_back("TERM=dumb");
-  std::vector<char*> ev;
-  for (const std::string& e : envs) ev.push_back(const_cast<char*>(e.c_str()));
-  ev.push_back(nullptr);
-  int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (out < 0 || in < 0) {
-    r.error = "cannot open " + log + ": " + std::strerror(errno);
-    if (out >= 0) ::close(out);
-    if (in >= 0) ::close(in);
-    return r;
-  }
-  auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(in, 0);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    ::execve(av[0], av.data(), ev.data());
-    _exit(127);
-  }
-  ::close(out);
-  ::close(in);
-  if (pid < 0) {
-    r.error = std::string("cannot start bochs: ") + std::strerror(errno);
-    return r;
-  }
-  r.started = true;
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  int sent = 0;  // 1: SIGINT, 2: SIGKILL
-  double nap = 0.0005;
-  for (;;) {
-    int st = 0;
-    pid_t w = ::waitpid(pid, &st, WNOHANG);
-    if (w == pid) {
-      r.status = st;
-      break;
-    }
-    if (w < 0 && errno != EINTR) {
-      r.error = std::string("waitpid: ") + std::strerror(errno);
-      break;
-    }
-    double t = elapsed();
-    if (sent == 0 && t > timeout_s) {
-      r.timed_out = true;
-      ::kill(pid, SIGINT);
-      sent = 1;
-    } else if (sent == 1 && t > timeout_s + 10) {
-      ::kill(pid, SIGKILL);
-      sent = 2;
-    }
-    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
-    nap = std::min(nap * 2, 0.01);
-  }
-  r.seconds = elapsed();
-  return r;
+// `bochs` wrapper only adds -q); "" with the reason in *why when missing.
+std::string bochs_path(std::string* why = nullptr) {
+  return emulator_program("PTOAS_BOCHS", "bochs-bin", "bochs", "bochs bochs-term", why);
 }
 
 // What the guest printed on port 0xE9 ("PTOBOCHS: ..." lines), the last
@@ -267,19 +117,11 @@ Transcript read_transcript(const std::string& transcript, const std::string& log
   return t;
 }
 
-// One guest memory region: the union of overlapping host buffers.
-struct Region {
-  uint8_t* host = nullptr;
-  uint64_t bytes = 0;
-  uint64_t guest = 0;
-  std::vector<unsigned> jobs;  // the jobs that use it (for red-zone reports)
-};
-
 struct BootPlan {
   std::vector<size_t> jobs;  // indices into the batch
   std::vector<uint8_t> payload;
   std::vector<uint64_t> code_guest;  // per planned job: where its image starts
-  std::vector<Region> regions;
+  std::vector<EmuRegion> regions;
   uint64_t buffers_guest = 0, buffers_bytes = 0;
 };
 
@@ -301,29 +143,7 @@ uint64_t job_buffer_bytes(const BochsJob& j) {
 
 // Checks a job on its own; "" when it can be planned.
 std::string check_job(const BochsJob& j) {
-  if (!j.image) return "no image";
-  if (j.image->bytes.empty() || j.image->thunk_offset >= j.image->bytes.size())
-    return "the image has no code";
-  if (j.is_pointer.size() != j.image->n_slots)
-    return "is_pointer has " + std::to_string(j.is_pointer.size()) + " entries, the image takes " +
-           std::to_string(j.image->n_slots) + " slots";
-  for (size_t b = 0; b < j.blocks.size(); ++b)
-    if (j.blocks[b].size() != j.image->n_slots)
-      return "block " + std::to_string(b) + " has " + std::to_string(j.blocks[b].size()) +
-             " slots, the image takes " + std::to_string(j.image->n_slots);
-  for (size_t b = 0; b < j.blocks.size(); ++b)
-    for (size_t s = 0; s < j.blocks[b].size(); ++s) {
-      if (!j.is_pointer[s]) continue;
-      uint64_t p = j.blocks[b][s];
-      bool in = false;
-      for (const BochsBuffer& buf : j.buffers) {
-        uint64_t lo = uint64_t(reinterpret_cast<uintptr_t>(buf.data));
-        if (p >= lo && p <= lo + buf.bytes) in = true;
-      }
-      if (!in)
-        return "block " + std::to_string(b) + ": pointer slot " + std::to_string(s) +
-               " is not inside any of the job's buffers";
-    }
+  if (std::string e = check_emu_job(j); !e.empty()) return e;
   uint64_t need = kHeaderBytes + job_fixed_bytes(j) + job_buffer_bytes(j) + kRedZone;
   if (need > kBochsMaxPayloadBytes)
     return "its code, arguments and buffers need " + mib(need) +
@@ -348,32 +168,7 @@ BootPlan plan_boot(const std::vector<BochsJob>& jobs, std::vector<size_t>& todo)
   p.jobs.assign(todo.begin(), todo.begin() + long(take));
   todo.erase(todo.begin(), todo.begin() + long(take));
 
-  // Regions: the union of the buffers of all planned jobs.
-  struct Span {
-    uint8_t* lo;
-    uint64_t bytes;
-    unsigned job;
-  };
-  std::vector<Span> spans;
-  for (size_t k = 0; k < p.jobs.size(); ++k)
-    for (const BochsBuffer& b : jobs[p.jobs[k]].buffers)
-      spans.push_back({static_cast<uint8_t*>(b.data), b.bytes, unsigned(k)});
-  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-    return std::less<const uint8_t*>()(a.lo, b.lo);
-  });
-  for (const Span& s : spans) {
-    if (!p.regions.empty()) {
-      Region& r = p.regions.back();
-      uint8_t* end = r.host + r.bytes;
-      if (s.lo == r.host || std::less<const uint8_t*>()(s.lo, end)) {
-        uint64_t new_end = std::max<uint64_t>(r.bytes, uint64_t(s.lo - r.host) + s.bytes);
-        r.bytes = new_end;
-        if (std::find(r.jobs.begin(), r.jobs.end(), s.job) == r.jobs.end()) r.jobs.push_back(s.job);
-        continue;
-      }
-    }
-    p.regions.push_back({s.lo, s.bytes, 0, {s.job}});
-  }
+  p.regions = merge_regions(jobs, p.jobs);
 
   // Header, job table, then per job its code and slots, then the buffers.
   uint64_t off = kHeaderBytes;
@@ -389,7 +184,7 @@ BootPlan plan_boot(const std::vector<BochsJob>& jobs, std::vector<size_t>& todo)
   }
   off += kRedZone;
   p.buffers_guest = kPayloadBase + off;
-  for (Region& r : p.regions) {
+  for (EmuRegion& r : p.regions) {
     r.guest = kPayloadBase + off;
     off = align_up(off + r.bytes, kAlign) + kRedZone;
   }
@@ -402,12 +197,10 @@ BootPlan plan_boot(const std::vector<BochsJob>& jobs, std::vector<size_t>& todo)
   put64(p.payload, H_JOBS * 8, kPayloadBase + table);
   put64(p.payload, H_SIZE * 8, p.payload.size());
   auto guest_of = [&](uint64_t host) -> uint64_t {
-    for (const Region& r : p.regions) {
-      uint64_t lo = uint64_t(reinterpret_cast<uintptr_t>(r.host));
-      if (host >= lo && host <= lo + r.bytes) return r.guest + (host - lo);
-    }
-    return 0;  // check_job rules this out
+    long r = region_of(p.regions, host);  // check_job rules out -1
+    return r < 0 ? 0 : p.regions[size_t(r)].guest + (host - uint64_t(reinterpret_cast<uintptr_t>(p.regions[size_t(r)].host)));
   };
+
   for (size_t k = 0; k < p.jobs.size(); ++k) {
     const BochsJob& j = jobs[p.jobs[k]];
     const cg::JitImage& img = *j.image;
@@ -425,7 +218,7 @@ BootPlan plan_boot(const std::vector<BochsJob>& jobs, std::vector<size_t>& todo)
         put64(p.payload, place[k].slots_off + (b * img.n_slots + s) * 8, v);
       }
   }
-  for (const Region& r : p.regions)
+  for (const EmuRegion& r : p.regions)
     if (r.bytes) std::memcpy(&p.payload[r.guest - kPayloadBase], r.host, r.bytes);
   return p;
 }
@@ -464,13 +257,7 @@ std::string debug_script(const TempDir& dir, const BootPlan& p) {
 }  // namespace
 
 bool bochs_available(std::string* why) {
-  std::string path = bochs_path();
-  if (path.empty() || ::access(path.c_str(), X_OK) != 0) {
-    if (why)
-      *why = path.empty() ? "bochs is not installed (install bochs bochs-term; scripts/install-deps.sh does)"
-                          : "$PTOAS_BOCHS (" + path + ") is not an executable";
-    return false;
-  }
+  if (bochs_path(why).empty()) return false;
   if (kBochsRomSize != 65536) {
     if (why) *why = "this build has no Bochs boot ROM (it is assembled on x86-64 hosts only)";
     return false;
@@ -478,57 +265,23 @@ bool bochs_available(std::string* why) {
   return true;
 }
 
-BochsJob bochs_job(const Module& m, InstId fn, const cg::JitImage& image, const std::vector<Arg>& args,
-                   int64_t blocks) {
-  BochsJob j;
-  j.image = &image;
-  std::vector<DType> types = jit_param_types(m, fn);
-  for (const Arg& a : args)
-    if (a.kind == Arg::Kind::Ptr) j.buffers.push_back({a.data, a.bytes});
-  j.is_pointer.assign(image.n_slots, false);
-  for (size_t i = 0; i < args.size() && i < j.is_pointer.size(); ++i)
-    j.is_pointer[i] = args[i].kind == Arg::Kind::Ptr;
-  for (int64_t b = 0; b < blocks; ++b) {
-    std::vector<uint64_t> s = jit_slots(types, args, b, blocks);
-    s.resize(image.n_slots, 0);
-    j.blocks.push_back(std::move(s));
-  }
-  return j;
-}
-
 bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, BochsResult& result,
                std::string& err) {
   err.clear();
   result = BochsResult{};
   result.job_errors.assign(jobs.size(), "");
-  auto fail_all = [&](const std::string& msg) {
-    err = msg;
-    for (std::string& e : result.job_errors)
-      if (e.empty()) e = msg;
-    return false;
-  };
+  auto fail_all = [&](const std::string& msg) { return fail_all_jobs(result.job_errors, err, msg); };
   std::string why;
   if (!bochs_available(&why)) return fail_all(why);
-  double timeout = opt.timeout_s;
-  if (timeout <= 0) {
-    const char* e = std::getenv("PTOAS_BOCHS_TIMEOUT");
-    timeout = e && *e ? std::strtod(e, nullptr) : 0;
-    if (!(timeout > 0)) timeout = 300;
-  }
-  bool keep = opt.keep_temp;
-  if (const char* e = std::getenv("PTOAS_BOCHS_KEEP"); e && *e && std::strcmp(e, "0") != 0) keep = true;
+  double timeout = seconds_setting(opt.timeout_s, "PTOAS_BOCHS_TIMEOUT", 300);
+  bool keep = opt.keep_temp || env_flag("PTOAS_BOCHS_KEEP");
+  std::vector<size_t> todo = runnable_jobs(jobs, check_job, result.job_errors);
 
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    std::string e = check_job(jobs[i]);
-    if (e.empty()) todo.push_back(i);
-    else result.job_errors[i] = e;
-  }
   std::string bochs = bochs_path();
   while (!todo.empty()) {
     BootPlan plan = plan_boot(jobs, todo);
     TempDir dir;
-    if (!dir.create(why)) return fail_all(why);
+    if (!dir.create("ptoas-bochs", why)) return fail_all(why);
     if (keep) dir.keep();
     std::string where = keep ? " (files in " + dir.path() + ")" : "";
     if (!write_file(dir.file("rom.bin"), kBochsRom, kBochsRomSize) ||
@@ -541,8 +294,11 @@ bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, Bochs
     if (!write_file(dir.file("debug.rc"), rc.data(), rc.size()))
       return fail_all("cannot write the Bochs run's files to " + dir.path());
 
-    Proc pr = run_process({bochs, "-q", "-f", dir.file("bochsrc"), "-rc", dir.file("debug.rc")},
-                          dir.file("transcript.txt"), timeout);
+    // TERM=dumb: Bochs' term display needs a terminal type, not a terminal.
+    // On timeout, SIGINT drops Bochs into its debugger, which then runs the
+    // rest of the debugger script (the result dumps) and quits.
+    Proc pr = run_process({bochs, "-q", "-f", dir.file("bochsrc"), "-rc", dir.file("debug.rc")}, {"TERM=dumb"},
+                          dir.file("transcript.txt"), timeout, SIGINT);
     if (!pr.started) return fail_all(pr.error);
     result.boots++;
     result.seconds += pr.seconds;
@@ -554,8 +310,7 @@ bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, Bochs
                     get64(hdr, H_MAGIC * 8) == kMagic;
     if (!have_hdr) {
       std::string m = "bochs exited without results";
-      if (WIFEXITED(pr.status)) m += " (exit status " + std::to_string(WEXITSTATUS(pr.status)) + ")";
-      else if (WIFSIGNALED(pr.status)) m += " (signal " + std::to_string(WTERMSIG(pr.status)) + ")";
+      m += " (" + describe_status(pr.status) + ")";
       if (pr.timed_out) m += " after the " + std::to_string(int(timeout)) + " s timeout";
       for (const std::string& e : tr.bochs_errors) m += "; " + e;
       if (!keep) {
@@ -574,7 +329,7 @@ bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, Bochs
 
     // Copy back, then check the red zones between regions.
     uint64_t zone_lo = plan.buffers_guest;
-    auto check_zone = [&](uint64_t lo, uint64_t hi, const Region* before, const Region* after) {
+    auto check_zone = [&](uint64_t lo, uint64_t hi, const EmuRegion* before, const EmuRegion* after) {
       for (uint64_t a = lo; a < hi; ++a)
         if (bufs[a - plan.buffers_guest] != kRedByte) {
           uint64_t past = before ? a - (before->guest + before->bytes) : 0;
@@ -583,14 +338,14 @@ bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, Bochs
                            : past == 0 ? "the first byte past the end of a buffer"
                                        : std::to_string(past) + " bytes past the end of a buffer") +
                           ")";
-          const Region* r = before ? before : after;
+          const EmuRegion* r = before ? before : after;
           for (unsigned k : r->jobs)
             if (result.job_errors[plan.jobs[k]].empty()) result.job_errors[plan.jobs[k]] = m;
           return;
         }
     };
     for (size_t i = 0; i < plan.regions.size(); ++i) {
-      const Region& r = plan.regions[i];
+      const EmuRegion& r = plan.regions[i];
       if (r.bytes) std::memcpy(r.host, &bufs[r.guest - plan.buffers_guest], r.bytes);
       check_zone(zone_lo, r.guest, i ? &plan.regions[i - 1] : nullptr, &r);
       zone_lo = r.guest + r.bytes;
@@ -636,15 +391,10 @@ bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, Bochs
     // Rerun the jobs after the failing one.
     todo.insert(todo.begin(), plan.jobs.begin() + long(job) + 1, plan.jobs.end());
   }
-  if (const char* e = std::getenv("PTOAS_BOCHS_STATS"); e && *e && std::strcmp(e, "0") != 0)
+  if (env_flag("PTOAS_BOCHS_STATS"))
     std::fprintf(stderr, "bochs: %zu job(s), %u boot(s), %.3f s, %llu instructions\n", jobs.size(),
                  result.boots, result.seconds, (unsigned long long)result.ticks);
-  for (size_t i = 0; i < jobs.size(); ++i)
-    if (!result.job_errors[i].empty()) {
-      err = "job " + std::to_string(i) + ": " + result.job_errors[i];
-      return false;
-    }
-  return true;
+  return first_job_error(result.job_errors, err);
 }
 
 }  // namespace ptoas::rt

@@ -16,28 +16,16 @@
 #include <vector>
 
 #include "codegen.h"
+#include "emu_job.h"
 #include "interp.h"
 #include "ir.h"
 
 namespace ptoas::rt {
 
-// Host memory a kernel may read and write. Buffers of one batch may be
-// shared between jobs or overlap: overlapping ones become one guest region.
-struct BochsBuffer {
-  void* data = nullptr;
-  size_t bytes = 0;
-};
-
-// One kernel launch: the image, the buffers, and each block's argument
-// slots (image->n_slots each: the parameters, then block_idx, block_num).
-// A slot marked in `is_pointer` holds a host address inside (or one past
-// the end of) one of `buffers`; it is rewritten to the guest address.
-struct BochsJob {
-  const cg::JitImage* image = nullptr;  // must outlive the run
-  std::vector<BochsBuffer> buffers;
-  std::vector<bool> is_pointer;                // n_slots entries
-  std::vector<std::vector<uint64_t>> blocks;  // one slot vector per block
-};
+// A job and its buffers (runtime/emu/emu_job.h): pointer slots are
+// rewritten to guest addresses.
+using BochsBuffer = EmuBuffer;
+using BochsJob = EmuJob;
 
 struct BochsOptions {
   // Wall-clock limit of one boot, in seconds. 0: $PTOAS_BOCHS_TIMEOUT, else 300.
@@ -75,10 +63,10 @@ bool bochs_available(std::string* why = nullptr);
 bool bochs_run(const std::vector<BochsJob>& jobs, const BochsOptions& opt, BochsResult& result,
                std::string& err);
 
-// A job for `fn` of `m` from the launcher's argument binding (Arg::Kind::Ptr
-// arguments become buffers; scalars are packed as the JIT thunk expects),
-// blocks 0..blocks-1 of `blocks`.
-BochsJob bochs_job(const Module& m, InstId fn, const cg::JitImage& image, const std::vector<Arg>& args,
-                   int64_t blocks);
+// A job for `fn` of `m` from the launcher's argument binding (emu_job).
+inline BochsJob bochs_job(const Module& m, InstId fn, const cg::JitImage& image, const std::vector<Arg>& args,
+                          int64_t blocks) {
+  return emu_job(m, fn, image, args, blocks);
+}
 
 }  // namespace ptoas::rt

@@ -439,8 +439,38 @@ run vcopy.pto --target=ptx --arg a=a200.npy --arg n=200 --out c=e.npy
 expect_rc 1 "unimplemented target"
 expect_err "ptorun: error: target ptx is not implemented yet; use --target=interp" "unimplemented target"
 expect_no_file e.npy "unimplemented target"
-run vcopy.pto -target=sve
+run vcopy.pto -target=amdgpu
 expect_rc 1 "unimplemented target (single dash)"
+
+# ---- --target=sve: natively on AArch64 with SVE, else under qemu-aarch64 --------------
+
+run vcopy.pto --target=sve --arg a=a200.npy --arg n=200 --out c=sve.npy --blocks 4
+if [ "$rc" = 1 ] && grep -qF "this CPU has no SVE and" err.txt; then
+  echo "ptorun_cli: note: --target=sve not checked: $(head -n1 err.txt)"
+else
+  expect_rc 0 "sve, 4 blocks"
+  cmp -s c.npy sve.npy || fail "sve output differs from the interpreter's"
+  native_sve=1
+  grep -qF "this CPU has no SVE; running under qemu-aarch64 at 256-bit SVE" err.txt && native_sve=0
+  if [ $native_sve = 0 ]; then
+    run vcopy.pto -target=sve -sve-vl=2048 --arg a=a200.npy --arg n=200 --out c=sve2.npy --blocks 3
+    expect_rc 0 "sve at 2048 bits"
+    expect_err "running under qemu-aarch64 at 2048-bit SVE" "sve at 2048 bits"
+    py "c = np.load('sve2.npy').reshape(-1); a = np.load('a200.npy')
+assert np.array_equal(c[:192], a[:192]) and not c[192:].any()" "sve at 2048 bits, 3 of 4 blocks"
+    SVE_VL=128 run vcopy.pto --target=sve --arg a=a200.npy --arg n=200 --out c=sve3.npy --blocks 4
+    expect_rc 0 "sve, SVE_VL=128"
+    expect_err "running under qemu-aarch64 at 128-bit SVE" "SVE_VL=128"
+    cmp -s c.npy sve3.npy || fail "sve output at 128 bits differs from the interpreter's"
+  fi
+  # Vector lengths qemu cannot be asked for: usage errors, nothing written.
+  run vcopy.pto --target=sve --sve-vl=100 --arg a=a200.npy --arg n=200 --out c=e.npy
+  expect_rc 2 "--sve-vl=100"
+  expect_err "expected a multiple of 128" "--sve-vl=100"
+  SVE_VL=abc run vcopy.pto --target=sve --arg a=a200.npy --arg n=200 --out c=e.npy
+  expect_rc 2 "SVE_VL=abc"
+  expect_no_file e.npy "bad vector length"
+fi
 
 # ---- usage: exit 2 ---------------------------------------------------------------------
 
