@@ -41,11 +41,7 @@
 // difference on exactly the default payload is accepted, nothing else.
 // qemu rounds f16 ties correctly, so no tie probe.
 //
-// --known-failures=FILE names cases (by prefix) that fail because of
-// reported, unfixed backend bugs (tests/x86/sve_known_failures.txt):
-// they print KNOWN, not FAIL, and do not fail the run.
-//
-//   x86_diff [--target=avx2|avx512|sve] [--sve-vl=BITS] [--known-failures=FILE] [--filter=SUBSTR] [-v] [--list]
+//   x86_diff [--target=avx2|avx512|sve] [--sve-vl=BITS] [--filter=SUBSTR] [-v] [--list]
 // -v prints each failing case's kernel text. Exit 0 when every case agrees,
 // 1 on a failure, 77 (SKIP) when the target cannot run here.
 #include <chrono>
@@ -311,7 +307,8 @@ class SveTarget : public Target {
                   runs_, seconds_, seen_vl_);
     return buf;
   }
-  const char* refusal_marker() const override { return " not supported on sve"; }
+  // No refusal marker: the SVE backend covers every op x dtype the x86 one
+  // does, so a refusal of anything else is a failure.
   uint32_t default_nan_f32() const override { return 0x7fc00000u; }
 
  private:
@@ -322,43 +319,8 @@ class SveTarget : public Target {
   double seconds_ = 0;
 };
 
-// A known-failures list (--known-failures=FILE): lines "PREFIX<TAB>why";
-// a case whose name starts with a PREFIX is still run and compared, but a
-// failure prints KNOWN instead of FAIL and does not fail the run. It holds
-// backend bugs that are reported and not fixed yet, so that the suite
-// guards everything else; '#' lines are comments.
-struct KnownFailure {
-  std::string prefix, why;
-};
-
-std::vector<KnownFailure> read_known(const std::string& path, std::string& err) {
-  std::vector<KnownFailure> v;
-  FILE* f = std::fopen(path.c_str(), "r");
-  if (!f) {
-    err = "cannot read " + path;
-    return v;
-  }
-  char line[1024];
-  while (std::fgets(line, sizeof line, f)) {
-    std::string l(line);
-    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
-    if (l.empty() || l[0] == '#') continue;
-    size_t tab = l.find('\t');
-    v.push_back({l.substr(0, tab), tab == std::string::npos ? "" : l.substr(tab + 1)});
-  }
-  std::fclose(f);
-  return v;
-}
-
-const KnownFailure* known_failure(const std::vector<KnownFailure>& known, const std::string& name) {
-  for (const KnownFailure& k : known)
-    if (name.rfind(k.prefix, 0) == 0) return &k;
-  return nullptr;
-}
-
 struct Options {
   unsigned sve_vl = 0;
-  std::vector<KnownFailure> known;
   std::string target = "avx2", filter;
   bool verbose = false, list = false;
 };
@@ -370,8 +332,6 @@ struct Stats {
   // Target::refusal_marker(): cases the target refused, by reason; created
   // NaNs equal to the interpreter's but for the default NaN's sign.
   size_t target_refused = 0, default_nans = 0;
-  // Options::known: listed cases that failed (KNOWN lines) and that matched.
-  size_t known_failed = 0, known_passed = 0;
   std::map<std::string, size_t> refusals;
   uint64_t f16_ties_max_ulp = 0;
   bool ties_away = false;  // the tie probe found f16 ties rounded away from zero
@@ -588,18 +548,13 @@ int run(std::vector<Case>& cases, Target& t, const Options& o) {
         if (o.verbose) std::printf("refused by %s: %s: %s\n", t.name(), c.name.c_str(), refused.c_str());
         continue;
       }
-      const KnownFailure* known = known_failure(o.known, c.name);
       if (!out[i].compiled) {
-        std::printf("%s %s: %s: %s\n", known ? "KNOWN" : "FAIL", c.name.c_str(), t.name(), out[i].error.c_str());
+        std::printf("FAIL %s: %s: %s\n", c.name.c_str(), t.name(), out[i].error.c_str());
         if (o.verbose) std::printf("%s", c.text.c_str());
-        ++(known ? st.known_failed : st.failed);
+        ++st.failed;
         continue;
       }
-      if (compare(p, t.name(), t.default_nan_f32(), st, o.verbose, known ? "KNOWN" : "FAIL")) {
-        if (known) ++st.known_passed;
-      } else {
-        ++(known ? st.known_failed : st.failed);
-      }
+      if (!compare(p, t.name(), t.default_nan_f32(), st, o.verbose, "FAIL")) ++st.failed;
     }
   }
   const std::vector<std::string>& sk = skipped_pairs();
@@ -637,10 +592,6 @@ int run(std::vector<Case>& cases, Target& t, const Options& o) {
     for (const auto& [key, g] : grouped) std::printf(" %s%s (%zu);", key.c_str(), g.first.c_str(), g.second);
     std::printf("\n");
   }
-  if (!o.known.empty())
-    std::printf("x86_diff [%s]: %zu cases failed as listed in the known-failures file (KNOWN lines; %zu "
-                "prefixes), %zu listed cases matched\n",
-                t.name(), st.known_failed, o.known.size(), st.known_passed);
   std::string sum = t.summary();
   if (!sum.empty()) std::printf("x86_diff [%s]: %s\n", t.name(), sum.c_str());
   return st.failed == 0 ? 0 : 1;
@@ -654,20 +605,12 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a.rfind("--target=", 0) == 0) o.target = a.substr(9);
     else if (a.rfind("--sve-vl=", 0) == 0) o.sve_vl = unsigned(std::strtoul(a.c_str() + 9, nullptr, 10));
-    else if (a.rfind("--known-failures=", 0) == 0) {
-      std::string err;
-      o.known = read_known(a.substr(17), err);
-      if (!err.empty()) {
-        std::fprintf(stderr, "x86_diff: %s\n", err.c_str());
-        return 2;
-      }
-    }
     else if (a.rfind("--filter=", 0) == 0) o.filter = a.substr(9);
     else if (a == "-v") o.verbose = true;
     else if (a == "--list") o.list = true;
     else {
       std::fprintf(stderr,
-                   "usage: x86_diff [--target=avx2|avx512|sve] [--sve-vl=BITS] [--known-failures=FILE] "
+                   "usage: x86_diff [--target=avx2|avx512|sve] [--sve-vl=BITS] "
                    "[--filter=SUBSTR] [-v] [--list]\n");
       return 2;
     }
