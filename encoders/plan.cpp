@@ -91,6 +91,34 @@ void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::str
   diag.error(in.loc, 0, msg);
 }
 
+bool param_passing(const Module& m, InstId fn, const FramePlan& p, std::vector<ParamPass>& out,
+                   std::string& why) {
+  out.clear();
+  const Region& body = m.region(m.inst(fn), 0);
+  for (unsigned i = 0; i < body.arg_count; ++i) {
+    ValueId v = m.region_arg(body, i);
+    const Type& t = m.type_of(v);
+    if (p.slots[v].first < 0) continue;
+    uint32_t slot = uint32_t(p.slots[v].first);
+    if (t.kind == TypeKind::Ptr) {
+      out.push_back({slot, DType::I64, false});
+    } else if (t.elem == DType::F16 || t.elem == DType::BF16) {
+      out.push_back({slot, DType::U16, false});  // a uint16_t bit pattern (DESIGN §5)
+    } else if (dtype_is_float(t.elem)) {
+      if (t.elem != DType::F32 && t.elem != DType::F64) {
+        why = "a " + std::string(dtype_name(t.elem)) + " scalar parameter";
+        return false;
+      }
+      out.push_back({slot, t.elem, true});
+    } else {
+      out.push_back({slot, t.elem, false});
+    }
+  }
+  out.push_back({p.block_idx_slot, DType::I64, false});
+  out.push_back({p.block_num_slot, DType::I64, false});
+  return true;
+}
+
 bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag) {
   const Inst& f = m.inst(fn);
   int errs = diag.error_count();

@@ -60,6 +60,19 @@ bool constant_bits(const Module& m, const Inst& in, uint64_t& bits);
 
 bool plan_frame(const Module& m, InstId fn, Target t, FramePlan& plan, Diag& diag);
 
+// How each kernel parameter arrives (DESIGN §5), in order, then block_idx
+// and block_num: its slot, the type its bits are canonicalized as
+// (pointers I64, f16 / bf16 U16 bit patterns), and whether it comes in a
+// float register (f32, f64). False with `why` for a parameter that has no
+// CPU passing (other float scalars).
+struct ParamPass {
+  uint32_t slot;
+  DType as;
+  bool is_float;
+};
+bool param_passing(const Module& m, InstId fn, const FramePlan& plan, std::vector<ParamPass>& out,
+                   std::string& why);
+
 // Visits every instruction of a region tree in program order (pre-order).
 template <class F>
 void walk_region(const Module& m, const Region& r, F&& f) {

@@ -210,7 +210,6 @@ void Gen::prologue() {
   add_imm(X(19), sp(), int64_t(slots_bytes));
   // Parameters to their slots (AAPCS64: integers and pointers in x0..x7,
   // f32/f64 in v0..v7, the rest in 8-byte stack slots in order).
-  const Region& body = m_.region(m_.inst(fn_), 0);
   unsigned ni = 0, nf = 0, nstack = 0;
   auto from_stack = [&](R x) {
     I("LDRXui", {x, X(29), int((kSaveBytes + 8 * nstack++) / 8)});
@@ -232,26 +231,10 @@ void Gen::prologue() {
     }
     stx_slot(X(16), slot);
   };
-  for (unsigned i = 0; i < body.arg_count; ++i) {
-    ValueId v = m_.region_arg(body, i);
-    const ptoas::Type& t = ty(v);
-    if (p_.slots[v].first < 0) continue;
-    if (t.kind == TypeKind::Ptr) {
-      param(sl(v), DType::I64, false);
-    } else if (t.elem == DType::F16 || t.elem == DType::BF16) {
-      param(sl(v), DType::U16, false);
-    } else if (dtype_is_float(t.elem)) {
-      if (t.elem != DType::F32 && t.elem != DType::F64) {
-        fail(m_.inst(fn_), "a " + std::string(dtype_name(t.elem)) + " scalar parameter");
-        continue;
-      }
-      param(sl(v), t.elem, true);
-    } else {
-      param(sl(v), t.elem, false);
-    }
-  }
-  param(p_.block_idx_slot, DType::I64, false);
-  param(p_.block_num_slot, DType::I64, false);
+  std::vector<ParamPass> params;
+  std::string why;
+  if (!param_passing(m_, fn_, p_, params, why)) fail(m_.inst(fn_), why);
+  for (const ParamPass& pp : params) param(pp.slot, pp.as, pp.is_float);
   // Zero the tiles that may be read before they are written.
   for (auto [lo, hi] : p_.zero_ranges) {
     int loop = new_label();

@@ -61,7 +61,6 @@ void Gen::prologue() {
   mov(r15, rsp);
   // Parameters to their slots (SysV: integer class in rdi..r9, f32/f64 in
   // xmm0..7, the rest on the stack in order).
-  const Region& body = m_.region(m_.inst(fn_), 0);
   static const Reg64 iregs[] = {rdi, rsi, rdx, rcx, r8, r9};
   unsigned ni = 0, nf = 0, nstack = 0;
   auto param = [&](uint32_t slot, DType d, bool is_float) {
@@ -81,26 +80,10 @@ void Gen::prologue() {
     }
     mov(qs(slot), rax);
   };
-  for (unsigned i = 0; i < body.arg_count; ++i) {
-    ValueId v = m_.region_arg(body, i);
-    const ptoas::Type& t = ty(v);
-    if (p_.slots[v].first < 0) continue;
-    if (t.kind == TypeKind::Ptr) {
-      param(sl(v), DType::I64, false);
-    } else if (t.elem == DType::F16 || t.elem == DType::BF16) {
-      param(sl(v), DType::U16, false);  // a uint16_t bit pattern (DESIGN §5)
-    } else if (dtype_is_float(t.elem)) {
-      if (t.elem != DType::F32 && t.elem != DType::F64) {
-        fail(m_.inst(fn_), "a " + std::string(dtype_name(t.elem)) + " scalar parameter");
-        continue;
-      }
-      param(sl(v), t.elem, true);
-    } else {
-      param(sl(v), t.elem, false);
-    }
-  }
-  param(p_.block_idx_slot, DType::I64, false);
-  param(p_.block_num_slot, DType::I64, false);
+  std::vector<ParamPass> params;
+  std::string why;
+  if (!param_passing(m_, fn_, p_, params, why)) fail(m_.inst(fn_), why);
+  for (const ParamPass& pp : params) param(pp.slot, pp.as, pp.is_float);
   // Zero the tiles that may be read before they are written (the
   // interpreter's tiles start zeroed): the whole arena at -O0.
   for (auto [lo, hi] : p_.zero_ranges) {
