@@ -41,7 +41,7 @@ test: build
 samples: build
 	@if [ -x samples/runop.sh ]; then \
 	  samples/runop.sh -target=interp all && samples/runop.sh -target=avx2 all && \
-	    samples/runop.sh -target=avx512 all; \
+	    samples/runop.sh -target=avx512 all && samples/runop.sh -target=sve all; \
 	else \
 	  echo "samples: no samples yet (samples/runop.sh arrives with issue 3); nothing run"; \
 	fi
