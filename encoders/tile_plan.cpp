@@ -64,7 +64,8 @@ bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& 
       break;
     default: break;
   }
-  if (!have || !lane_tile(m, in, p.dst, why)) return have ? false : generic(why);
+  if (!have) return generic(why);
+  if (!lane_tile(m, in, p.dst, why)) return false;
   size_t want = info.sem == Sem::EltBin ? 2 : info.sem == Sem::EltUnary ? 1 : o == Op::TExpandS ? 0 : 1;
   for (unsigned i = 0; i < in.n_ins; ++i) {
     ValueId v = m.operand(in, i);

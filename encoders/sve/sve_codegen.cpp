@@ -112,9 +112,8 @@ void Gen::b(int label) { branch("B", {}, label); }
 void Gen::bcc(Cond c, int label) { branch("Bcc", {int(c)}, label); }
 void Gen::cbz(R x, int label) { branch("CBZX", {x}, label); }
 void Gen::cbnz(R x, int label) { branch("CBNZX", {x}, label); }
-void Gen::tbz(int xn, int bit, int label) {
+void Gen::branch_if_false(int xn, int label) {
   // tst + b.eq rather than tbz: its +-1 MiB reach instead of tbz's 32 KiB.
-  (void)bit;
   I("ANDSXri", {xzr(), X(xn), 0x1000});  // tst x<xn>, #1 (the logical-immediate encoding of 1)
   bcc(EQ, label);
 }
@@ -361,7 +360,7 @@ void Gen::inst(const Inst& in, InstId id) {
     case Syn::If: {
       int els = new_label(), end = new_label();
       ldx(X(0), op(in, 0));
-      tbz(0, 0, els);
+      branch_if_false(0, els);
       yield_to(region(m_.region(in, 0)), results(in));
       b(end);
       bind(els);
@@ -382,7 +381,7 @@ void Gen::inst(const Inst& in, InstId id) {
       std::vector<ValueId> fwd = operands(cond, 1, cond.n_ins - 1u);
       copy_through_temp(fwd, results(in));
       ldx(X(0), op(cond, 0));
-      tbz(0, 0, end);
+      branch_if_false(0, end);
       copy_through_temp(results(in), args(after, 0));
       yield_to(region(after), args(before, 0));
       b(top);

@@ -121,10 +121,7 @@ void Gen::row_expand(const Inst& in) {
   DType d = ty(dst).elem;
   TileGeo gd = geo(dst);
   loop_constants();
-  ldx(X(9), dst, 1);
-  ldx(X(10), dst, 2);
-  cap_reg(X(9), cap_r);
-  cap_reg(X(10), cap_c);
+  valid_region(dst, cap_r, cap_c);
   tile_ptr(X(0), dst);
   tile_ptr(X(1), s[0]);
   std::vector<R> bases{X(0), X(1)};
@@ -167,10 +164,7 @@ void Gen::col_expand(const Inst& in) {
   DType d = ty(dst).elem;
   TileGeo gd = geo(dst);
   loop_constants();
-  ldx(X(9), dst, 1);
-  ldx(X(10), dst, 2);
-  cap_reg(X(9), cap_r);
-  cap_reg(X(10), cap_c);
+  valid_region(dst, cap_r, cap_c);
   // Row strides x4 / x5: 0 for an operand with one row (or one valid row).
   for (unsigned i = 0; i < nsrc; ++i) {
     tile_ptr(X(1 + int(i)), s[i]);
@@ -219,10 +213,7 @@ void Gen::col_reduce(const Inst& in) {
   bool fl = dtype_is_float(d), sum = in.op == Op::TColSum, prod = in.op == Op::TColProd;
   bool mx = in.op == Op::TColMax;
   loop_constants();
-  ldx(X(9), src, 1);
-  ldx(X(10), src, 2);
-  cap_reg(X(9), ty(src).rows);
-  cap_reg(X(10), std::min(ty(src).cols, ty(dst).cols));
+  valid_region(src, ty(src).rows, std::min(ty(src).cols, ty(dst).cols));
   int done = new_label(), col = new_label();
   I("SUBSXri", {xzr(), X(9), 0, 0});
   bcc(LE, done);
@@ -292,10 +283,7 @@ void Gen::ttri(const Inst& in) {
   I("PTRUE_S", {P(7), 31});
   if (in.n_ins == 1) ldx(X(13), op(in, 0));
   else mov(X(13), xzr());
-  ldx(X(9), d, 1);
-  ldx(X(10), d, 2);
-  cap_reg(X(9), dt.rows);
-  cap_reg(X(10), dt.cols);
+  valid_region(d, dt.rows, dt.cols);
   tile_ptr(X(0), d);
   mov_imm(X(16), dt.elem == DType::F32 ? 0x3f800000u : 1u);
   I("DUP_ZR_S", {Z(6), W(16)});

@@ -72,7 +72,7 @@ class Gen {
   void bcc(Cond c, int label);
   void cbz(R x, int label);
   void cbnz(R x, int label);
-  void tbz(int xn, int bit, int label);  // to label when bit 0 of x<xn> is clear (bit must be 0)
+  void branch_if_false(int xn, int label);  // to label when x<xn> (an i1 slot value) is 0
   size_t size() const { return code_.size() * 4; }  // of the scheduled (encoded) code
 
   R X(int n) const { return {x_[n]}; }
@@ -165,7 +165,7 @@ class Gen {
   void st_e(DType d, R z, R pg, R base, R idx, bool scatter = false);
   void bcast_e(DType d, R z, R base);    // the element at [base] in every lane (p7 all lanes)
   void bcast_slot(DType d, R z, ValueId v);  // a scalar's value in every lane (x17 scratch)
-  void bf16_round(R z, R pg);            // f32 lanes -> rounded bf16 bits in z29's low halves
+  void bf16_round(R z);            // f32 lanes -> rounded bf16 bits in z29's low halves
   void loop_constants();                 // z24 -0.0, z25 bf16 bias, z26 quiet bit, p7 all lanes
   // One pass over r x c elements of tiles that all iterate in the same
   // order: x9 = rows, x10 = cols; `bases` row pointers (x registers),
@@ -195,6 +195,8 @@ class Gen {
   // sve_move.cpp
   void cap_reg(R x, int64_t cap);            // x = min(x, cap), signed (x16 scratch)
   void cap_slot(R x, ValueId v, unsigned k);  // x = min(x, slot k of v)
+  // x9 x x10 = tile t's valid rows x columns, capped at cap_r x cap_c.
+  void valid_region(ValueId t, int64_t cap_r, int64_t cap_c);
   void tile_copy(const Inst& in, ValueId src, ValueId dst, R srow, R scol, R drow, R dcol, bool transpose);
   void tfillpad(const Inst& in);
   void twindow(const Inst& in);

@@ -84,10 +84,7 @@ void Gen::tmov(const Inst& in) {
   if (!axis(in, st, true, sr) || !axis(in, st, false, sc) || !axis(in, dt, true, dr) || !axis(in, dt, false, dc))
     return;
   I("PTRUE_S", {P(7), 31});
-  ldx(X(9), d, 1);
-  ldx(X(10), d, 2);
-  cap_reg(X(9), std::min(st.rows, dt.rows));
-  cap_reg(X(10), std::min(st.cols, dt.cols));
+  valid_region(d, std::min(st.rows, dt.rows), std::min(st.cols, dt.cols));
   tile_ptr(X(0), s);
   tile_ptr(X(1), d);
   mov(X(12), xzr());  // the row
@@ -135,10 +132,7 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
     I("WHILELO_PXX_S", {P(0), X(11), X(10)});
     bcc(MI, fill);
   }
-  ldx(X(9), t, 1);
-  ldx(X(10), t, 2);
-  cap_reg(X(9), tt.rows);
-  cap_reg(X(10), tt.cols);
+  valid_region(t, tt.rows, tt.cols);
   cap_slot(X(9), v, 1);
   cap_slot(X(10), v, 2);
   ldx(X(4), v, 3);  // view strides, elements

@@ -23,6 +23,13 @@ void Gen::cap_reg(R x, int64_t capv) {
   I("CSELXr", {x, X(16), x, int(GT)});
 }
 
+void Gen::valid_region(ValueId t, int64_t cap_r, int64_t cap_c) {
+  ldx(X(9), t, 1);
+  ldx(X(10), t, 2);
+  cap_reg(X(9), cap_r);
+  cap_reg(X(10), cap_c);
+}
+
 void Gen::cap_slot(R x, ValueId v, unsigned k) {
   ldx(X(16), v, k);
   I("SUBSXrs", {xzr(), x, X(16), 0});
@@ -129,10 +136,7 @@ void Gen::twindow(const Inst& in) {
   if (!relu.empty() && relu != "no_relu") return fail(in, "op " + std::string(op_name(in.op)) + " with relu");
   ValueId win = ext ? src : dst, region = ext ? dst : src;
   I("PTRUE_S", {P(7), 31});
-  ldx(X(9), region, 1);
-  ldx(X(10), region, 2);
-  cap_reg(X(9), std::min(ty(src).rows, ty(dst).rows));
-  cap_reg(X(10), std::min(ty(src).cols, ty(dst).cols));
+  valid_region(region, std::min(ty(src).rows, ty(dst).rows), std::min(ty(src).cols, ty(dst).cols));
   ldx(X(4), ro);
   ldx(X(5), co);
   // rows <= win.rows - ro, cols <= win.cols - co; negative offsets: none.
@@ -319,10 +323,7 @@ void Gen::tcvt(const Inst& in) {
   if (!axis(in, ty(src), true, sr) || !axis(in, ty(src), false, sc) || !axis(in, ty(dst), true, dr) ||
       !axis(in, ty(dst), false, dc))
     return;
-  ldx(X(9), src, 1);
-  ldx(X(10), src, 2);
-  cap_reg(X(9), std::min(ty(src).rows, ty(dst).rows));
-  cap_reg(X(10), std::min(ty(src).cols, ty(dst).cols));
+  valid_region(src, std::min(ty(src).rows, ty(dst).rows), std::min(ty(src).cols, ty(dst).cols));
   tile_ptr(X(0), src);
   tile_ptr(X(1), dst);
   mov(X(12), xzr());

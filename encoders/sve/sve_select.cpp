@@ -40,10 +40,7 @@ void Gen::tcmp(const Inst& in) {
     bcc(MI, fill);
   }
   // x9 x x10: a's valid region, columns capped at mask.vcol * B.
-  ldx(X(9), a, 1);
-  ldx(X(10), a, 2);
-  cap_reg(X(9), pl.cap_r);
-  cap_reg(X(10), pl.cap_c);
+  valid_region(a, pl.cap_r, pl.cap_c);
   ldx(X(16), m, 2);
   I("UBFMXri", {X(16), X(16), 64 - __builtin_ctz(mbits), 63 - __builtin_ctz(mbits)});
   I("SUBSXrs", {xzr(), X(10), X(16), 0});

@@ -103,17 +103,15 @@ void Gen::ld_e(DType d, R z, R pg, R base, R idx, bool gather) {
 // f32 lanes -> bf16 bits in the low halves, rounded to nearest even on the
 // bits (x + 0x7fff + bit 16), a NaN quieted with its top bits kept: the
 // interpreter's f32_to_bf16_bits. Result in z29.
-void Gen::bf16_round(R z, R pg) {
-  Gen& g = *this;
-  (void)pg;
-  g.I("LSL_ZZI_S", {g.Z(29), z, 15});
-  g.I("LSR_ZZI_S", {g.Z(29), g.Z(29), 31});
-  g.I("ADD_ZZZ_S", {g.Z(29), g.Z(29), g.Z(kBf16Bias)});
-  g.I("ADD_ZZZ_S", {g.Z(29), g.Z(29), z});
-  g.I("ORR_ZZZ", {g.Z(30), z, g.Z(kQuiet)});
-  g.I("FCMUO_PPzZZ_S", {g.P(3), g.P(7), z, z});
-  g.I("SEL_ZPZZ_S", {g.Z(29), g.P(3), g.Z(30), g.Z(29)});
-  g.I("LSR_ZZI_S", {g.Z(29), g.Z(29), 16});
+void Gen::bf16_round(R z) {
+  I("LSL_ZZI_S", {Z(29), z, 15});
+  I("LSR_ZZI_S", {Z(29), Z(29), 31});
+  I("ADD_ZZZ_S", {Z(29), Z(29), Z(kBf16Bias)});
+  I("ADD_ZZZ_S", {Z(29), Z(29), z});
+  I("ORR_ZZZ", {Z(30), z, Z(kQuiet)});
+  I("FCMUO_PPzZZ_S", {P(3), P(7), z, z});
+  I("SEL_ZPZZ_S", {Z(29), P(3), Z(30), Z(29)});
+  I("LSR_ZZI_S", {Z(29), Z(29), 16});
 }
 
 void Gen::st_e(DType d, R z, R pg, R base, R idx, bool scatter) {
@@ -123,7 +121,7 @@ void Gen::st_e(DType d, R z, R pg, R base, R idx, bool scatter) {
     I("FCVT_ZPmZ_StoH", {Z(29), Z(29), pg, z});
     z = Z(29);
   } else if (d == DType::BF16) {
-    bf16_round(z, pg);
+    bf16_round(z);
     z = Z(29);
   }
   if (scatter)  // idx is a vector of byte offsets
@@ -138,21 +136,20 @@ void Gen::round_lane(DType d, R z, R pg) {
     I("FCVT_ZPmZ_StoH", {z, z, pg, z});
     I("FCVT_ZPmZ_HtoS", {z, z, pg, z});
   } else if (d == DType::BF16) {
-    bf16_round(z, pg);
+    bf16_round(z);
     I("LSL_ZZI_S", {z, Z(29), 16});
   }
 }
 
 // The constants the loops keep in registers (z24-z26, p7).
 void Gen::loop_constants() {
-  Gen& g = *this;
-  g.I("PTRUE_S", {g.P(7), 31});
-  g.mov_imm(g.X(16), 0x80000000u);
-  g.I("DUP_ZR_S", {g.Z(kNegZero), g.W(16)});
-  g.mov_imm(g.X(16), 0x7fffu);
-  g.I("DUP_ZR_S", {g.Z(kBf16Bias), g.W(16)});
-  g.mov_imm(g.X(16), 0x400000u);
-  g.I("DUP_ZR_S", {g.Z(kQuiet), g.W(16)});
+  I("PTRUE_S", {P(7), 31});
+  mov_imm(X(16), 0x80000000u);
+  I("DUP_ZR_S", {Z(kNegZero), W(16)});
+  mov_imm(X(16), 0x7fffu);
+  I("DUP_ZR_S", {Z(kBf16Bias), W(16)});
+  mov_imm(X(16), 0x400000u);
+  I("DUP_ZR_S", {Z(kQuiet), W(16)});
 }
 
 // The element of type d at [base] in every 32-bit lane, widened like a
@@ -268,7 +265,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   }
   ldx(X(14), v, 0);
   tile_ptr(X(15), t);
-  int general = new_label(), done = new_label();
+  int done = new_label();
   // Vector copy of rows (or columns) along the contiguous direction: the
   // view advances by x12 (x13) elements, the tile by its stride.
   auto vec_copy = [&](R vstride, int64_t tstride) {
@@ -298,7 +295,6 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     vec_copy(X(13), g.cs);
     bind(no);
   }
-  bind(general);
   {  // element by element: x0 view element, x1 tile element
     int row = new_label(), col = new_label(), end = new_label();
     I("SUBSXri", {xzr(), X(9), 0, 0});
@@ -505,10 +501,7 @@ void Gen::row_reduce(const Inst& in) {
   TileGeo gs = geo(src);
   bool sum = in.op == Op::TRowSum, mx = in.op == Op::TRowMax, prod = in.op == Op::TRowProd;
   loop_constants();
-  ldx(X(9), src, 1);
-  ldx(X(10), src, 2);
-  cap_reg(X(9), std::min(ty(src).rows, ty(dst).rows));
-  cap_reg(X(10), ty(src).cols);
+  valid_region(src, std::min(ty(src).rows, ty(dst).rows), ty(src).cols);
   int done = new_label(), grp = new_label(), col = new_label(), fin = new_label();
   I("SUBSXri", {xzr(), X(9), 0, 0});
   bcc(LE, done);
