@@ -760,6 +760,12 @@ std::vector<uint8_t> rodata() {
     if (k) fact /= k;
   }
   putf(kI32Bias, 127);
+  putff(kFExpFastMax, 86.0f);     // exp's common case: a normal result, 2^n normal
+  putf(kFExpMagic, 0x4b400000u);  // 1.5 * 2^23
+  putf(kFAbsMask, 0x7fffffffu);
+  // e^r ~ 1 + r + sum c_j r^j, j = 2..6, interpolated at Chebyshev nodes.
+  const uint32_t exp_p[5] = {0x3f000000u, 0x3e2aaa6eu, 0x3d2aaa8du, 0x3c0905d1u, 0x3ab6889eu};
+  for (int j = 0; j < 5; ++j) putf(kFExpP + j, exp_p[j]);
   return r;
 }
 

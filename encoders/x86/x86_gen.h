@@ -63,7 +63,9 @@ enum FConst : int {
   kFExpMax, kFExpMin, kFLog2e, kFLn2Hi, kFLn2Lo,
   kFExpC,                  // 8 Taylor coefficients 1/7! .. 1/0!
   kI32Bias = kFExpC + 8,   // int32 127
-  kFConstCount,
+  kFExpFastMax, kFExpMagic, kFAbsMask,
+  kFExpP,                  // exp's fast path: 5 coefficients of r^2 .. r^6
+  kFConstCount = kFExpP + 5,
 };
 inline constexpr int kFConstBase = kDConstBase + 64 * kDConstCount;
 inline constexpr int fconst(int i) { return kFConstBase + 64 * i; }
@@ -271,7 +273,8 @@ class Gen : public CodeGenerator {
   void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32
   void pow_ps();                      // V0 = pow(V0, V1), f32 (x86_math.cpp)
   void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
-  void exp_ps_fast();                 // V0 = exp(V0) in f32 arithmetic, <= 2 ULP (V8-V12 scratch)
+  void exp_ps_fast();                 // V0 = exp(V0) in f32 arithmetic, <= 2 ULP (V8-V13, k6, k7 scratch)
+  void exp_ps_general();              // the same for every input (V8-V12 scratch)
   void log_pd(const Xmm& x);
   Address dc(int i) { return ptr[r14 + dconst(i)]; }
   Address fc(int i) { return ptr[r14 + fconst(i)]; }
