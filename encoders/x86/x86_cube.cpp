@@ -87,96 +87,6 @@ void Gen::grid_loop(const std::function<bool()>& body) {
   L(end);
 }
 
-// tload / tstore of a boxed tile: the pad fill of the whole storage, then an
-// element loop over the overlap of the valid region and the view.
-void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
-  const ptoas::Type& tt = ty(t);
-  const ptoas::Type& vt = ty(v);
-  unsigned rank = (p_.slots[v].count - 1u) / 2u;
-  unsigned es = dtype_bytes(tt.elem);
-  if (vt.kind == TypeKind::Ptr || rank != 2 || dtype_bytes(vt.elem) != es || vt.elem != tt.elem ||
-      (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0)
-    return fail(in, std::string(load ? "pto.tload into" : "pto.tstore from") +
-                        " a boxed tile with this view or element type");
-  if (load) {
-    if (tt.pad != 0 && tt.pad != 1) return fail(in, "pto.tload into a boxed tile with a pad value");
-    tile_ptr(rdi, t);
-    mov(rcx, int64_t(tile_storage_bytes(tt)));
-    xor_(eax, eax);
-    rep();
-    stosb();
-  }
-  mov(r8, q(t, 1));
-  mov(r9, q(t, 2));
-  clamp(r8, tt.rows);
-  clamp(r9, tt.cols);
-  mov(rcx, q(v, 1));
-  cmp(r8, rcx);
-  cmovg(r8, rcx);
-  mov(rcx, q(v, 2));
-  cmp(r9, rcx);
-  cmovg(r9, rcx);
-  mov(r10, q(v, 3));
-  mov(r11, q(v, 4));
-  if (es > 1) {
-    shl(r10, es == 4 ? 2 : 1);
-    shl(r11, es == 4 ? 2 : 1);
-  }
-  mov(rbx, q(v, 0));
-  tile_ptr(r12, t);
-  grid_loop([&]() -> bool {
-    if (!elem_off(in, tt, r13, rsi)) return false;
-    mov(rcx, r13);
-    imul(rcx, r10);
-    mov(rdx, rsi);
-    imul(rdx, r11);
-    add(rcx, rdx);
-    add(rcx, rbx);
-    add(rax, r12);
-    const Reg& tmp = es == 4 ? Reg(edx) : es == 2 ? Reg(dx) : Reg(dl);
-    auto at = [&](const Reg64& p) { return es == 4 ? dword[p] : es == 2 ? word[p] : byte[p]; };
-    if (load) {
-      mov(tmp, at(rcx));
-      mov(at(rax), tmp);
-    } else {
-      mov(tmp, at(rax));
-      mov(at(rcx), tmp);
-    }
-    return true;
-  });
-}
-
-// tmov between tiles of one element type (any layouts): dst[r, c] = src[r, c]
-// over dst's valid region (capped by both tiles' shapes).
-void Gen::tmov(const Inst& in) {
-  ValueId s, d;
-  bool skip;
-  std::string why;
-  if (!plan_tmov(m_, in, s, d, skip, why)) return fail(in, why);
-  if (skip) return;
-  const ptoas::Type& st = ty(s);
-  const ptoas::Type& dt = ty(d);
-  unsigned es = dtype_bytes(dt.elem);
-  mov(r8, q(d, 1));
-  mov(r9, q(d, 2));
-  clamp(r8, std::min(st.rows, dt.rows));
-  clamp(r9, std::min(st.cols, dt.cols));
-  grid_loop([&]() -> bool {
-    if (!elem_off(in, st, r13, rsi)) return false;
-    mov(rcx, rax);
-    add(rcx, r15);
-    add(rcx, q(s, 0));
-    if (!elem_off(in, dt, r13, rsi)) return false;
-    add(rax, r15);
-    add(rax, q(d, 0));
-    const Reg& tmp = es == 4 ? Reg(edx) : es == 2 ? Reg(dx) : Reg(dl);
-    auto at = [&](const Reg64& p) { return es == 4 ? dword[p] : es == 2 ? word[p] : byte[p]; };
-    mov(tmp, at(rcx));
-    mov(at(rax), tmp);
-    return true;
-  });
-}
-
 // ttri ins(diag?) outs(dst): 1 where (lower) j <= i + diag, (upper)
 // !(j < i + diag); 0 elsewhere; f32 and i32.
 void Gen::ttri(const Inst& in) {
@@ -235,16 +145,6 @@ void Gen::matmul(const Inst& in) {
 }
 
 namespace {
-// Columns j .. j + l - 1 of a row (j a multiple of l) are adjacent in
-// memory; `down`: rows i .. i + l - 1 of a column.
-bool adjacent(const ptoas::Type& t, int l, bool down = false) {
-  BLayout major = down ? BLayout::ColMajor : BLayout::RowMajor;
-  if (t.slayout == SLayout::NoneBox) return t.blayout == major || (down ? t.cols : t.rows) == 1;
-  if (t.slayout != (down ? SLayout::ColMajor : SLayout::RowMajor)) return false;
-  int64_t ir, ic;
-  tile_inner_box(t, ir, ic);
-  return (down ? ir : ic) % l == 0;
-}
 bool same_layout(const ptoas::Type& x, const ptoas::Type& y) {
   return x.rows == y.rows && x.cols == y.cols && dtype_bytes(x.elem) == dtype_bytes(y.elem) &&
          x.blayout == y.blayout && x.slayout == y.slayout && x.fractal == y.fractal;
@@ -346,7 +246,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   if (direct && si * MR + sk * 4 > (int64_t(1) << 30)) direct = false;
   // A's k values adjacent in runs of 8 (B's down a column): packed by
   // 8 x 8 transposes.
-  bool tr = adjacent(at, 8), trb = adjacent(bt, 8, true);
+  bool tr = tile_runs(at, 8, false), trb = tile_runs(bt, 8, true);
   int oAp = take((direct ? MR : mp) * ks * 4 + 8 * MR * 4), oBp = take(np * ks * 4 + 8 * NR * 4);
   // i8: k in pairs, two i16 in a dword (vpmaddwd); the k tables get an
   // entry k repeating k - 1.
@@ -363,18 +263,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   int oSp = take(64);  // tile base addresses: a, b, c, cin, bias; packed k steps
   int oRow = take(8 * std::max(MR, 8));  // line addresses (transposed packing)
   if (size_t(size) > kMaxTileArenaBytes) return false;
-  // Scratch: every page touched top down (as the prologue's probe).
-  Label probe, probed;
-  mov(rax, rsp);
-  sub(rsp, uint32_t(size));
-  L(probe);
-  sub(rax, 4096);
-  cmp(rax, rsp);
-  jb(probed, T_NEAR);
-  or_(qword[rax], 0);
-  jmp(probe, T_NEAR);
-  L(probed);
-  or_(qword[rsp], 0);
+  stack_scratch(uint32_t(size));
   ValueId bases[5] = {o.a, o.b, o.c, o.cin, o.bias};
   for (int i = 0; i < 5; ++i)
     if (bases[i] != kNone) {
@@ -531,7 +420,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   }
   // ---- pack B: per NR-column panel, per k, the panel's NR values ----
   {
-    bool adj = adjacent(bt, LN);
+    bool adj = tile_runs(bt, LN, false);
     Label pb, pb_done, pk, pk_done, same_panel;
     mov(rbx, base(1));
     lea(rsi, ptr[rsp + oBp]);
@@ -624,8 +513,8 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   const int AB = z() ? 8 : 0, BB = z() ? 0 : NACC;
   Xmm tv = V(BB), ix = V(BB + 1), av = V(BB + NV), pv = V(BB + NV + 1);
   auto accv = [&](int r, int v) { return V(AB + r * NV + v); };
-  bool adjC = adjacent(ct, LN), adjI = o.cin != kNone && adjacent(ty(o.cin), LN),
-       adjZ = o.bias != kNone && adjacent(ty(o.bias), LN);
+  bool adjC = tile_runs(ct, LN, false), adjI = o.cin != kNone && tile_runs(ty(o.cin), LN, false),
+       adjZ = o.bias != kNone && tile_runs(ty(o.bias), LN, false);
   // k step u of a 4-step group: A at rax (packed: u MR 4 + r 4; direct:
   // u sk + r si), B at rdx + u NR 4.
   auto step = [&](int u, bool packed) {

@@ -71,6 +71,10 @@ inline constexpr int kFConstBase = kDConstBase + 64 * kDConstCount;
 inline constexpr int fconst(int i) { return kFConstBase + 64 * i; }
 inline constexpr int kRodataBytes = kFConstBase + 64 * kFConstCount;
 
+// Elements j .. j + l - 1 along a row of a tile of type t (j a multiple
+// of l) are adjacent in memory; `down`: along a column (x86_copy.cpp).
+bool tile_runs(const ptoas::Type& t, int64_t l, bool down);
+
 // Xbyak's AutoGrow buffer without mprotect: the bytes are copied out and
 // never executed from here.
 struct PlainAlloc : Allocator {
@@ -235,12 +239,21 @@ class Gen : public CodeGenerator {
   void col_expand(const Inst& in);
   void tcvt(const Inst& in);
   void tcvt_elems(const Inst& in);
-  // Boxed (fractal) tiles and cube ops: element loops through the
+  // Boxed (fractal) tiles and cube ops: element offsets through the
   // interpreter's tile_elem_index.
   bool elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const Reg64& c);
-  void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
   void grid_loop(const std::function<bool()>& body);  // r13 < r8 rows x rsi < r9 columns
+  // 2-D copies between any layouts (x86_copy.cpp): one side of a copy is a
+  // tile or a rank-2 view.
+  struct CopySide {
+    ValueId v;
+    bool view;
+  };
+  void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
   void tmov(const Inst& in);
+  void copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int64_t max_rows, int64_t max_cols);
+  int run_bytes(const CopySide (&side)[2], unsigned es, bool down) const;
+  void stack_scratch(uint32_t bytes);  // rsp -= bytes, each page touched (clobbers rax)
   void ttri(const Inst& in);
   void matmul(const Inst& in);
   // tmatmul lowerings (x86_cube.cpp): register-blocked micro-kernels over

@@ -302,6 +302,39 @@ void add_trans_concat(std::vector<Case>& out, const std::string& dt, int R, int 
   out.push_back(abc_case(name, k, d, d, size_t(64) * 66, 64, DType::F32, 0));
 }
 
+// Layout copies: a view (rows or columns contiguous) tload-ed into a mat
+// tile of layout l1, tmov-ed into one of layout l2 and tstore-d to a view;
+// every pairing of ND, DN, NZ, ZN, NN and ZZ, so that the vector runs of
+// x86_copy.cpp (along rows and down columns) and the element path all run.
+void add_layout_copy(std::vector<Case>& out, const std::string& dt, int l1, int l2, bool in_cols, bool out_cols,
+                     int R, int C) {
+  static const char* const lay[6][2] = {{"nd", ", blayout=row_major, slayout=none_box"},
+                                        {"dn", ", blayout=col_major, slayout=none_box"},
+                                        {"nz", ", blayout=col_major, slayout=row_major"},
+                                        {"zn", ", blayout=row_major, slayout=col_major"},
+                                        {"nn", ", blayout=row_major, slayout=row_major"},
+                                        {"zz", ", blayout=col_major, slayout=col_major"}};
+  DType d = parse_dtype(dt);
+  auto tile = [&](int l) { return "!pto.tile_buf<mat, 32x64x" + dt + ", valid=?x?" + lay[l][1] + ">"; };
+  std::string t1 = tile(l1), t2 = tile(l2), pv = "!pto.partition_tensor_view<?x?x" + dt + ">";
+  std::string k = "func.func @k(%a: !pto.ptr<" + dt + ">, %b: !pto.ptr<" + dt + ">, %c: !pto.ptr<" + dt +
+                  ">, %s: f32) attributes {pto.entry} {\n";
+  k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n  %ld = arith.constant 70 : index\n";
+  k += "  %R = arith.constant " + std::to_string(R) + " : index\n  %C = arith.constant " + std::to_string(C) +
+       " : index\n";
+  k += view("a", "a", "%R, %C", in_cols ? "%c1, %ld" : "%ld, %c1", dt) +
+       view("c", "c", "%R, %C", out_cols ? "%c1, %ld" : "%ld, %c1", dt);
+  k += "  %t1 = pto.alloc_tile valid_row = %R valid_col = %C : " + t1 + "\n";
+  k += "  pto.tload ins(%ap : " + pv + ") outs(%t1 : " + t1 + ")\n";
+  k += "  %t2 = pto.alloc_tile valid_row = %R valid_col = %C : " + t2 + "\n";
+  k += "  pto.tmov ins(%t1 : " + t1 + ") outs(%t2 : " + t2 + ")\n";
+  k += "  pto.tstore ins(%t2 : " + t2 + ") outs(%cp : " + pv + ")\n  return\n}\n";
+  std::string name = "layout copy " + dt + " " + std::to_string(R) + "x" + std::to_string(C) + " " +
+                     (in_cols ? "cview" : "rview") + "->" + lay[l1][0] + "->" + lay[l2][0] + "->" +
+                     (out_cols ? "cview" : "rview");
+  out.push_back(abc_case(name, k, d, d, size_t(70) * 70, 70, DType::F32, 0));
+}
+
 // ---- scalar ops and control flow ---------------------------------------------------
 struct ScalarKernel {
   std::string body;
@@ -451,6 +484,15 @@ void misc_cases(std::vector<Case>& out) {
     for (auto [c, c2] : {std::pair{16, 16}, {13, 7}, {1, 3}, {30, 34}}) add_trans_concat(out, dt, 5, c, c2);
   }
   add_treshape(out, 16, 16, 64);
+  for (int l1 = 0; l1 < 6; ++l1)
+    for (int l2 = 0; l2 < 6; ++l2) {
+      for (int o = 0; o < 4; ++o) add_layout_copy(out, "f32", l1, l2, o & 1, o & 2, 13, 37);
+      int o = l1 + l2;
+      add_layout_copy(out, "f32", l1, l2, o & 1, o & 2, 32, 64);
+      add_layout_copy(out, "f16", l1, l2, o & 2, o & 1, 17, 40);
+      add_layout_copy(out, "i8", l1, l2, o & 1, !(o & 2), 32, 64);
+      add_layout_copy(out, "i8", l1, l2, !(o & 1), o & 2, 3, 50);
+    }
   for (const Shape& s : shapes())
     for (int diag : {0, 2, -1}) {
       add_ttri(out, s, false, diag);
