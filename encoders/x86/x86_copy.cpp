@@ -72,6 +72,7 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
     tab[k][1] = int(size);
     size += uint32_t((max_cols * 4 + 63) / 64 * 64);
   }
+  size += 64;  // the transposed blocks' bounds
   stack_scratch(size);
   for (int k = 0; k < 2; ++k) {
     if (side[k].view) continue;
@@ -96,48 +97,47 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
       shl(rbx, ls);
     }
   }
-  // One loop nest: `down` runs go along columns of the tile (outer loop
-  // over columns). vb = 0: element by element.
-  auto nest = [&](bool down, int vb) {
-    const Reg64 &outer_n = down ? r9 : r8, &inner_n = down ? r8 : r9;
+  // Side k's row (row = true) or column part of index idx + plus, in out.
+  auto part = [&](int k, bool row, const Reg64& idx, int plus, const Reg64& out) {
+    if (!side[k].view) {
+      mov(out.cvt32(), dword[rsp + tab[k][row ? 0 : 1] + idx * 4 + plus * 4]);
+    } else {
+      lea(out, ptr[idx + plus]);
+      imul(out, row ? r12 : rbx);
+    }
+  };
+  // Scratch slots: R and C rounded down to 8 (the transposed blocks).
+  int r8s = int(size) - 16, c8s = int(size) - 8;
+  // One loop nest over lines (rows; `down`: columns) r13 in [o_lo, o_hi),
+  // and within a line over rsi in [i_lo, the line's end): vb-byte runs
+  // while whole ones are left, then element by element.
+  auto nest = [&](bool down, int vb, const Operand& o_hi, const Operand* o_lo = nullptr,
+                  const Operand* i_lo = nullptr) {
+    const Reg64& inner_n = down ? r8 : r9;
     const Reg64* line[2] = {&rcx, &rdx};  // each side's address of the current line
     const Reg64* at[2] = {&rax, &rdi};    // each side's offset within it
     int64_t l = vb ? vb / int(es) : 0;
     Label outer, inner_vec, inner_elem, next, end;
-    xor_(r13d, r13d);
+    if (o_lo) mov(r13, *o_lo);
+    else xor_(r13d, r13d);
     L(outer);
-    cmp(r13, outer_n);
+    cmp(r13, o_hi);
     jge(end, T_NEAR);
     for (int k = 0; k < 2; ++k) {
-      const Reg64& a = *line[k];
-      if (side[k].view) {
-        mov(a, r13);
-        imul(a, down ? rbx : r12);
-      } else {
-        mov(a.cvt32(), dword[rsp + tab[k][down ? 1 : 0] + r13 * 4]);
-      }
-      add(a, k ? r11 : r10);
+      part(k, !down, r13, 0, *line[k]);
+      add(*line[k], k ? r11 : r10);
     }
-    xor_(esi, esi);
-    auto offsets = [&](bool vec) {
-      for (int k = 0; k < 2; ++k) {
-        const Reg64& a = *at[k];
-        if (!side[k].view) {
-          mov(a.cvt32(), dword[rsp + tab[k][down ? 0 : 1] + rsi * 4]);
-        } else if (vec) {  // the run's stride is one element (checked by the caller)
-          lea(a, ptr[rsi * int(es)]);
-        } else {
-          mov(a, rsi);
-          imul(a, down ? r12 : rbx);
-        }
-      }
-    };
+    if (i_lo) mov(rsi, *i_lo);
+    else xor_(esi, esi);
     if (l) {
       L(inner_vec);
       lea(rax, ptr[rsi + int(l)]);
       cmp(rax, inner_n);
       jg(inner_elem, T_NEAR);
-      offsets(true);
+      for (int k = 0; k < 2; ++k) {
+        if (side[k].view) lea(*at[k], ptr[rsi * int(es)]);  // the run's stride is one element (checked by the caller)
+        else part(k, down, rsi, 0, *at[k]);
+      }
       Xmm v = vb == 64 ? Xmm(Zmm(0)) : vb == 32 ? Xmm(Ymm(0)) : xmm0;
       vmovups(v, ptr[rcx + rax]);
       vmovups(ptr[rdx + rdi], v);
@@ -147,7 +147,7 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
     L(inner_elem);
     cmp(rsi, inner_n);
     jge(next, T_NEAR);
-    offsets(false);
+    for (int k = 0; k < 2; ++k) part(k, down, rsi, 0, *at[k]);
     switch (es) {
       case 1: movzx(eax, byte[rcx + rax]); mov(byte[rdx + rdi], al); break;
       case 2: movzx(eax, word[rcx + rax]); mov(word[rdx + rdi], ax); break;
@@ -161,30 +161,77 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
     jmp(outer, T_NEAR);
     L(end);
   };
+  // 32-bit elements whose runs go along rows on one side and down columns
+  // on the other: 8 x 8 blocks (rows r13 .., columns rsi ..) loaded as 8
+  // runs of side 0, transposed, stored as 8 runs of side 1; the right and
+  // bottom strips element by element.
+  auto transposed = [&](bool src_down) {
+    mov(rax, r8);
+    and_(rax, ~7);
+    mov(qword[rsp + r8s], rax);
+    mov(rax, r9);
+    and_(rax, ~7);
+    mov(qword[rsp + c8s], rax);
+    Label rows, cols, next_row, end;
+    xor_(r13d, r13d);
+    L(rows);
+    cmp(r13, qword[rsp + r8s]);
+    jge(end, T_NEAR);
+    xor_(esi, esi);
+    L(cols);
+    cmp(rsi, qword[rsp + c8s]);
+    jge(next_row, T_NEAR);
+    // Side k's fixed part (along its runs) of the block in rcx / rdx.
+    part(0, src_down, src_down ? r13 : rsi, 0, rcx);
+    add(rcx, r10);
+    part(1, !src_down, src_down ? rsi : r13, 0, rdx);
+    add(rdx, r11);
+    for (int i = 0; i < 8; ++i) {  // line i: row r13 + i (or column rsi + i)
+      part(0, !src_down, src_down ? rsi : r13, i, rax);
+      vmovups(Ymm(i), ptr[rcx + rax]);
+    }
+    transpose8x8(false, [&](int j, const Ymm& y) {
+      part(1, src_down, src_down ? r13 : rsi, j, rax);
+      vmovups(ptr[rdx + rax], y);
+    });
+    add(rsi, 8);
+    jmp(cols, T_NEAR);
+    L(next_row);
+    add(r13, 8);
+    jmp(rows, T_NEAR);
+    L(end);
+    Address r8a = qword[rsp + r8s], c8a = qword[rsp + c8s];
+    nest(false, 0, r8a, nullptr, &c8a);  // the right strip of the block rows
+    nest(false, 0, r8, &r8a);            // the rows below
+  };
+  // Does side k (a tile) hold runs of 8 32-bit elements along rows (or down)?
+  auto runs8 = [&](int k, bool down) { return es == 4 && !side[k].view && tile_runs(ty(side[k].v), 8, down); };
   Label done;
   int across = run_bytes(side, es, false), down = run_bytes(side, es, true);
   if (vs < 0) {
-    if (across) nest(false, across);
-    else if (down) nest(true, down);
-    else nest(false, 0);
+    if (across) nest(false, across, r8);
+    else if (down) nest(true, down, r9);
+    else if (runs8(0, false) && runs8(1, true)) transposed(false);
+    else if (runs8(0, true) && runs8(1, false)) transposed(true);
+    else nest(false, 0, r8);
   } else {
     // A view's runs exist at run time: its stride along the run is 1.
-    Label not_across, not_down;
-    if (across) {
-      cmp(q(side[vs].v, 4), 1);
-      jne(not_across, T_NEAR);
-      nest(false, across);
+    int t = 1 - vs;
+    Label not_across, not_down, not_tr1, not_tr2;
+    auto when = [&](bool cond, int stride_slot, Label& skip, const std::function<void()>& body) {
+      if (!cond) return;
+      cmp(q(side[vs].v, stride_slot), 1);
+      jne(skip, T_NEAR);
+      body();
       jmp(done, T_NEAR);
-      L(not_across);
-    }
-    if (down) {
-      cmp(q(side[vs].v, 3), 1);
-      jne(not_down, T_NEAR);
-      nest(true, down);
-      jmp(done, T_NEAR);
-      L(not_down);
-    }
-    nest(false, 0);
+      L(skip);
+    };
+    when(across, 4, not_across, [&] { nest(false, across, r8); });
+    when(down, 3, not_down, [&] { nest(true, down, r9); });
+    // The tile's runs go one way, the view's the other.
+    when(es == 4 && runs8(t, true), 4, not_tr1, [&] { transposed(vs == 1); });
+    when(es == 4 && runs8(t, false), 3, not_tr2, [&] { transposed(vs == 0); });
+    nest(false, 0, r8);
   }
   L(done);
   add(rsp, size);

@@ -214,6 +214,27 @@ void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64&
   L(done);
 }
 
+// An 8 x 8 transpose of 32-bit lanes: line l in Ymm(l), l < 8 (lines not
+// loaded: whatever the registers hold); put(kk, y) receives lane kk of
+// every line, line l in lane l, in Ymm8 (`even_in_9`: Ymm9 for even kk,
+// so a pair of steps can be combined). Clobbers Ymm0-15.
+void Gen::transpose8x8(bool even_in_9, const std::function<void(int, const Ymm&)>& put) {
+  for (int p2 = 0; p2 < 4; ++p2) {
+    vunpcklps(Ymm(8 + 2 * p2), Ymm(2 * p2), Ymm(2 * p2 + 1));
+    vunpckhps(Ymm(9 + 2 * p2), Ymm(2 * p2), Ymm(2 * p2 + 1));
+  }
+  for (int h = 0; h < 2; ++h)  // lines 4h .. 4h + 3
+    for (int p2 = 0; p2 < 2; ++p2) {
+      vshufps(Ymm(4 * h + 2 * p2), Ymm(8 + 4 * h + p2), Ymm(10 + 4 * h + p2), 0x44);
+      vshufps(Ymm(4 * h + 2 * p2 + 1), Ymm(8 + 4 * h + p2), Ymm(10 + 4 * h + p2), 0xee);
+    }
+  for (int kk = 0; kk < 8; ++kk) {  // lanes 0-3 from lines 0-3, 4-7 from lines 4-7
+    Ymm y(even_in_9 && kk % 2 == 0 ? 9 : 8);
+    vperm2f128(y, Ymm(kk & 3), Ymm(4 + (kk & 3)), kk < 4 ? 0x20 : 0x31);
+    put(kk, y);
+  }
+}
+
 // GotoBLAS-style: A packed into MR-row panels (per k, MR values), B into
 // NR-column panels (per k, NR values), both widened to 32-bit lanes, in
 // scratch below rsp; then per NR-column panel, per MR-row panel, MR x NV
@@ -328,25 +349,14 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     }
   };
   auto transpose8 = [&](const std::function<void(int, const Ymm&)>& put) {
-    for (int p2 = 0; p2 < 4; ++p2) {  // lines not loaded: whatever the registers hold
-      vunpcklps(Ymm(8 + 2 * p2), Ymm(2 * p2), Ymm(2 * p2 + 1));
-      vunpckhps(Ymm(9 + 2 * p2), Ymm(2 * p2), Ymm(2 * p2 + 1));
-    }
-    for (int h = 0; h < 2; ++h)  // lines 4h .. 4h + 3
-      for (int p2 = 0; p2 < 2; ++p2) {
-        vshufps(Ymm(4 * h + 2 * p2), Ymm(8 + 4 * h + p2), Ymm(10 + 4 * h + p2), 0x44);
-        vshufps(Ymm(4 * h + 2 * p2 + 1), Ymm(8 + 4 * h + p2), Ymm(10 + 4 * h + p2), 0xee);
-      }
-    for (int kk = 0; kk < 8; ++kk) {  // lanes 0-3 from lines 0-3, 4-7 from lines 4-7
-      Ymm y(pair && kk % 2 == 0 ? 9 : 8);
-      vperm2f128(y, Ymm(kk & 3), Ymm(4 + (kk & 3)), kk < 4 ? 0x20 : 0x31);
+    transpose8x8(pair, [&](int kk, const Ymm& y) {
       if (!pair) {
         put(kk, y);
       } else if (kk % 2) {  // packed step kk / 2
         pair_up(Ymm(9), y);
         put(kk / 2, Ymm(9));
       }
-    }
+    });
   };
 
   // ---- pack A: per MR-row panel, per k, the panel's MR values (direct

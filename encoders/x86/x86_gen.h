@@ -268,6 +268,7 @@ class Gen : public CodeGenerator {
   bool matmul_blocked(const Inst& in, const MmOps& o);
   void matmul_gather(const Inst& in, const MmOps& o);
   void mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off);
+  void transpose8x8(bool even_in_9, const std::function<void(int, const Ymm&)>& put);
   void mm_widen(DType e, const Xmm& v);  // gathered dwords (element in the low bits) -> 32-bit lanes
   void mm_scatter(const Xmm& v, const Xmm& idx, const Reg64* count);  // to rax + idx (count: avx2 lanes)
   bool tile_type_ok(const Inst& in, ValueId v, bool movement);
