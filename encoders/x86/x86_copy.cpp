@@ -248,14 +248,7 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
       (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0)
     return fail(in, std::string(load ? "pto.tload into" : "pto.tstore from") +
                         " a boxed tile with this view or element type");
-  if (load) {
-    if (tt.pad != 0 && tt.pad != 1) return fail(in, "pto.tload into a boxed tile with a pad value");
-    tile_ptr(rdi, t);
-    mov(rcx, int64_t(tile_storage_bytes(tt)));
-    xor_(eax, eax);
-    rep();
-    stosb();
-  }
+  if (load && tt.pad != 0 && tt.pad != 1) return fail(in, "pto.tload into a boxed tile with a pad value");
   mov(r8, q(t, 1));
   mov(r9, q(t, 2));
   clamp(r8, tt.rows);
@@ -266,6 +259,10 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   mov(rcx, q(v, 2));
   cmp(r9, rcx);
   cmovg(r9, rcx);
+  if (load) {
+    uint64_t bytes = tile_storage_bytes(tt);
+    pad_fill(t, bytes, 1, 0, bytes == uint64_t(tt.rows) * uint64_t(tt.cols) * es);
+  }
   CopySide tile{t, false}, view{v, true};
   if (load) copy_grid(in, {view, tile}, es, tt.rows, tt.cols);
   else copy_grid(in, {tile, view}, es, tt.rows, tt.cols);

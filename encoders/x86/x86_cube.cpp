@@ -204,11 +204,17 @@ void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64&
   Label l, done;
   xor_(edi, edi);
   xor_(r11d, r11d);
+  // Unboxed layouts: the offsets are i times a constant stride.
+  bool plain = t.slayout == SLayout::NoneBox && t.rows > 0 && t.cols > 0;
+  int64_t stride = (rows == (t.blayout == BLayout::RowMajor) ? (rows ? t.cols : t.rows) : 1) *
+                   std::max<int64_t>(1, dtype_bytes(t.elem));
+  if (plain) xor_(eax, eax);
   L(l);
   cmp(r11, count);
   jge(done, T_NEAR);
-  if (!elem_off(in, t, rows ? r11 : rdi, rows ? rdi : r11)) return;
+  if (!plain && !elem_off(in, t, rows ? r11 : rdi, rows ? rdi : r11)) return;
   mov(dword[rsp + off + r11 * 4], eax);
+  if (plain) add(eax, uint32_t(stride));
   inc(r11);
   jmp(l, T_NEAR);
   L(done);

@@ -233,6 +233,7 @@ class Gen : public CodeGenerator {
   void tload(const Inst& in);
   void tstore(const Inst& in);
   void tcopy(const Inst& in, ValueId t, ValueId v, bool load);
+  void pad_fill(ValueId t, uint64_t count, unsigned unit, uint32_t bits, bool cover);
   void elementwise(const Inst& in);
   void row_reduce(const Inst& in);
   void row_expand(const Inst& in);

@@ -61,6 +61,30 @@ void Gen::tstore(const Inst& in) {
   tcopy(in, op(in, 0), op(in, in.n_ins), false);
 }
 
+// A tload's pad fill of tile t: `count` units of `unit` bytes (1, 2 or 4)
+// of `bits` from its base. `cover`: the tile's rows x cols are all of
+// that storage, so the fill is skipped when the r8 x r9 overlap about to
+// be copied is the whole tile (every element is overwritten anyway).
+// Clobbers rax, rcx, rdi.
+void Gen::pad_fill(ValueId t, uint64_t count, unsigned unit, uint32_t bits, bool cover) {
+  Label fill, skip;
+  if (cover) {
+    cmp(r8, ty(t).rows);
+    jne(fill, T_NEAR);
+    cmp(r9, ty(t).cols);
+    je(skip, T_NEAR);
+  }
+  L(fill);
+  tile_ptr(rdi, t);
+  mov(rcx, count);
+  mov(eax, bits);
+  rep();
+  if (unit == 4) stosd();
+  else if (unit == 2) stosw();
+  else stosb();
+  L(skip);
+}
+
 // Copies the overlap of the tile's valid region and the view (the
 // interpreter requires them to be equal and reports a mismatch) between
 // tile t and view v: contiguous rows (ND tile, view's last stride 1) or
@@ -84,16 +108,6 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
                         std::string(dtype_name(vt.elem)));
   TileGeo g = geo(t);
-  if (load) {
-    uint32_t pad = pad_bits(tt);
-    tile_ptr(rdi, t);
-    mov(ecx, uint32_t(tt.rows) * uint32_t(tt.cols));
-    mov(eax, pad);
-    rep();
-    if (es == 4) stosd();
-    else if (es == 2) stosw();
-    else stosb();
-  }
   // r8 x r9 = rows x cols of the overlap; r10 / r11 = the view's row /
   // column stride in bytes; rbx = the view base, r12 = the tile base.
   mov(r8, q(t, 1));
@@ -118,6 +132,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     mov(r11, q(v, 2));
     if (es > 1) shl(r11, es == 4 ? 2 : 1);
   }
+  if (load) pad_fill(t, uint64_t(tt.rows) * uint64_t(tt.cols), es, pad_bits(tt), true);
   mov(rbx, q(v, 0));
   tile_ptr(r12, t);
   Label general, done;
