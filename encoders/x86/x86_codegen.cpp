@@ -8,6 +8,7 @@
 
 #include "int_eval.h"
 #include "x86_gen.h"
+#include "x86_sched.h"
 
 namespace ptoas::cg::x86 {
 
@@ -34,6 +35,11 @@ bool Gen::run(FuncCode& out) {
   if (!ok_) return false;
   ready();
   out.code.assign(getCode(), getCode() + getSize());
+  // -O2: a list schedule of each straight-line span (x86_sched.h);
+  // PTOAS_X86_NO_SCHED=1 turns it off (the test of the scheduler: the same
+  // results without it).
+  const char* e = std::getenv("PTOAS_X86_NO_SCHED");
+  if (m_.opt_level >= 2 && !(e && e[0] == '1')) schedule_x86(out.code, label_offs_, sched_ranges_, out.lines);
   return true;
 }
 

@@ -615,7 +615,9 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     cmp(rcx, 4);
     jl(rem, T_NEAR);
     L(l4);
-    for (int u = 0; u < 4; ++u) step(u, packed);
+    sched_range([&] {
+      for (int u = 0; u < 4; ++u) step(u, packed);
+    });
     add(rax, uint32_t(4 * ak));
     add(rdx, 4 * NR * 4);
     sub(rcx, 4);

@@ -452,9 +452,11 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       cmp(rax, r13);
       jge(one, T_NEAR);
       L(pair);
-      fuse_chunk(f, si, false, nt);
-      add(rax, lanes());
-      fuse_chunk(f, si, false, nt, true);
+      sched_range([&] {
+        fuse_chunk(f, si, false, nt);
+        add(rax, lanes());
+        fuse_chunk(f, si, false, nt, true);
+      });
       add(rax, lanes());
       cmp(rax, r13);
       jl(pair, T_NEAR);

@@ -216,6 +216,21 @@ class Gen : public CodeGenerator {
     else if (bits == 32) mov(r.cvt32(), r.cvt32());
   }
 
+  // Every label position: the scheduler (x86_sched.cpp) never moves code
+  // across one.
+  std::vector<uint32_t> label_offs_;
+  // Byte ranges of hot straight-line code the scheduler reorders.
+  std::vector<std::pair<uint32_t, uint32_t>> sched_ranges_;
+  void sched_range(const std::function<void()>& emit) {
+    uint32_t b = uint32_t(getSize());
+    emit();
+    sched_ranges_.push_back({b, uint32_t(getSize())});
+  }
+  void L(Label& label) {
+    label_offs_.push_back(uint32_t(getSize()));
+    CodeGenerator::L(label);
+  }
+
   void mark(const Inst& in) {
     uint32_t off = uint32_t(getSize());
     if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;

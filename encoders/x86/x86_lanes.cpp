@@ -202,7 +202,7 @@ void Gen::vec_loop(const std::function<void(bool)>& body) {
   cmp(rax, r13);
   jge(tail, T_NEAR);
   L(vec);
-  body(false);
+  sched_range([&] { body(false); });
   add(rax, lanes());
   cmp(rax, r13);
   jl(vec, T_NEAR);
