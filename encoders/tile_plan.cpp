@@ -336,6 +336,22 @@ bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& wh
   return true;
 }
 
+bool boxed_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why) {
+  const Type& tt = m.type_of(t);
+  const Type& vt = m.type_of(v);
+  unsigned es = dtype_bytes(tt.elem);
+  if (vt.kind == TypeKind::Ptr || rank != 2 || dtype_bytes(vt.elem) != es || vt.elem != tt.elem ||
+      (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0) {
+    why = std::string(load ? "pto.tload into" : "pto.tstore from") + " a boxed tile with this view or element type";
+    return false;
+  }
+  if (load && tt.pad != 0 && tt.pad != 1) {
+    why = "pto.tload into a boxed tile with a pad value";
+    return false;
+  }
+  return true;
+}
+
 bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why) {
   if (in.n_ins != 1 || in.n_outs != 1) {
     why = "pto.tmov with a quantization operand";

@@ -95,6 +95,12 @@ struct MatmulPlan {
 };
 bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& why);
 
+// tload / tstore between a boxed tile t and view v (`rank`: the view's
+// rank as the frame plan holds it): what both CPU backends take (1-, 2-
+// and 4-byte elements of one type, a rank-2 view, a static shape, a zero
+// pad); false with the refusal in `why`.
+bool boxed_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why);
+
 // tmov between tiles of one element type (any layouts); `skip`: src is
 // dst, nothing to do.
 bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why);

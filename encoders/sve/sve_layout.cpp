@@ -107,19 +107,14 @@ void Gen::tmov(const Inst& in) {
 // the tile; any other view stride element by element.
 void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   const ptoas::Type& tt = ty(t);
-  const ptoas::Type& vt = ty(v);
-  unsigned rank = (p_.slots[v].count - 1u) / 2u;
   unsigned es = dtype_bytes(tt.elem);
-  if (vt.kind == TypeKind::Ptr || rank != 2 || dtype_bytes(vt.elem) != es || vt.elem != tt.elem ||
-      (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0)
-    return fail(in, std::string(load ? "pto.tload into" : "pto.tstore from") +
-                        " a boxed tile with this view or element type");
+  std::string why;
+  if (!boxed_copy_ok(m_, t, v, (p_.slots[v].count - 1u) / 2u, load, why)) return fail(in, why);
   AxisMap tr, tc;
   if (!axis(in, tt, true, tr) || !axis(in, tt, false, tc)) return;
   DType bits = es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
   I("PTRUE_S", {P(7), 31});
   if (load) {
-    if (tt.pad != 0 && tt.pad != 1) return fail(in, "pto.tload into a boxed tile with a pad value");
     int fill = new_label();
     tile_ptr(X(0), t);
     I("DUP_ZI_S", {Z(0), 0, 0});

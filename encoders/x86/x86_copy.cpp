@@ -241,24 +241,14 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
 // the overlap of the valid region and the view.
 void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   const ptoas::Type& tt = ty(t);
-  const ptoas::Type& vt = ty(v);
-  unsigned rank = (p_.slots[v].count - 1u) / 2u;
   unsigned es = dtype_bytes(tt.elem);
-  if (vt.kind == TypeKind::Ptr || rank != 2 || dtype_bytes(vt.elem) != es || vt.elem != tt.elem ||
-      (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0)
-    return fail(in, std::string(load ? "pto.tload into" : "pto.tstore from") +
-                        " a boxed tile with this view or element type");
-  if (load && tt.pad != 0 && tt.pad != 1) return fail(in, "pto.tload into a boxed tile with a pad value");
+  std::string why;
+  if (!boxed_copy_ok(m_, t, v, (p_.slots[v].count - 1u) / 2u, load, why)) return fail(in, why);
   mov(r8, q(t, 1));
   mov(r9, q(t, 2));
   clamp(r8, tt.rows);
   clamp(r9, tt.cols);
-  mov(rcx, q(v, 1));
-  cmp(r8, rcx);
-  cmovg(r8, rcx);
-  mov(rcx, q(v, 2));
-  cmp(r9, rcx);
-  cmovg(r9, rcx);
+  cap_by_view(v);
   if (load) {
     uint64_t bytes = tile_storage_bytes(tt);
     pad_fill(t, bytes, 1, 0, bytes == uint64_t(tt.rows) * uint64_t(tt.cols) * es);

@@ -249,6 +249,15 @@ class Gen : public CodeGenerator {
   void tstore(const Inst& in);
   void tcopy(const Inst& in, ValueId t, ValueId v, bool load);
   void pad_fill(ValueId t, uint64_t count, unsigned unit, uint32_t bits, bool cover);
+  // r8 / r9 capped by rank-2 view v's rows / columns (clobbers rcx).
+  void cap_by_view(ValueId v) {
+    mov(rcx, q(v, 1));
+    cmp(r8, rcx);
+    cmovg(r8, rcx);
+    mov(rcx, q(v, 2));
+    cmp(r9, rcx);
+    cmovg(r9, rcx);
+  }
   void elementwise(const Inst& in);
   void row_reduce(const Inst& in);
   void row_expand(const Inst& in);

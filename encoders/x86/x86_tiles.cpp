@@ -113,12 +113,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   mov(r8, q(t, 1));
   mov(r9, q(t, 2));
   if (rank == 2) {
-    mov(rcx, q(v, 1));
-    cmp(r8, rcx);
-    cmovg(r8, rcx);
-    mov(rcx, q(v, 2));
-    cmp(r9, rcx);
-    cmovg(r9, rcx);
+    cap_by_view(v);
     mov(r10, q(v, 3));
     if (es > 1) shl(r10, es == 4 ? 2 : 1);
     mov(r11, q(v, 4));
