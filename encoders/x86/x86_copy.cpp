@@ -274,7 +274,29 @@ void Gen::tmov(const Inst& in) {
   mov(r9, q(d, 2));
   clamp(r8, rows);
   clamp(r9, cols);
-  copy_grid(in, {CopySide{s, false}, CopySide{d, false}}, dtype_bytes(dt.elem), rows, cols);
+  // Two tiles of one layout whose storage is exactly their elements, the
+  // whole of it moved (the usual mat -> left copy): one block copy.
+  unsigned es = dtype_bytes(dt.elem);
+  uint64_t bytes = tile_storage_bytes(dt);
+  bool flat = st.rows == dt.rows && st.cols == dt.cols && st.blayout == dt.blayout && st.slayout == dt.slayout &&
+              st.fractal == dt.fractal && bytes == tile_storage_bytes(st) &&
+              bytes == uint64_t(dt.rows) * uint64_t(dt.cols) * es;
+  Label general, done;
+  if (flat) {
+    cmp(r8, dt.rows);
+    jne(general, T_NEAR);
+    cmp(r9, dt.cols);
+    jne(general, T_NEAR);
+    tile_ptr(rsi, s);
+    tile_ptr(rdi, d);
+    mov(rcx, bytes);
+    rep();
+    movsb();
+    jmp(done, T_NEAR);
+  }
+  L(general);
+  copy_grid(in, {CopySide{s, false}, CopySide{d, false}}, es, rows, cols);
+  L(done);
 }
 
 }  // namespace ptoas::cg::x86::gen
