@@ -219,12 +219,13 @@ class Gen : public CodeGenerator {
   // Every label position: the scheduler (x86_sched.cpp) never moves code
   // across one.
   std::vector<uint32_t> label_offs_;
-  // Byte ranges of hot straight-line code the scheduler reorders.
+  // Byte ranges of hot straight-line code the scheduler reorders; a short
+  // one (a load, an op, a store) is not worth decoding.
   std::vector<std::pair<uint32_t, uint32_t>> sched_ranges_;
   void sched_range(const std::function<void()>& emit) {
     uint32_t b = uint32_t(getSize());
     emit();
-    sched_ranges_.push_back({b, uint32_t(getSize())});
+    if (getSize() - b >= 96) sched_ranges_.push_back({b, uint32_t(getSize())});
   }
   void L(Label& label) {
     label_offs_.push_back(uint32_t(getSize()));

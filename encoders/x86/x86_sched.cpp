@@ -61,13 +61,22 @@ bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, st
     Ins in{};
     in.off = uint32_t(off);
     in.len = d.length;
-    std::string_view m = ZydisMnemonicGetString(d.mnemonic);
-    in.lat = latency(m);
+    // Per mnemonic, computed once (the string tests are the slow part).
+    static const std::vector<int8_t> lat_of = [] {
+      std::vector<int8_t> t(ZYDIS_MNEMONIC_MAX_VALUE + 1);
+      for (int k = 0; k <= ZYDIS_MNEMONIC_MAX_VALUE; ++k) {
+        const char* name = ZydisMnemonicGetString(ZydisMnemonic(k));
+        t[size_t(k)] = int8_t(name ? latency(name) : 1);
+      }
+      return t;
+    }();
+    in.lat = lat_of[d.mnemonic];
+    bool vzero = d.mnemonic == ZYDIS_MNEMONIC_VZEROUPPER || d.mnemonic == ZYDIS_MNEMONIC_VZEROALL;
     ZydisInstructionCategory c = d.meta.category;
     in.barrier = c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR || c == ZYDIS_CATEGORY_CALL ||
                  c == ZYDIS_CATEGORY_RET || c == ZYDIS_CATEGORY_PUSH || c == ZYDIS_CATEGORY_POP ||
                  c == ZYDIS_CATEGORY_SYSTEM || (d.attributes & (ZYDIS_ATTRIB_IS_RELATIVE | ZYDIS_ATTRIB_HAS_REP)) ||
-                 m == "vzeroupper" || m == "vzeroall";
+                 vzero;
     for (unsigned i = 0; i < d.operand_count; ++i) {
       const ZydisDecodedOperand& o = ops[i];
       if (o.type == ZYDIS_OPERAND_TYPE_REGISTER) {
