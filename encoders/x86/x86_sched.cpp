@@ -50,8 +50,10 @@ int reg_id(ZydisRegister r) {
   return 1 + int(big == ZYDIS_REGISTER_NONE ? r : big);
 }
 
-// Decodes code[begin, end); false if any of it does not decode.
-bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, std::vector<Ins>& out) {
+// Decodes code[begin, end); false if any of it does not decode. lat_of:
+// latency per mnemonic, 0 until known.
+bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, std::vector<Ins>& out,
+                  std::vector<int8_t>& lat_of) {
   ZydisDecoder dec;
   ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
   for (size_t off = begin; off < end;) {
@@ -61,16 +63,10 @@ bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, st
     Ins in{};
     in.off = uint32_t(off);
     in.len = d.length;
-    // Per mnemonic, computed once (the string tests are the slow part).
-    static const std::vector<int8_t> lat_of = [] {
-      std::vector<int8_t> t(ZYDIS_MNEMONIC_MAX_VALUE + 1);
-      for (int k = 0; k <= ZYDIS_MNEMONIC_MAX_VALUE; ++k) {
-        const char* name = ZydisMnemonicGetString(ZydisMnemonic(k));
-        t[size_t(k)] = int8_t(name ? latency(name) : 1);
-      }
-      return t;
-    }();
-    in.lat = lat_of[d.mnemonic];
+    // Per mnemonic, computed at its first use (the string tests are slow).
+    int8_t& lat = lat_of[d.mnemonic];
+    if (lat == 0) lat = int8_t(latency(ZydisMnemonicGetString(d.mnemonic)));
+    in.lat = lat;
     bool vzero = d.mnemonic == ZYDIS_MNEMONIC_VZEROUPPER || d.mnemonic == ZYDIS_MNEMONIC_VZEROALL;
     ZydisInstructionCategory c = d.meta.category;
     in.barrier = c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR || c == ZYDIS_CATEGORY_CALL ||
@@ -262,9 +258,10 @@ SchedStats schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
     else merged_ranges.push_back(r);
   }
   std::vector<Ins> ins;
+  std::vector<int8_t> lat_of(ZYDIS_MNEMONIC_MAX_VALUE + 1, 0);
   for (auto [b, e] : merged_ranges) {
     size_t before = ins.size();
-    if (!decode_range(code, b, e, ins)) {
+    if (!decode_range(code, b, e, ins, lat_of)) {
       ins.resize(before);
       continue;
     }
