@@ -220,6 +220,19 @@ void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked) {
 void Gen::fuse_col_op(const Fuse& f, size_t i) {
   const Fuse::FOp& o = f.ops[i];
   mark(*o.in);
+  if (o.op == Op::TRsqrt && o.scal == kNone) {
+    // One row's 1 / sqrt in scalar double: the same operations, and so the
+    // same bits (NaN, negative, +-0 and Inf included), as the vector code's
+    // double halves, at a third of the latency on a norm's critical path.
+    vmovss(xmm0, ptr[fuse_at(f, o.a, false)]);
+    vcvtss2sd(xmm0, xmm0, xmm0);
+    vsqrtsd(xmm0, xmm0, xmm0);
+    vmovsd(xmm1, qword[r14 + dconst(kDOne)]);
+    vdivsd(xmm0, xmm1, xmm0);
+    vcvtsd2ss(xmm0, xmm0, xmm0);
+    vmovss(ptr[fuse_at(f, o.dst, false)], xmm0);
+    return;
+  }
   if (o.scal != kNone) {
     int t = o.scalar_first ? 1 : 0;
     vmovss(Xmm(t), ptr[fuse_at(f, o.a, false)]);
