@@ -28,6 +28,11 @@ bool tile_runs(const ptoas::Type& t, int64_t l, bool down) {
   return (down ? ir : ic) % l == 0;
 }
 
+bool same_layout(const ptoas::Type& x, const ptoas::Type& y) {
+  return x.rows == y.rows && x.cols == y.cols && dtype_bytes(x.elem) == dtype_bytes(y.elem) &&
+         x.blayout == y.blayout && x.slayout == y.slayout && x.fractal == y.fractal;
+}
+
 // The widest vector (bytes: 64 with avx512, 32, 16; 0: none) whose
 // elements form runs on every tile side along the given axis.
 int Gen::run_bytes(const CopySide (&side)[2], unsigned es, bool down) const {
@@ -59,8 +64,8 @@ void Gen::stack_scratch(uint32_t bytes) {
 
 // Copies r8 x r9 (rows x columns) elements of es bytes from side 0 to side
 // 1; at most one side is a view, and the caller has capped r8 / r9 to
-// max_rows / max_cols. Clobbers every general register but rbp, r14, r15
-// and V0.
+// max_rows / max_cols. Clobbers every general register but rbp, r14, r15,
+// and the vector registers (V0; Ymm0-15 in the transposed blocks).
 void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int64_t max_rows, int64_t max_cols) {
   // Scratch: a tile side's row table, then its column table.
   int tab[2][2] = {{-1, -1}, {-1, -1}};
@@ -229,16 +234,17 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
     when(across, 4, not_across, [&] { nest(false, across, r8); });
     when(down, 3, not_down, [&] { nest(true, down, r9); });
     // The tile's runs go one way, the view's the other.
-    when(es == 4 && runs8(t, true), 4, not_tr1, [&] { transposed(vs == 1); });
-    when(es == 4 && runs8(t, false), 3, not_tr2, [&] { transposed(vs == 0); });
+    when(runs8(t, true), 4, not_tr1, [&] { transposed(vs == 1); });
+    when(runs8(t, false), 3, not_tr2, [&] { transposed(vs == 0); });
     nest(false, 0, r8);
   }
   L(done);
   add(rsp, size);
 }
 
-// tload / tstore of a boxed tile: the pad fill of the whole storage, then
-// the overlap of the valid region and the view.
+// tload / tstore of a boxed tile: the pad fill of the whole storage (a
+// load, unless the copy covers it all), then the overlap of the valid
+// region and the view.
 void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   const ptoas::Type& tt = ty(t);
   unsigned es = dtype_bytes(tt.elem);
@@ -278,9 +284,7 @@ void Gen::tmov(const Inst& in) {
   // whole of it moved (the usual mat -> left copy): one block copy.
   unsigned es = dtype_bytes(dt.elem);
   uint64_t bytes = tile_storage_bytes(dt);
-  bool flat = st.rows == dt.rows && st.cols == dt.cols && st.blayout == dt.blayout && st.slayout == dt.slayout &&
-              st.fractal == dt.fractal && bytes == tile_storage_bytes(st) &&
-              bytes == uint64_t(dt.rows) * uint64_t(dt.cols) * es;
+  bool flat = same_layout(st, dt) && bytes == uint64_t(dt.rows) * uint64_t(dt.cols) * es;
   Label general, done;
   if (flat) {
     cmp(r8, dt.rows);

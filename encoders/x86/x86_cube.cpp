@@ -145,10 +145,6 @@ void Gen::matmul(const Inst& in) {
 }
 
 namespace {
-bool same_layout(const ptoas::Type& x, const ptoas::Type& y) {
-  return x.rows == y.rows && x.cols == y.cols && dtype_bytes(x.elem) == dtype_bytes(y.elem) &&
-         x.blayout == y.blayout && x.slayout == y.slayout && x.fractal == y.fractal;
-}
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 }  // namespace
 

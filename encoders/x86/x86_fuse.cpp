@@ -510,18 +510,7 @@ bool Gen::fused_region(const Inst& in) {
   for (ValueId t : f.pads) {  // tload fills the tile with its pad value first
     if (f.is_priv(t)) continue;  // never read outside R x C
     const ptoas::Type& tt = ty(t);
-    Label fill, skip;
-    cmp(r8, tt.rows);
-    jne(fill, T_NEAR);
-    cmp(r9, tt.cols);
-    je(skip, T_NEAR);
-    L(fill);
-    lea(rdi, ptr[r15 + f.off.at(t)]);
-    mov(ecx, uint32_t(tt.rows) * uint32_t(tt.cols));
-    mov(eax, pad_bits(tt));
-    rep();
-    dtype_bytes(tt.elem) == 4 ? stosd() : stosw();
-    L(skip);
+    pad_fill(t, uint64_t(tt.rows) * uint64_t(tt.cols), dtype_bytes(tt.elem), pad_bits(tt), true);
   }
   vec_bounds(done);
   LOOP_CONSTANTS();

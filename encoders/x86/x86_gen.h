@@ -74,6 +74,8 @@ inline constexpr int kRodataBytes = kFConstBase + 64 * kFConstCount;
 // Elements j .. j + l - 1 along a row of a tile of type t (j a multiple
 // of l) are adjacent in memory; `down`: along a column (x86_copy.cpp).
 bool tile_runs(const ptoas::Type& t, int64_t l, bool down);
+// Same shape, element size and layout: the same storage, element for element.
+bool same_layout(const ptoas::Type& x, const ptoas::Type& y);
 
 // Xbyak's AutoGrow buffer without mprotect: the bytes are copied out and
 // never executed from here.

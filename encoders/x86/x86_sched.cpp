@@ -245,9 +245,8 @@ uint32_t loc_at(const std::vector<LineEntry>& lines, uint32_t off) {
 
 }  // namespace
 
-SchedStats schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
+void schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
                         std::vector<std::pair<uint32_t, uint32_t>> ranges, std::vector<LineEntry>& lines) {
-  SchedStats st;
   // The ranges, merged where they overlap or nest; a span never leaves one.
   std::sort(ranges.begin(), ranges.end());
   std::vector<std::pair<uint32_t, uint32_t>> merged_ranges;
@@ -267,7 +266,6 @@ SchedStats schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
     }
     cuts.push_back(b);  // no span across the gap between two ranges
   }
-  for (auto [b, e] : merged_ranges) cuts.push_back(e);
   std::sort(cuts.begin(), cuts.end());
   auto is_cut = [&](uint32_t off) { return std::binary_search(cuts.begin(), cuts.end(), off); };
   std::vector<uint8_t> out = code;
@@ -284,7 +282,6 @@ SchedStats schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
     size_t e = i + 1;
     while (e < ins.size() && !ins[e].barrier && !is_cut(ins[e].off) && e - i < kMaxSpan) ++e;
     if (e - i >= 2) {
-      ++st.spans;
       size_t first_added = added.size();
       schedule_span(ins, i, e, work, order);
       uint32_t at = ins[i].off, begin = at, end = ins[e - 1].off + ins[e - 1].len;
@@ -292,10 +289,7 @@ SchedStats schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
       uint32_t prev_loc = ~0u;
       for (size_t k : order) {
         std::memcpy(out.data() + at, code.data() + ins[k].off, ins[k].len);
-        if (ins[k].off != at) {
-          ++st.moved;
-          changed = true;
-        }
+        changed |= ins[k].off != at;
         uint32_t loc = loc_at(lines, ins[k].off);
         if (loc != prev_loc) added.push_back({at, loc});
         prev_loc = loc;
@@ -311,20 +305,19 @@ SchedStats schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
     }
     i = e;
   }
-  if (spans.empty()) return st;
+  if (spans.empty()) return;
   code.swap(out);
   // Line rows: those outside the rescheduled spans (sorted, disjoint), plus
   // the new ones.
-  auto inside = [&](uint32_t off, bool) {
+  auto inside = [&](uint32_t off) {
     auto it = std::upper_bound(spans.begin(), spans.end(), off,
                                [](uint32_t o, const std::pair<uint32_t, uint32_t>& sp) { return o < sp.first; });
     return it != spans.begin() && off <= std::prev(it)->second;
   };
   std::vector<LineEntry> merged;
   for (const LineEntry& l : lines)
-    if (!inside(l.offset, true)) merged.push_back(l);
-  for (const LineEntry& l : added)
-    if (inside(l.offset, true)) merged.push_back(l);
+    if (!inside(l.offset)) merged.push_back(l);
+  merged.insert(merged.end(), added.begin(), added.end());  // all inside the spans
   std::stable_sort(merged.begin(), merged.end(), [](const LineEntry& a, const LineEntry& b) { return a.offset < b.offset; });
   std::vector<LineEntry> rows;
   for (const LineEntry& l : merged) {
@@ -332,7 +325,6 @@ SchedStats schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
     else rows.push_back(l);
   }
   lines.swap(rows);
-  return st;
 }
 
 }  // namespace ptoas::cg::x86

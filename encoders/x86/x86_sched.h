@@ -22,18 +22,13 @@
 
 namespace ptoas::cg::x86 {
 
-struct SchedStats {
-  uint32_t spans = 0;  // spans of two or more instructions
-  uint32_t moved = 0;  // instructions now at another offset
-};
-
 // Schedules the instructions of `code` inside `ranges` (byte ranges the
 // generator marked as hot straight-line code: vector loop bodies, fused
 // chunks, GEMM k steps; they may overlap), in place. `cuts`: offsets where
 // a span must end (label positions), any order. `lines` (sorted by offset)
 // is rewritten to follow the instructions. Code that does not decode is
 // left as it is.
-SchedStats schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
+void schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
                         std::vector<std::pair<uint32_t, uint32_t>> ranges, std::vector<LineEntry>& lines);
 
 }  // namespace ptoas::cg::x86
