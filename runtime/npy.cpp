@@ -4,6 +4,8 @@
 // garbage file is an error message, never a crash.
 #include "npy.h"
 
+#include "file_output.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -358,20 +360,7 @@ bool npy_write(const std::string& path, const NpyArray& a, std::string& err) {
     err = "cannot write '" + path + "': " + err;
     return false;
   }
-  std::string tmp = path + ".tmp-ptorun-" + std::to_string(::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    err = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  bool ok = std::fwrite(img.data(), 1, img.size(), f) == img.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = "cannot write '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return write_file_atomic(path, img, "ptorun", err);
 }
 
 }  // namespace ptoas::rt

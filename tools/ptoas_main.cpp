@@ -17,6 +17,7 @@
 #include "codegen.h"
 #include "cli_common.h"
 #include "diag.h"
+#include "file_output.h"
 #include "frontend.h"
 #include "ir.h"
 #include "opt.h"
@@ -26,27 +27,15 @@ namespace {
 constexpr int kExitBadInput = 1;
 constexpr int kExitUsage = 2;
 
-// Writes through a temporary file renamed into place, so that a failed run
-// never leaves a partial output behind.
 bool write_output(const std::string& path, const std::string& data) {
   if (path.empty() || path == "-") {
     std::fwrite(data.data(), 1, data.size(), stdout);
     return std::fflush(stdout) == 0;
   }
-  std::string tmp = path + ".tmp-ptoas-" + std::to_string(::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    std::fprintf(stderr, "ptoas: error: cannot write '%s': %s\n", path.c_str(), std::strerror(errno));
-    return false;
-  }
-  bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::fprintf(stderr, "ptoas: error: cannot write '%s': %s\n", path.c_str(), std::strerror(errno));
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  std::string err;
+  if (ptoas::write_file_atomic(path, data, "ptoas", err)) return true;
+  std::fprintf(stderr, "ptoas: error: %s\n", err.c_str());
+  return false;
 }
 
 }  // namespace

@@ -246,6 +246,26 @@ expect_rc 1 "failed run onto an existing file" || true
 [ "$(ls -A outdir | sort | tr '\n' ' ')" = "keep.pto out.pto " ] ||
   fail "failed run onto an existing file left: $(ls -A outdir)"
 
+# A successful run replaces an existing output (written anew, no leftovers).
+echo stale >outdir/keep.pto
+run --emit=ir good.pto -o outdir/keep.pto
+expect_rc 0 "successful run onto an existing file" || true
+cmp -s outdir/keep.pto reference.ir || fail "successful run onto an existing file: content"
+[ "$(ls -A outdir | sort | tr '\n' ' ')" = "keep.pto out.pto " ] ||
+  fail "successful run onto an existing file left: $(ls -A outdir)"
+
+# An output that is not a regular file (a pipe here; /dev/null likewise) is
+# written into, not renamed over.
+mkfifo outpipe
+timeout 20 cat outpipe >from_pipe.txt &  # a pipe renamed over never gets its writer
+reader=$!
+run --emit=ir good.pto -o outpipe
+wait "$reader" || true
+expect_rc 0 "-o onto a pipe" || true
+[ -p outpipe ] || fail "-o onto a pipe replaced the pipe"
+cmp -s from_pipe.txt reference.ir || fail "-o onto a pipe: what the reader got differs"
+[ -z "$(ls -A | grep tmp-ptoas)" ] || fail "-o onto a pipe left a temporary file"
+
 run --emit=ir good.pto -o no/such/dir/out.pto
 expect_rc 1 "unwritable output" || true
 expect_out err.txt "cannot write" "unwritable output message"
