@@ -742,10 +742,6 @@ std::vector<uint8_t> rodata() {
   put(kOneF32, 0x3f800000u);
   put(kNegInfF32, 0xff800000u);
   put(kPosInfF32, 0x7f800000u);
-  put(kLow16, 0x0000ffffu);
-  put(kLow8, 0x000000ffu);
-  put(kBf16Bias, 0x00007fffu);
-  put(kBf16Quiet, 0x00400000u);
   for (int i = 0; i < 16; ++i) put(kIota + 4 * i, uint32_t(i));
   for (int i = 0; i < 8; ++i) put(kBitSel + 4 * i, 1u << i);
   // One 64-byte vector constant: v (8 or 4 bytes, its bits) in every lane.
@@ -772,6 +768,10 @@ std::vector<uint8_t> rodata() {
   // e^r ~ 1 + r + sum c_j r^j, j = 2..6, interpolated at Chebyshev nodes.
   const uint32_t exp_p[5] = {0x3f000000u, 0x3e2aaa6eu, 0x3d2aaa8du, 0x3c0905d1u, 0x3ab6889eu};
   for (int j = 0; j < 5; ++j) putf(kFExpP + j, exp_p[j]);
+  putf(kFBf16Bias, 0x00007fffu);
+  putf(kFBf16Quiet, 0x00400000u);
+  putf(kFLow16, 0x0000ffffu);
+  putf(kFLow8, 0x000000ffu);
   return r;
 }
 

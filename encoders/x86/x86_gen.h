@@ -48,10 +48,6 @@ inline constexpr int kAbsF32 = 68;     // 0x7fffffff
 inline constexpr int kOneF32 = 72;     // 1.0f
 inline constexpr int kNegInfF32 = 76;  // 0xff800000
 inline constexpr int kPosInfF32 = 80;  // 0x7f800000
-inline constexpr int kLow16 = 84;      // 0x0000ffff
-inline constexpr int kLow8 = 88;       // 0x000000ff
-inline constexpr int kBf16Bias = 92;   // 0x00007fff (round to nearest even)
-inline constexpr int kBf16Quiet = 96;  // 0x00400000 (the f32 quiet bit)
 inline constexpr int kIota = 128;      // int32 0..15
 inline constexpr int kBitSel = 192;    // int32 1, 2, 4, .., 128 (avx2 mask bits to lanes)
 // Vectors of 8 doubles / int64 (64 bytes: a zmm memory operand; avx2 reads
@@ -65,7 +61,10 @@ enum FConst : int {
   kI32Bias = kFExpC + 8,   // int32 127
   kFExpFastMax, kFExpMagic, kFAbsMask,
   kFExpP,                  // exp's fast path: 5 coefficients of r^2 .. r^6
-  kFConstCount = kFExpP + 5,
+  kFBf16Bias = kFExpP + 5,  // int32 0x7fff: bf16 rounding to nearest even
+  kFBf16Quiet,             // the f32 quiet bit
+  kFLow16, kFLow8,         // 0xffff, 0xff
+  kFConstCount,
 };
 inline constexpr int kFConstBase = kDConstBase + 64 * kDConstCount;
 inline constexpr int fconst(int i) { return kFConstBase + 64 * i; }

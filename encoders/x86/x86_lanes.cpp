@@ -64,8 +64,7 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64
   if (d == DType::F16) {
     vcvtps2ph(xmm14, y, 0);
   } else {
-    vpbroadcastd(ymm13, dword[r14 + (es == 2 ? kLow16 : kLow8)]);
-    vpand(ymm14, y, ymm13);
+    vpand(ymm14, y, fc(es == 2 ? kFLow16 : kFLow8));
     vextracti128(xmm13, ymm14, 1);
     vpackusdw(xmm14, xmm14, xmm13);
     if (es == 1) vpackuswb(xmm14, xmm14, xmm14);
@@ -129,11 +128,9 @@ void Gen::bf16_bits(const Xmm& v) {
   Xmm r = V(13), t = V(14), m = V(12);
   vpslld(r, v, 15);
   vpsrld(r, r, 31);
-  vpbroadcastd(t, dword[r14 + kBf16Bias]);
-  vpaddd(r, r, t);
+  vpaddd(r, r, fc(kFBf16Bias));
   vpaddd(r, r, v);
-  vpbroadcastd(t, dword[r14 + kBf16Quiet]);
-  vlogic(Bin::Or, t, t, v);
+  vlogic(Bin::Or, t, v, fc(kFBf16Quiet));
   cmp_ps(m, v, v, 3);  // unordered
   blend_ps(v, r, t, m);
 }
