@@ -489,22 +489,22 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   };
   if (direct) {
     Label part, packed, kdone;
+    auto in_place = [&](int mr) {  // A's rows i0 .. i0 + mr - 1 read in place
+      imul(rax, r13, int(si));
+      add(rax, base(0));
+      kloop(false, mr);
+      jmp(kdone, T_NEAR);
+    };
     mov(rax, r8);
     sub(rax, r13);
     cmp(rax, MR);
     jl(part, T_NEAR);
-    imul(rax, r13, int(si));
-    add(rax, base(0));
-    kloop(false, MR);
-    jmp(kdone, T_NEAR);
+    in_place(MR);
     L(part);
     if (rem_s) {
       cmp(rax, rem_s);
       jne(packed, T_NEAR);
-      imul(rax, r13, int(si));
-      add(rax, base(0));
-      kloop(false, rem_s);
-      jmp(kdone, T_NEAR);
+      in_place(rem_s);
     }
     L(packed);
     mov(rax, rdi);
