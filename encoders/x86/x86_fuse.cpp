@@ -264,6 +264,31 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
     int r = get(t, w);
     if (r != w) vmovaps(V(w), V(r));
   };
+  // f32 add / sub / mul / div (plain, with a scalar, or expanded): V0 =
+  // a op b by one instruction from the registers that hold the operands,
+  // without copying them into V0 and V1 first (bin's other forms).
+  auto direct_bin = [&](const Fuse::FOp& o) {
+    Bin bk = Bin::Add;
+    if (!bin_of(o.op, bk) || (bk != Bin::Add && bk != Bin::Sub && bk != Bin::Mul && bk != Bin::Div)) return false;
+    int x, y;
+    if (o.scal != kNone) {
+      int t = o.scalar_first ? 1 : 0, ra = get(o.a, t);
+      vbroadcastss(V(1 - t), dword[rbp + disp(sl(o.scal))]);
+      x = o.scalar_first ? 0 : ra;
+      y = o.scalar_first ? ra : 1;
+    } else if (o.b != kNone) {
+      x = get(o.a, 0);
+      y = o.b == o.a ? x : get(o.b, 1);
+    } else {
+      return false;
+    }
+    Xmm d = V(0), a = V(x), b = V(y);
+    if (bk == Bin::Add) vaddps(d, a, b);
+    else if (bk == Bin::Sub) vsubps(d, a, b);
+    else if (bk == Bin::Mul) vmulps(d, a, b);
+    else vdivps(d, a, b);
+    return true;
+  };
   auto put = [&](const Fuse::FOp& o) {  // V0 is o's result (a value of o.dst's type)
     if (o.store) fuse_st(ty(o.dst).elem, fuse_at(f, o.dst, true), V(0), masked);
     auto r = st.reg.find(o.dst);
@@ -298,6 +323,10 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
         put(o);
         break;
       case FK::Elt:
+        if (direct_bin(o)) {
+          put(o);
+          break;
+        }
         if (o.scal != kNone) {
           int t = o.scalar_first ? 1 : 0;
           into(o.a, t);
@@ -310,6 +339,10 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
         put(o);
         break;
       case FK::RowExp: case FK::ColExp:
+        if (direct_bin(o)) {
+          put(o);
+          break;
+        }
         into(o.a, 0);
         if (o.b != kNone) {
           into(o.b, 1);

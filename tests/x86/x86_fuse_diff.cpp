@@ -168,6 +168,12 @@ std::vector<Kernel> kernels(const Types& T) {
                 dps("tmin", {e("%t2"), e("%xt")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp")),
                 dps("trsqrt", {e("%ct")}, e("%t1")), dps("texp", {e("%t1")}, e("%t1")),
                 dps("tneg", {e("%t1")}, e("%t1")), dps("tstore", {e("%t1")}, v("%zp"))}});
+  // tdivs with the scalar first (s / x): of a loaded chunk, and of one held
+  // in a register.
+  k.push_back({"scalar_first",
+               {ldx, ldc, dps("tdivs", {f("%s"), e("%xt")}, e("%t1")), dps("tmul", {e("%t1"), e("%ct")}, e("%t1")),
+                dps("tdivs", {f("%eps"), e("%t1")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp")),
+                dps("tstore", {e("%t1")}, v("%zp"))}});
   // Row sums whose source is overwritten afterwards in the same stage (the
   // stage is cut there), and a reduction result stored to memory.
   k.push_back({"sum_then_overwrite",
