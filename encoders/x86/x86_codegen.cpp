@@ -772,6 +772,7 @@ std::vector<uint8_t> rodata() {
   putf(kFBf16Quiet, 0x00400000u);
   putf(kFLow16, 0x0000ffffu);
   putf(kFLow8, 0x000000ffu);
+  putf(kFHigh16, 0xffff0000u);
   return r;
 }
 

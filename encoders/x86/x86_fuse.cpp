@@ -200,17 +200,19 @@ void Gen::fuse_ld(DType d, const Xmm& v, const RegExp& e, bool masked, bool view
 void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked) {
   if (dtype_bytes(d) == 4) return vst(ptr[e], v, masked);
   Xmm x = v;
+  bool fits = false;
   if (d == DType::BF16) {
     vpsrld(V(1), v, 16);
     x = V(1);
     d = DType::U16;
+    fits = true;
   }
   bool keep = masked && !z();
   if (keep) {
     push(rbx);
     push(rcx);
   }
-  vst_e(d, e, x, masked);
+  vst_e(d, e, x, masked, nullptr, fits);
   if (keep) {
     pop(rcx);
     pop(rbx);
@@ -248,13 +250,19 @@ void Gen::fuse_col_op(const Fuse& f, size_t i) {
 void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
   const Fuse::Stage& st = f.stages[si];
   std::vector<ValueId> live;  // tiles whose register holds this chunk
+  // The tile whose chunk the previous op left in V0 (put); the next operand
+  // fetch may use it there, and ends that.
+  ValueId in_v0 = kNone;
   // The register holding tile t's chunk: its own, or V(w) loaded.
   auto get = [&](ValueId t, int w) {
+    ValueId held = in_v0;
+    in_v0 = kNone;
     auto c = f.cls.at(t);
     if (c == Fuse::Col) {
       vbroadcastss(V(w), ptr[fuse_at(f, t, false)]);
       return w;
     }
+    if (w == 0 && t == held) return 0;
     auto r = st.reg.find(t);
     if (r != st.reg.end() && std::find(live.begin(), live.end(), t) != live.end()) return r->second;
     vld_e(ty(t).elem, V(w), fuse_at(f, t, true), masked);
@@ -291,6 +299,7 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
   };
   auto put = [&](const Fuse::FOp& o) {  // V0 is o's result (a value of o.dst's type)
     if (o.store) fuse_st(ty(o.dst).elem, fuse_at(f, o.dst, true), V(0), masked);
+    in_v0 = o.dst;
     auto r = st.reg.find(o.dst);
     if (r == st.reg.end()) return;
     vmovaps(V(r->second), V(0));

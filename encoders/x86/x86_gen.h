@@ -64,6 +64,7 @@ enum FConst : int {
   kFBf16Bias = kFExpP + 5,  // int32 0x7fff: bf16 rounding to nearest even
   kFBf16Quiet,             // the f32 quiet bit
   kFLow16, kFLow8,         // 0xffff, 0xff
+  kFHigh16,                // 0xffff0000: a bf16 value's f32 bits
   kFConstCount,
 };
 inline constexpr int kFConstBase = kDConstBase + 64 * kDConstCount;
@@ -306,7 +307,9 @@ class Gen : public CodeGenerator {
   // Stores the 32-bit lanes of v as d at e, rounding f32 to f16 / bf16 to
   // nearest even, truncating integers (clobbers V12-V14, rbx, rcx). The
   // masked tail has `*count` elements, or r9 - rax (row_loop's).
-  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count = nullptr);
+  // fits: the 16- or 8-bit lanes' upper bits are already 0 (no mask before
+  // avx2's unsigned saturating packs).
+  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count = nullptr, bool fits = false);
   void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)
   void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width
   void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class

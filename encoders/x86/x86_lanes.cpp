@@ -45,7 +45,7 @@ void Gen::vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
   }
 }
 
-void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count) {
+void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count, bool fits) {
   unsigned es = dtype_bytes(d);
   if (es == 4) return vst(ptr[e], v, masked);
   if (d == DType::BF16) {
@@ -64,9 +64,11 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64
   if (d == DType::F16) {
     vcvtps2ph(xmm14, y, 0);
   } else {
-    vpand(ymm14, y, fc(es == 2 ? kFLow16 : kFLow8));
-    vextracti128(xmm13, ymm14, 1);
-    vpackusdw(xmm14, xmm14, xmm13);
+    Ymm p = ymm14;
+    if (fits && y.getIdx() != 13) p = y;
+    else vpand(ymm14, y, fc(es == 2 ? kFLow16 : kFLow8));
+    vextracti128(xmm13, p, 1);
+    vpackusdw(xmm14, Xmm(p.getIdx()), xmm13);
     if (es == 1) vpackuswb(xmm14, xmm14, xmm14);
   }
   if (!masked || break_tails_) {
@@ -141,8 +143,7 @@ void Gen::round_lane(DType d, const Xmm& v) {
     vcvtph2ps(v, H(13));
   } else if (d == DType::BF16) {
     bf16_bits(v);
-    vpsrld(v, v, 16);
-    vpslld(v, v, 16);
+    vlogic(Bin::And, v, v, fc(kFHigh16));
   }
 }
 
