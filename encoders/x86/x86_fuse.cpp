@@ -275,20 +275,22 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
   // f32 add / sub / mul / div (plain, with a scalar, or expanded): V0 =
   // a op b by one instruction from the registers that hold the operands,
   // without copying them into V0 and V1 first (bin's other forms).
+  auto direct_kind = [&](const Fuse::FOp& o, Bin& bk) {
+    return (o.k == FK::Elt || o.k == FK::RowExp || o.k == FK::ColExp) && (o.scal != kNone || o.b != kNone) &&
+           bin_of(o.op, bk) && (bk == Bin::Add || bk == Bin::Sub || bk == Bin::Mul || bk == Bin::Div);
+  };
   auto direct_bin = [&](const Fuse::FOp& o) {
     Bin bk = Bin::Add;
-    if (!bin_of(o.op, bk) || (bk != Bin::Add && bk != Bin::Sub && bk != Bin::Mul && bk != Bin::Div)) return false;
+    if (!direct_kind(o, bk)) return false;
     int x, y;
     if (o.scal != kNone) {
       int t = o.scalar_first ? 1 : 0, ra = get(o.a, t);
       vbroadcastss(V(1 - t), dword[rbp + disp(sl(o.scal))]);
       x = o.scalar_first ? 0 : ra;
       y = o.scalar_first ? ra : 1;
-    } else if (o.b != kNone) {
+    } else {
       x = get(o.a, 0);
       y = o.b == o.a ? x : get(o.b, 1);
-    } else {
-      return false;
     }
     Xmm d = V(0), a = V(x), b = V(y);
     if (bk == Bin::Add) vaddps(d, a, b);
@@ -297,16 +299,47 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
     else vdivps(d, a, b);
     return true;
   };
+  // How many times op q fetches tile t's chunk (get / into), and whether
+  // its first fetch is of t into V0.
+  auto fetches = [&](const Fuse::FOp& q, ValueId t) {
+    if (q.k == FK::Load || q.k == FK::ColOp) return 0;
+    Bin bk = Bin::Add;
+    int c = q.a == t;
+    if (q.scal == kNone && q.b == t && !(q.b == q.a && direct_kind(q, bk))) ++c;
+    return c;
+  };
+  auto first_in_v0 = [&](const Fuse::FOp& q, ValueId t) {
+    return q.k != FK::Load && q.k != FK::ColOp && q.a == t && !(q.scal != kNone && q.scalar_first);
+  };
+  // Whether the result of op st.elt[n] is read later in the chunk (before
+  // it is written again) other than by op n + 1's first fetch, which finds
+  // it in V0: else its register copy would never be read.
+  auto kept = [&](size_t n) {
+    ValueId t = f.ops[st.elt[n]].dst;
+    int reads = 0;
+    for (size_t m = n + 1; m < st.elt.size(); ++m) {
+      const Fuse::FOp& q = f.ops[st.elt[m]];
+      reads += fetches(q, t);
+      if (f.writes(q, t)) break;
+    }
+    return reads > 1 || (reads == 1 && !first_in_v0(f.ops[st.elt[n + 1]], t));
+  };
+  size_t n = 0;  // the position in st.elt of the op being emitted
   auto put = [&](const Fuse::FOp& o) {  // V0 is o's result (a value of o.dst's type)
     if (o.store) fuse_st(ty(o.dst).elem, fuse_at(f, o.dst, true), V(0), masked);
     in_v0 = o.dst;
     auto r = st.reg.find(o.dst);
+    auto l = std::find(live.begin(), live.end(), o.dst);
     if (r == st.reg.end()) return;
+    if (!kept(n)) {  // its register no longer holds it
+      if (l != live.end()) live.erase(l);
+      return;
+    }
     vmovaps(V(r->second), V(0));
-    if (std::find(live.begin(), live.end(), o.dst) == live.end()) live.push_back(o.dst);
+    if (l == live.end()) live.push_back(o.dst);
   };
-  for (size_t i : st.elt) {
-    const Fuse::FOp& o = f.ops[i];
+  for (; n < st.elt.size(); ++n) {
+    const Fuse::FOp& o = f.ops[st.elt[n]];
     mark(*o.in);
     switch (o.k) {
       case FK::Load:

@@ -172,8 +172,12 @@ std::vector<Kernel> kernels(const Types& T) {
   // in a register.
   k.push_back({"scalar_first",
                {ldx, ldc, dps("tdivs", {f("%s"), e("%xt")}, e("%t1")), dps("tmul", {e("%t1"), e("%ct")}, e("%t1")),
-                dps("tdivs", {f("%eps"), e("%t1")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp")),
-                dps("tstore", {e("%t1")}, v("%zp"))}});
+                dps("tdivs", {f("%eps"), e("%t1")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp"))}});
+  // Both operands the value the previous op left in V0: tmax (two fetches)
+  // and tmul (one).
+  k.push_back({"same_operand",
+               {ldx, dps("tneg", {e("%xt")}, e("%t1")), dps("tmax", {e("%t1"), e("%t1")}, e("%t2")),
+                dps("tmul", {e("%t2"), e("%t2")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp"))}});
   // Row sums whose source is overwritten afterwards in the same stage (the
   // stage is cut there), and a reduction result stored to memory.
   k.push_back({"sum_then_overwrite",
