@@ -580,4 +580,96 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   return true;
 }
 
+// A tload whose tile nothing but the tmatmul after it reads (only other
+// tloads in between, in the same block; the tile named by no other
+// instruction; no tile at an explicit address in the function, which
+// could alias it), into a row-major none_box tile from a rank-2 view of
+// its element type: the tmatmul may read the view in place instead
+// (matmul_in_place). Not at -O0.
+void Gen::plan_mm_loads() {
+  const Region& top = m_.region(m_.inst(fn_), 0);
+  bool addr = false;
+  std::map<ValueId, int> uses;  // tile -> instructions naming it, alloc_tile aside
+  walk_region(m_, top, [&](InstId, const Inst& in) {
+    if (in.op == Op::AllocTile) {
+      addr |= (in.flags & kInstHasAddr) != 0;
+      return;
+    }
+    std::vector<ValueId> named;
+    for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) {
+      ValueId v = op(in, k);
+      if (v != kNone && ty(v).kind == TypeKind::TileBuf && std::find(named.begin(), named.end(), v) == named.end())
+        named.push_back(v);
+    }
+    for (ValueId v : named) ++uses[v];
+  });
+  if (addr) return;
+  auto scan = [&](const Region& r, auto&& self) -> void {
+    for (unsigned i = 0; i < r.inst_count; ++i) {
+      InstId id = m_.region_inst(r, i);
+      const Inst& in = m_.inst(id);
+      if (in.op == Op::Fuse) continue;  // its tloads are the fused loop's
+      for (unsigned k = 0; k < in.n_regions; ++k) self(m_.region(in, k), self);
+      if (in.op != Op::TLoad || in.n_ins != 1 || in.n_outs != 1) continue;
+      unsigned j = i + 1;
+      while (j < r.inst_count && m_.inst(m_.region_inst(r, j)).op == Op::TLoad) ++j;
+      if (j == r.inst_count) continue;
+      InstId mid = m_.region_inst(r, j);
+      const Inst& mm = m_.inst(mid);
+      if (mm.op != Op::TMatmul && mm.op != Op::TMatmulAcc && mm.op != Op::TMatmulBias) continue;
+      MatmulPlan pl;
+      std::string why;
+      if (!plan_matmul(m_, mm, pl, why)) continue;
+      ValueId t = op(in, 1), v = op(in, 0);
+      if ((t != pl.a && t != pl.b) || t == pl.c || t == pl.cin || t == pl.bias || uses[t] != 2) continue;
+      const ptoas::Type& tt = ty(t);
+      InstId def = m_.values[t].def;
+      if (tt.slayout != SLayout::NoneBox || tt.blayout != BLayout::RowMajor || tt.rows <= 0 || tt.cols <= 0 ||
+          tt.rows > INT32_MAX || tt.cols > INT32_MAX || ty(v).elem != tt.elem || (p_.slots[v].count - 1u) / 2u != 2 ||
+          def == kNone || m_.inst(def).op != Op::AllocTile || p_.alloc_offset[def] == kNone)
+        continue;
+      mm_loads_[mid].push_back(id);
+      mm_elided_.push_back(id);
+    }
+  };
+  scan(top, scan);
+  std::sort(mm_elided_.begin(), mm_elided_.end());
+}
+
+// The tmatmul of plan_mm_loads' tloads: each operand tile whose view, at
+// run time, covers the whole tile laid out as the tile (row stride its
+// column count, column stride 1) is the view itself for this tmatmul (its
+// address slot points there; nothing else reads the tile); the others are
+// loaded as written, here, where nothing between has changed their view
+// or tile. The slots get their arena offsets back after.
+void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
+  std::vector<ValueId> moved;
+  for (InstId lid : loads) {
+    const Inst& l = m_.inst(lid);
+    ValueId t = op(l, 1), v = op(l, 0);
+    const ptoas::Type& tt = ty(t);
+    Label copy, done;
+    mark(l);
+    cmp(q(v, 1), int32_t(tt.rows));
+    jl(copy, T_NEAR);
+    cmp(q(v, 2), int32_t(tt.cols));
+    jl(copy, T_NEAR);
+    cmp(q(v, 3), int32_t(tt.cols));
+    jne(copy, T_NEAR);
+    cmp(q(v, 4), 1);
+    jne(copy, T_NEAR);
+    mov(rax, q(v, 0));
+    sub(rax, r15);
+    mov(q(t, 0), rax);
+    jmp(done, T_NEAR);
+    L(copy);
+    tile_op(l);
+    L(done);
+    moved.push_back(t);
+  }
+  mark(in);
+  tile_op(in);
+  for (ValueId t : moved) mov(q(t, 0), int32_t(p_.alloc_offset[m_.values[t].def]));
+}
+
 }  // namespace ptoas::cg::x86::gen

@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 
 #include "lower.h"
 #include "tile_plan.h"
@@ -294,6 +295,12 @@ class Gen : public CodeGenerator {
     bool i32;
   };
   bool matmul_blocked(const Inst& in, const MmOps& o);
+  // tloads whose tile only a following tmatmul reads (x86_gemm.cpp): by
+  // tmatmul, the tloads it may read in place; and all those tloads, sorted.
+  std::map<InstId, std::vector<InstId>> mm_loads_;
+  std::vector<InstId> mm_elided_;
+  void plan_mm_loads();
+  void matmul_in_place(const Inst& in, const std::vector<InstId>& loads);
   void matmul_gather(const Inst& in, const MmOps& o);
   void mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off);
   void transpose8x8(bool even_in_9, const std::function<void(int, const Ymm&)>& put);

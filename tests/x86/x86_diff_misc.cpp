@@ -218,6 +218,130 @@ void add_matmul(std::vector<Case>& out, const char* dt, int M, int N, int K, int
   out.push_back(std::move(c));
 }
 
+// f32 tload straight into left / right tiles (valid M x K of TM x TK, K x
+// N of TK x TN; the views are the valid regions, A's and B's with row
+// strides lda and ldb), tmatmul, tstore. At -O2 an operand whose view is
+// its whole tile with the tile's own row stride is read in place
+// (matmul_in_place), the others are copied (padded): both must equal the
+// interpreter within DESIGN §6's summation bound.
+void add_matmul_tload(std::vector<Case>& out, int M, int N, int K, int TM, int TN, int TK, int lda, int ldb) {
+  auto tile = [](const char* loc, int r, int c) {
+    return std::string("!pto.tile_buf<") + loc + ", " + std::to_string(r) + "x" + std::to_string(c) +
+           "xf32, valid=?x?, blayout=row_major, slayout=none_box>";
+  };
+  std::string al = tile("left", TM, TK), br = tile("right", TK, TN), acc = tile("acc", TM, TN);
+  int ldc = N + 3, ar = M, ac = K, bro = K, bc = N;
+  std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
+  auto cst = [](const char* n, int v) { return std::string("  %") + n + " = arith.constant " + std::to_string(v) + " : index\n"; };
+  std::string k = "func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %s: f32) attributes {pto.entry} {\n";
+  k += cst("c0", 0) + cst("c1", 1) + cst("M", M) + cst("N", N) + cst("K", K) + cst("AR", ar) + cst("AC", ac) +
+       cst("BR", bro) + cst("BC", bc) + cst("lda", lda) + cst("ldb", ldb) + cst("ldc", ldc);
+  auto view = [&](const char* P, const char* R, const char* C, const char* ld) {
+    k += std::string("  %") + P + "v = pto.make_tensor_view %" + P + ", shape = [%" + R + ", %" + C + "], strides = [%" +
+         ld + ", %c1] : " + tv + "\n";
+    k += std::string("  %") + P + "p = pto.partition_view %" + P + "v, offsets = [%c0, %c0], sizes = [%" + R + ", %" +
+         C + "] : " + tv + " -> " + pv + "\n";
+  };
+  view("a", "AR", "AC", "lda");
+  view("b", "BR", "BC", "ldb");
+  view("c", "M", "N", "ldc");
+  k += "  %al = pto.alloc_tile valid_row = %M valid_col = %K : " + al + "\n";
+  k += "  %br = pto.alloc_tile valid_row = %K valid_col = %N : " + br + "\n";
+  k += "  %acc = pto.alloc_tile valid_row = %M valid_col = %N : " + acc + "\n";
+  k += "  pto.tload ins(%ap : " + pv + ") outs(%al : " + al + ")\n";
+  k += "  pto.tload ins(%bp : " + pv + ") outs(%br : " + br + ")\n";
+  k += "  pto.tmatmul ins(%al, %br : " + al + ", " + br + ") outs(%acc : " + acc + ")\n";
+  k += "  pto.tstore ins(%acc : " + acc + ") outs(%cp : " + pv + ")\n  return\n}\n";
+  size_t n = std::max({size_t(ar) * size_t(lda), size_t(bro) * size_t(ldb), size_t(M) * size_t(ldc)});
+  std::string name = "tmatmul tload f32 " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) +
+                     " of " + std::to_string(TM) + "x" + std::to_string(TN) + "x" + std::to_string(TK) + " lda " +
+                     std::to_string(lda) + " ldb " +
+                     std::to_string(ldb);
+  Case c = abc_case(name, k, DType::F32, DType::F32, n, size_t(ldc), DType::F32, 0);
+  // Moderate values (no sum near overflow, where any result would pass),
+  // different in every element.
+  uint32_t h = 12345;
+  for (int b = 0; b < 2; ++b)
+    for (size_t i = 0; i < n; ++i) {
+      h = h * 1664525u + 1013904223u;
+      float f = float(int32_t(h >> 8) % 20001 - 10000) / 997.0f;
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      store_elem(c.bufs[size_t(b)].data, DType::F32, i, bits);
+    }
+  std::vector<uint8_t> av = c.bufs[0].data, bv = c.bufs[1].data;
+  c.tolerate = [=](size_t b, size_t i, uint64_t ref, uint64_t got) {
+    size_t r = i / size_t(ldc), j = i % size_t(ldc);
+    if (b != 2 || r >= size_t(M) || j >= size_t(N)) return false;
+    double fr = elem_value(DType::F32, ref), fg = elem_value(DType::F32, got), sum = 0;
+    for (size_t p = 0; p < size_t(K); ++p)
+      sum += std::fabs(elem_value(DType::F32, load_elem(av, DType::F32, r * size_t(lda) + p)) *
+                       elem_value(DType::F32, load_elem(bv, DType::F32, p * size_t(ldb) + j)));
+    if (!(sum < 1.0e38)) return true;
+    if (std::isnan(fr) || std::isnan(fg)) return std::isnan(fr) && std::isnan(fg);
+    return std::fabs(fg - fr) <= double(K + 2) * 0x1p-23 * sum;
+  };
+  out.push_back(std::move(c));
+}
+
+// Three iterations of tload A / tload B / tmatmul / tstore into tiles
+// allocated before the loop, A's view read in place in the first and the
+// third (row stride K, the tile's) and copied in the second (row stride
+// K + 3): the copy must land in the tile, not in the first view (the
+// third product would read it). C gets the three products stacked.
+void add_matmul_tload_loop(std::vector<Case>& out) {
+  const int M = 16, N = 32, K = 32, ldb = N, ldc = N + 1;
+  std::string al = "!pto.tile_buf<left, 16x32xf32, valid=?x?, blayout=row_major, slayout=none_box>";
+  std::string br = "!pto.tile_buf<right, 32x32xf32, valid=?x?, blayout=row_major, slayout=none_box>";
+  std::string acc = "!pto.tile_buf<acc, 16x32xf32, valid=?x?, blayout=row_major, slayout=none_box>";
+  std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
+  auto cst = [](const char* n, int v) { return std::string("  %") + n + " = arith.constant " + std::to_string(v) + " : index\n"; };
+  std::string k = "func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %s: f32) attributes {pto.entry} {\n";
+  k += cst("c0", 0) + cst("c1", 1) + cst("c2", 2) + cst("c3", 3) + cst("M", M) + cst("M3", 3 * M) + cst("N", N) +
+       cst("K", K) + cst("ldb", ldb) + cst("ldc", ldc);
+  k += "  %bv = pto.make_tensor_view %b, shape = [%K, %N], strides = [%ldb, %c1] : " + tv + "\n";
+  k += "  %cv = pto.make_tensor_view %c, shape = [%M3, %N], strides = [%ldc, %c1] : " + tv + "\n";
+  k += "  %al = pto.alloc_tile valid_row = %M valid_col = %K : " + al + "\n";
+  k += "  %br = pto.alloc_tile valid_row = %K valid_col = %N : " + br + "\n";
+  k += "  %acc = pto.alloc_tile valid_row = %M valid_col = %N : " + acc + "\n";
+  k += "  scf.for %i = %c0 to %c3 step %c1 {\n";
+  k += "    %odd = arith.remui %i, %c2 : index\n    %d = arith.muli %odd, %c3 : index\n";
+  k += "    %lda = arith.addi %K, %d : index\n";
+  k += "    %r0 = arith.muli %i, %M : index\n";
+  k += "    %av = pto.make_tensor_view %a, shape = [%M, %K], strides = [%lda, %c1] : " + tv + "\n";
+  k += "    %ap = pto.partition_view %av, offsets = [%c0, %c0], sizes = [%M, %K] : " + tv + " -> " + pv + "\n";
+  k += "    %bp = pto.partition_view %bv, offsets = [%c0, %c0], sizes = [%K, %N] : " + tv + " -> " + pv + "\n";
+  k += "    %cp = pto.partition_view %cv, offsets = [%r0, %c0], sizes = [%M, %N] : " + tv + " -> " + pv + "\n";
+  k += "    pto.tload ins(%ap : " + pv + ") outs(%al : " + al + ")\n";
+  k += "    pto.tload ins(%bp : " + pv + ") outs(%br : " + br + ")\n";
+  k += "    pto.tmatmul ins(%al, %br : " + al + ", " + br + ") outs(%acc : " + acc + ")\n";
+  k += "    pto.tstore ins(%acc : " + acc + ") outs(%cp : " + pv + ")\n  }\n  return\n}\n";
+  size_t n = size_t(3 * M) * size_t(ldc) + size_t(M) * size_t(K + 3);
+  Case c = abc_case("tmatmul tload f32 in place then copied, one tile", k, DType::F32, DType::F32, n, size_t(ldc),
+                    DType::F32, 0);
+  uint32_t h = 777;
+  for (int b = 0; b < 2; ++b)
+    for (size_t i = 0; i < n; ++i) {
+      h = h * 1664525u + 1013904223u;
+      float f = float(int32_t(h >> 8) % 20001 - 10000) / 997.0f;
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      store_elem(c.bufs[size_t(b)].data, DType::F32, i, bits);
+    }
+  std::vector<uint8_t> av = c.bufs[0].data, bv = c.bufs[1].data;
+  c.tolerate = [=](size_t b, size_t i, uint64_t ref, uint64_t got) {
+    size_t r = i / size_t(ldc), j = i % size_t(ldc);
+    if (b != 2 || r >= size_t(3 * M) || j >= size_t(N)) return false;
+    size_t lda = size_t(K) + (r / size_t(M) == 1 ? 3 : 0), ra = r % size_t(M);
+    double fr = elem_value(DType::F32, ref), fg = elem_value(DType::F32, got), sum = 0;
+    for (size_t p = 0; p < size_t(K); ++p)
+      sum += std::fabs(elem_value(DType::F32, load_elem(av, DType::F32, ra * lda + p)) *
+                       elem_value(DType::F32, load_elem(bv, DType::F32, p * size_t(ldb) + j)));
+    return std::fabs(fg - fr) <= double(K + 2) * 0x1p-23 * sum;
+  };
+  out.push_back(std::move(c));
+}
+
 void add_ttri(std::vector<Case>& out, const Shape& s, bool upper, int diag) {
   std::string tile = "!pto.tile_buf<vec, " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + "xf32, valid=?x?>";
   std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
@@ -478,6 +602,12 @@ void misc_cases(std::vector<Case>& out) {
       add_matmul(out, dt, 25, 40, 9, mode, mode == 1, MmLay::Boxed, true, true);
       add_matmul(out, dt, 19, 37, 21, mode, mode == 2, MmLay::Mixed, true);
     }
+  add_matmul_tload(out, 32, 32, 64, 32, 32, 64, 64, 32);       // both in place (-O2)
+  add_matmul_tload(out, 32, 32, 64, 32, 32, 64, 69, 32);       // A copied: its row stride
+  add_matmul_tload(out, 29, 27, 61, 32, 32, 64, 64, 32);       // both copied: views smaller than the tiles
+  add_matmul_tload(out, 64, 96, 128, 64, 96, 128, 128, 96);    // in place, a 4-row last panel
+  add_matmul_tload(out, 64, 96, 128, 64, 96, 128, 128, 97);    // B copied
+  add_matmul_tload_loop(out);
   add_treshape(out, 8, 64, 32);
   for (const char* dt : {"f32", "f16", "i8", "i32", "bf16"}) {
     for (auto [r, c] : {std::pair{16, 64}, {5, 37}, {1, 5}, {13, 3}, {16, 16}}) add_trans_concat(out, dt, r, c, -1);
