@@ -218,6 +218,19 @@ void add_matmul(std::vector<Case>& out, const char* dt, int M, int N, int K, int
   out.push_back(std::move(c));
 }
 
+// Buffers a and b (n f32 each): moderate values, different in every
+// element (no product sum near overflow, where any result would pass).
+void fill_moderate(Case& c, size_t n, uint32_t seed) {
+  for (int b = 0; b < 2; ++b)
+    for (size_t i = 0; i < n; ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      float f = float(int32_t(seed >> 8) % 20001 - 10000) / 997.0f;
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      store_elem(c.bufs[size_t(b)].data, DType::F32, i, bits);
+    }
+}
+
 // f32 tload straight into left / right tiles (valid M x K of TM x TK, K x
 // N of TK x TN; the views are the valid regions, A's and B's with row
 // strides lda and ldb), tmatmul, tstore. At -O2 an operand whose view is
@@ -255,20 +268,9 @@ void add_matmul_tload(std::vector<Case>& out, int M, int N, int K, int TM, int T
   size_t n = std::max({size_t(ar) * size_t(lda), size_t(bro) * size_t(ldb), size_t(M) * size_t(ldc)});
   std::string name = "tmatmul tload f32 " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) +
                      " of " + std::to_string(TM) + "x" + std::to_string(TN) + "x" + std::to_string(TK) + " lda " +
-                     std::to_string(lda) + " ldb " +
-                     std::to_string(ldb);
+                     std::to_string(lda) + " ldb " + std::to_string(ldb);
   Case c = abc_case(name, k, DType::F32, DType::F32, n, size_t(ldc), DType::F32, 0);
-  // Moderate values (no sum near overflow, where any result would pass),
-  // different in every element.
-  uint32_t h = 12345;
-  for (int b = 0; b < 2; ++b)
-    for (size_t i = 0; i < n; ++i) {
-      h = h * 1664525u + 1013904223u;
-      float f = float(int32_t(h >> 8) % 20001 - 10000) / 997.0f;
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      store_elem(c.bufs[size_t(b)].data, DType::F32, i, bits);
-    }
+  fill_moderate(c, n, 12345);
   std::vector<uint8_t> av = c.bufs[0].data, bv = c.bufs[1].data;
   c.tolerate = [=](size_t b, size_t i, uint64_t ref, uint64_t got) {
     size_t r = i / size_t(ldc), j = i % size_t(ldc);
@@ -319,15 +321,7 @@ void add_matmul_tload_loop(std::vector<Case>& out) {
   size_t n = size_t(3 * M) * size_t(ldc) + size_t(M) * size_t(K + 3);
   Case c = abc_case("tmatmul tload f32 in place then copied, one tile", k, DType::F32, DType::F32, n, size_t(ldc),
                     DType::F32, 0);
-  uint32_t h = 777;
-  for (int b = 0; b < 2; ++b)
-    for (size_t i = 0; i < n; ++i) {
-      h = h * 1664525u + 1013904223u;
-      float f = float(int32_t(h >> 8) % 20001 - 10000) / 997.0f;
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      store_elem(c.bufs[size_t(b)].data, DType::F32, i, bits);
-    }
+  fill_moderate(c, n, 777);
   std::vector<uint8_t> av = c.bufs[0].data, bv = c.bufs[1].data;
   c.tolerate = [=](size_t b, size_t i, uint64_t ref, uint64_t got) {
     size_t r = i / size_t(ldc), j = i % size_t(ldc);
