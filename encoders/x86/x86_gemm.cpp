@@ -79,8 +79,6 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   if (cin_own) {
     oRI = take(ms * 4);
     oCI = take((np + LN) * 4);
-  } else if (pI) {
-    oRI = oCI = -1;
   }
   if (o.bias != kNone && !pZ) oCZ = take((np + LN) * 4);
   int oSp = take(64);  // tile base addresses: a, b, c, cin, bias; packed k steps
@@ -368,19 +366,25 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   };
   auto side = [&](int bi, ValueId v, bool plain, int roff, int coff) {
     const ptoas::Type& t = ty(v);
-    return Side{bi, plain, plain || tile_runs(t, LN, false), t.cols * 4, bi == 4 ? -1 : roff, coff};
+    return Side{bi, plain, plain || tile_runs(t, LN, false), t.cols * 4, roff, coff};
   };
   Side sC = side(2, o.c, pC, oRC, oCC), sI{}, sZ{};
   if (o.cin != kNone) sI = side(3, o.cin, pI, oRI, oCI);
   if (o.bias != kNone) sZ = side(4, o.bias, pZ, -1, oCZ);
+  // p = row r13 of a plain side (the bias: its only row).
+  auto row0 = [&](const Reg64& p, const Side& s) {
+    if (s.bi == 4) {
+      mov(p, base(4));
+    } else {
+      imul(p, r13, int(s.srow));
+      add(p, base(s.bi));
+    }
+  };
   // Element (r13 + r, r12 + jv) of a side: at rax + rdx + the returned
   // displacement (not adjacent: rax + ix's lanes).
   auto elem = [&](const Side& s, int r, int jv) -> int64_t {
-    if (s.bi == 4) {
-      mov(rax, base(4));
-    } else if (s.plain) {
-      imul(rax, r13, int(s.srow));
-      add(rax, base(s.bi));
+    if (s.bi == 4 || s.plain) {
+      row0(rax, s);
     } else {
       mov(eax, dword[rsp + s.roff + r13 * 4 + r * 4]);
       add(rax, base(s.bi));
@@ -417,20 +421,13 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   // displacements.
   bool all_plain = pC && (o.cin == kNone || pI) && (o.bias == kNone || pZ);
   auto out_block_plain = [&]() {
-    const std::pair<const Side*, Reg64> corner[3] = {{&sC, rbx}, {&sI, rcx}, {&sZ, rdx}};
-    for (int i = 0; i < 3; ++i) {
-      const Side& s = *corner[i].first;
-      const Reg64& p = corner[i].second;
-      if (i == 1 && o.cin == kNone) continue;
-      if (i == 2 && o.bias == kNone) continue;
-      if (s.bi == 4) {
-        mov(p, base(4));
-      } else {
-        imul(p, r13, int(s.srow));
-        add(p, base(s.bi));
-      }
+    auto corner = [&](const Reg64& p, const Side& s) {
+      row0(p, s);
       lea(p, ptr[p + r12 * 4]);
-    }
+    };
+    corner(rbx, sC);
+    if (o.cin != kNone) corner(rcx, sI);
+    if (o.bias != kNone) corner(rdx, sZ);
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) {
         Xmm acc = accv(r, v);
