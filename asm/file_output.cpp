@@ -28,23 +28,18 @@ bool write_file_atomic(const std::string& path, std::string_view data, const cha
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) return write_all(path, data) || fail();
   std::string tmp = path + ".tmp-" + tag + "-" + std::to_string(::getpid());
-  if (!write_all(tmp, data)) {
+  auto drop_tmp = [&]() {  // keeps the errno that fail() reports
     int e = errno;
     std::remove(tmp.c_str());
     errno = e;
     return fail();
-  }
+  };
+  if (!write_all(tmp, data)) return drop_tmp();
   // Renaming over an existing file makes ext4 write the new data out at
   // once (its replace-by-rename safeguard, about 0.2 ms here); the old
   // name is removed first, so that a fresh name is renamed into place.
   if (exists) ::unlink(path.c_str());
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp.c_str());
-    errno = e;
-    return fail();
-  }
-  return true;
+  return std::rename(tmp.c_str(), path.c_str()) == 0 || drop_tmp();
 }
 
 }  // namespace ptoas
