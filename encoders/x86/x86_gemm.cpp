@@ -337,7 +337,11 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   auto accv = [&](int r, int v) { return V(AB + r * NV + v); };
   // k step u of a 4-step group over mr rows: A at rax (packed: u MR 4 +
   // r 4; direct: u sk + r si), B at rdx (packed: + u NR 4; direct: + u sb).
-  auto step = [&](int u, bool packed, int mr) {
+  // A panel of fewer rows than MR spreads its k steps over `sets`
+  // accumulator sets (set s: rows s mr ..): 2 x 2 chains alone would wait
+  // on the FMA latency.
+  auto step = [&](int u, bool packed, int mr, int sets) {
+    int ar = u % sets * mr;
     for (int v = 0; v < NV; ++v)
       vmovups(V(BB + v), ptr[rdx + (direct_b ? u * sb : u * NR * 4) + v * LN * 4]);
     for (int r = 0; r < mr; ++r) {
@@ -345,7 +349,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       if (o.i32) vpbroadcastd(av, dword[rax + da]);
       else vbroadcastss(av, dword[rax + da]);
       for (int v = 0; v < NV; ++v) {
-        Xmm acc = accv(r, v);
+        Xmm acc = accv(ar + r, v);
         if (o.i32) {
           vpmaddwd(pv, V(BB + v), av);  // two k steps
           vpaddd(acc, acc, pv);
@@ -458,6 +462,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   for (int i = 0; i < NACC; ++i) vxorps(V(AB + i), V(AB + i), V(AB + i));
   auto kloop = [&](bool packed, int mr) {
     Label l4, rem, l1, kd;
+    const int sets = std::min(MR / mr, 4);
     int64_t ak = packed ? MR * 4 : sk, bk = direct_b ? sb : NR * 4;
     if (direct_b) lea(rdx, ptr[rsi + r12 * 4]);
     else mov(rdx, rsi);
@@ -466,7 +471,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     jl(rem, T_NEAR);
     L(l4);
     sched_range([&] {
-      for (int u = 0; u < 4; ++u) step(u, packed, mr);
+      for (int u = 0; u < 4; ++u) step(u, packed, mr, sets);
     });
     add(rax, uint32_t(4 * ak));
     add(rdx, uint32_t(4 * bk));
@@ -477,12 +482,18 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     test(rcx, rcx);
     jz(kd, T_NEAR);
     L(l1);
-    step(0, packed, mr);
+    step(0, packed, mr, 1);
     add(rax, uint32_t(ak));
     add(rdx, uint32_t(bk));
     dec(rcx);
     jnz(l1, T_NEAR);
     L(kd);
+    for (int s = 1; s < sets; ++s)
+      for (int r = 0; r < mr; ++r)
+        for (int v = 0; v < NV; ++v) {
+          Xmm acc = accv(r, v), part = accv(s * mr + r, v);
+          o.i32 ? vpaddd(acc, acc, part) : vaddps(acc, acc, part);
+        }
   };
   if (direct) {
     Label part, packed, kdone;
