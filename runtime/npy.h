@@ -8,6 +8,7 @@
 // npy_dtype_matches() accepts it for a bf16 pointer.
 #pragma once
 #include <cstdint>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,10 +17,25 @@
 
 namespace ptoas::rt {
 
+// Bytes on a 64-byte boundary: kernels get arrays whose vectors do not
+// straddle cache lines (malloc alone gives 16).
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U>
+  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+};
+using NpyBytes = std::vector<uint8_t, CacheLineAllocator<uint8_t>>;
+
 struct NpyArray {
   DType dtype = DType::None;
   std::vector<int64_t> shape;  // empty: a 0-d array (one element)
-  std::vector<uint8_t> data;   // C order, little-endian
+  NpyBytes data;               // C order, little-endian
 
   int64_t elems() const;       // product of shape
 };
