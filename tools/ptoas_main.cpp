@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
                "tile ops, fused regions and tile memory before and after optimization");
   app.add_option("-O", opt_level,
                  "Optimization level: 0 (no passes), 1 (fold, cse, dce, simplify, forward, copyprop, "
-                 "dce; on x86 tmatmul reads the views of the tloads feeding only it in place), 2 (default: also "
+                 "dce; on x86 tmatmul reads the views of the tloads feeding only it, and writes the view of the "
+                 "tstore taking only its result, in place), 2 (default: also "
                  "fuse; on x86 the f32 exp within 2 ULP and the list scheduler). --emit=ir prints the IR after the "
                  "passes")
       ->check(CLI::Range(0, 2));

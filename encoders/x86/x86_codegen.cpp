@@ -20,7 +20,10 @@ bool Gen::run(FuncCode& out) {
   mark(f);
   prologue();
   out.rodata_fixup = uint32_t(getSize() - 4);
-  if (m_.opt_level >= 1) plan_mm_loads();
+  if (m_.opt_level >= 1) {
+    plan_mm_loads();
+    plan_acc_stores();
+  }
   InstId term = region(m_.region(f, 0));
   (void)term;
   L(epilogue_);
@@ -131,6 +134,8 @@ void Gen::copy_through_temp(const std::vector<ValueId>& from, const std::vector<
 
 void Gen::inst(const Inst& in, InstId id) {
   if (std::binary_search(mm_elided_.begin(), mm_elided_.end(), id)) return;  // emitted with its tmatmul
+  if (auto a = acc_first_.find(id); a != acc_first_.end()) acc_redirect(in, a->second);
+  if (auto s = acc_store_.find(id); s != acc_store_.end()) return acc_tstore(in, s->second);
   if (auto mm = mm_loads_.find(id); mm != mm_loads_.end()) return matmul_in_place(in, mm->second);
   const OpInfo& info = op_info(in.op);
   mark(in);

@@ -295,12 +295,28 @@ class Gen : public CodeGenerator {
     bool i32;
   };
   bool matmul_blocked(const Inst& in, const MmOps& o);
-  // tloads whose tile only a following tmatmul reads (x86_gemm.cpp): by
-  // tmatmul, the tloads it may read in place; and all those tloads, sorted.
+  // GEMM operands in GM (x86_gemm_io.cpp). tloads whose tile only a
+  // following tmatmul reads: by tmatmul, the tloads it may read in place;
+  // and all those tloads, sorted.
   std::map<InstId, std::vector<InstId>> mm_loads_;
   std::vector<InstId> mm_elided_;
+  std::map<ValueId, int> tile_uses(bool& addr) const;
   void plan_mm_loads();
   void matmul_in_place(const Inst& in, const std::vector<InstId>& loads);
+  // A tile that tmatmuls fill for one tstore: its view, the instructions
+  // after the first tmatmul that make the view (emitted early too), and
+  // the other tensor views GM is reached through in between. By first
+  // tmatmul, and the tstores' tiles.
+  struct AccStore {
+    ValueId t, v;
+    std::vector<InstId> early;
+    std::vector<ValueId> roots;
+  };
+  std::map<InstId, AccStore> acc_first_;
+  std::map<InstId, ValueId> acc_store_;
+  void plan_acc_stores();
+  void acc_redirect(const Inst& in, const AccStore& a);
+  void acc_tstore(const Inst& in, ValueId t);
   void matmul_gather(const Inst& in, const MmOps& o);
   void mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off);
   void transpose8x8(bool even_in_9, const std::function<void(int, const Ymm&)>& put);

@@ -336,6 +336,83 @@ void add_matmul_tload_loop(std::vector<Case>& out) {
   out.push_back(std::move(c));
 }
 
+// An acc tile that tmatmuls fill and one tstore writes out: 32 x 32 x
+// (steps x 16), tmatmul on the first 16-deep step, tmatmul.acc on the
+// others (in a loop), for `tiles` output tiles stacked in C's rows, tile
+// t's C row stride ld[t % 2]. From -O1 the tmatmuls write C in place when
+// its view has the tile's shape and row stride and no other tensor view
+// meets it (plan_acc_stores). `alias` 1 builds C's tensor view on A's
+// buffer, 2 builds B's tensor view on C's buffer: both must be copied.
+void add_matmul_store(std::vector<Case>& out, int steps, int tiles, int ld0, int ld1, int alias) {
+  const int M = 32, N = 32, Kd = 16, K = Kd * steps, ld[2] = {ld0, ld1};
+  std::string al = "!pto.tile_buf<left, 32x16xf32, blayout=row_major, slayout=none_box>";
+  std::string br = "!pto.tile_buf<right, 16x32xf32, blayout=row_major, slayout=none_box>";
+  std::string acc = "!pto.tile_buf<acc, 32x32xf32, blayout=row_major, slayout=none_box>";
+  std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
+  auto cst = [](const char* n, int v) { return std::string("  %") + n + " = arith.constant " + std::to_string(v) + " : index\n"; };
+  auto part = [&](const char* res, const char* src, const std::string& r0, const std::string& c0, const char* rows,
+                  const char* cols) {
+    return std::string("    %") + res + " = pto.partition_view %" + src + ", offsets = [" + r0 + ", " + c0 +
+           "], sizes = [%" + rows + ", %" + cols + "] : " + tv + " -> " + pv + "\n";
+  };
+  auto mm = [&](const char* sfx, const std::string& k0, bool accumulate) {
+    std::string s = part((std::string("ap") + sfx).c_str(), "av", "%c0", k0, "M", "Kd");
+    s += part((std::string("bp") + sfx).c_str(), "bv", k0, "%c0", "Kd", "N");
+    s += std::string("    %al") + sfx + " = pto.alloc_tile : " + al + "\n    %br" + sfx + " = pto.alloc_tile : " + br + "\n";
+    s += std::string("    pto.tload ins(%ap") + sfx + " : " + pv + ") outs(%al" + sfx + " : " + al + ")\n";
+    s += std::string("    pto.tload ins(%bp") + sfx + " : " + pv + ") outs(%br" + sfx + " : " + br + ")\n";
+    if (accumulate)
+      s += std::string("    pto.tmatmul.acc ins(%acc, %al") + sfx + ", %br" + sfx + " : " + acc + ", " + al + ", " + br +
+           ") outs(%acc : " + acc + ")\n";
+    else
+      s += std::string("    pto.tmatmul ins(%al") + sfx + ", %br" + sfx + " : " + al + ", " + br + ") outs(%acc : " + acc +
+           ")\n";
+    return s;
+  };
+  std::string k = "func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %s: f32) attributes {pto.entry} {\n";
+  k += cst("c0", 0) + cst("c1", 1) + cst("c2", 2) + cst("M", M) + cst("N", N) + cst("Kd", Kd) + cst("K", K) +
+       cst("steps", steps) + cst("tiles", tiles) + cst("CR", tiles * M) + cst("ld0", ld0) + cst("dld", ld1 - ld0);
+  k += std::string("  %av = pto.make_tensor_view %a, shape = [%M, %K], strides = [%K, %c1] : ") + tv + "\n";
+  k += std::string("  %bv = pto.make_tensor_view ") + (alias == 2 ? "%c" : "%b") +
+       ", shape = [%K, %N], strides = [%N, %c1] : " + tv + "\n";
+  k += "  %acc = pto.alloc_tile : " + acc + "\n";  // one for all tiles: its slot must be restored
+  k += "  scf.for %t = %c0 to %tiles step %c1 {\n";
+  k += "    %odd = arith.remui %t, %c2 : index\n    %x = arith.muli %odd, %dld : index\n";
+  k += "    %ldc = arith.addi %ld0, %x : index\n";
+  k += std::string("    %cv = pto.make_tensor_view ") + (alias == 1 ? "%a" : "%c") +
+       ", shape = [%CR, %N], strides = [%ldc, %c1] : " + tv + "\n";
+  k += mm("0", "%c0", false);
+  k += "    scf.for %kk = %c1 to %steps step %c1 {\n    %k0 = arith.muli %kk, %Kd : index\n";
+  k += mm("1", "%k0", true) + "    }\n";
+  k += "    %r0 = arith.muli %t, %M : index\n" + part("cp", "cv", "%r0", "%c0", "M", "N");
+  k += "    pto.tstore ins(%acc : " + acc + ") outs(%cp : " + pv + ")\n  }\n  return\n}\n";
+  size_t n = std::max({size_t(M) * size_t(K), size_t(K) * size_t(N), size_t(tiles * M) * size_t(std::max(ld0, ld1))});
+  std::string name = "tmatmul acc stored " + std::to_string(steps) + " steps, " + std::to_string(tiles) +
+                     " tiles, ldc " + std::to_string(ld0) + (tiles > 1 ? "/" + std::to_string(ld1) : "") +
+                     (alias == 1 ? ", C on A" : alias == 2 ? ", B on C" : "");
+  Case c = abc_case(name, k, DType::F32, DType::F32, n, size_t(ld0), DType::F32, 0);
+  fill_moderate(c, n, 4242u + unsigned(steps * 7 + tiles + alias));
+  if (alias == 2) c.bufs[2].data = c.bufs[1].data;  // B's values, in C's buffer
+  const size_t ob = alias == 1 ? 0 : 2;
+  c.bufs[ob].output = true;
+  std::vector<uint8_t> av = c.bufs[0].data, bv = c.bufs[alias == 2 ? 2 : 1].data;
+  c.tolerate = [=](size_t b, size_t i, uint64_t ref, uint64_t got) {
+    if (b != ob) return false;
+    for (size_t t = 0; t < size_t(tiles); ++t) {
+      size_t l = size_t(ld[t % 2]), base = t * size_t(M) * l;
+      if (i < base || i - base >= size_t(M) * l || (i - base) % l >= size_t(N)) continue;
+      size_t r = (i - base) / l, j = (i - base) % l;
+      double fr = elem_value(DType::F32, ref), fg = elem_value(DType::F32, got), sum = 0;
+      for (size_t p = 0; p < size_t(K); ++p)
+        sum += std::fabs(elem_value(DType::F32, load_elem(av, DType::F32, r * size_t(K) + p)) *
+                         elem_value(DType::F32, load_elem(bv, DType::F32, p * size_t(N) + j)));
+      return std::fabs(fg - fr) <= double(K + 2) * 0x1p-23 * sum;
+    }
+    return false;
+  };
+  out.push_back(std::move(c));
+}
+
 void add_ttri(std::vector<Case>& out, const Shape& s, bool upper, int diag) {
   std::string tile = "!pto.tile_buf<vec, " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + "xf32, valid=?x?>";
   std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
@@ -602,6 +679,12 @@ void misc_cases(std::vector<Case>& out) {
   add_matmul_tload(out, 64, 96, 128, 64, 96, 128, 128, 96);    // in place, a 4-row last panel
   add_matmul_tload(out, 64, 96, 128, 64, 96, 128, 128, 97);    // B copied
   add_matmul_tload_loop(out);
+  add_matmul_store(out, 1, 1, 32, 32, 0);  // tmatmul, tstore: C in place (-O1 and up)
+  add_matmul_store(out, 3, 1, 32, 32, 0);  // a k loop between, C's partition made early
+  add_matmul_store(out, 2, 1, 35, 35, 0);  // copied: C's row stride
+  add_matmul_store(out, 2, 2, 32, 35, 0);  // in place, then copied: the tile's slot restored
+  add_matmul_store(out, 2, 1, 32, 32, 1);  // copied: C's tensor on A's buffer
+  add_matmul_store(out, 3, 1, 32, 32, 2);  // copied: B's tensor on C's buffer
   add_treshape(out, 8, 64, 32);
   for (const char* dt : {"f32", "f16", "i8", "i32", "bf16"}) {
     for (auto [r, c] : {std::pair{16, 64}, {5, 37}, {1, 5}, {13, 3}, {16, 16}}) add_trans_concat(out, dt, r, c, -1);

@@ -1,0 +1,345 @@
+// tmatmul operands read and results written in GM without the tile copies
+// (-O1 and up): tloads whose tiles only a tmatmul reads (plan_mm_loads,
+// matmul_in_place) and tiles that tmatmuls fill for one tstore
+// (plan_acc_stores, acc_redirect, acc_tstore). Each decides at run time,
+// from the views, whether the GM side can stand in for the tile; the copy
+// as written stays the other path. See docs/x86_backend.md.
+#include <set>
+
+#include "x86_gen.h"
+
+namespace ptoas::cg::x86::gen {
+
+// Instructions naming each tile (alloc_tile aside); `addr`: some tile of
+// the function is at an explicit address (and may alias any other).
+std::map<ValueId, int> Gen::tile_uses(bool& addr) const {
+  const Region& top = m_.region(m_.inst(fn_), 0);
+  std::map<ValueId, int> uses;
+  addr = false;
+  walk_region(m_, top, [&](InstId, const Inst& in) {
+    if (in.op == Op::AllocTile) {
+      addr |= (in.flags & kInstHasAddr) != 0;
+      return;
+    }
+    std::vector<ValueId> named;
+    for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) {
+      ValueId v = op(in, k);
+      if (v != kNone && ty(v).kind == TypeKind::TileBuf && std::find(named.begin(), named.end(), v) == named.end())
+        named.push_back(v);
+    }
+    for (ValueId v : named) ++uses[v];
+  });
+  return uses;
+}
+
+// A tload whose tile nothing but the tmatmul after it reads (only other
+// tloads in between, in the same block; the tile named by no other
+// instruction; no tile at an explicit address in the function, which
+// could alias it), into a row-major none_box tile from a rank-2 view of
+// its element type: the tmatmul may read the view in place instead
+// (matmul_in_place). Not at -O0.
+void Gen::plan_mm_loads() {
+  const Region& top = m_.region(m_.inst(fn_), 0);
+  bool addr;
+  std::map<ValueId, int> uses = tile_uses(addr);
+  if (addr) return;
+  auto scan = [&](const Region& r, auto&& self) -> void {
+    for (unsigned i = 0; i < r.inst_count; ++i) {
+      InstId id = m_.region_inst(r, i);
+      const Inst& in = m_.inst(id);
+      if (in.op == Op::Fuse) continue;  // its tloads are the fused loop's
+      for (unsigned k = 0; k < in.n_regions; ++k) self(m_.region(in, k), self);
+      if (in.op != Op::TLoad || in.n_ins != 1 || in.n_outs != 1) continue;
+      unsigned j = i + 1;
+      while (j < r.inst_count && m_.inst(m_.region_inst(r, j)).op == Op::TLoad) ++j;
+      if (j == r.inst_count) continue;
+      InstId mid = m_.region_inst(r, j);
+      const Inst& mm = m_.inst(mid);
+      if (mm.op != Op::TMatmul && mm.op != Op::TMatmulAcc && mm.op != Op::TMatmulBias) continue;
+      MatmulPlan pl;
+      std::string why;
+      if (!plan_matmul(m_, mm, pl, why)) continue;
+      ValueId t = op(in, 1), v = op(in, 0);
+      if ((t != pl.a && t != pl.b) || t == pl.c || t == pl.cin || t == pl.bias || uses[t] != 2) continue;
+      const ptoas::Type& tt = ty(t);
+      InstId def = m_.values[t].def;
+      if (tt.slayout != SLayout::NoneBox || tt.blayout != BLayout::RowMajor || tt.rows <= 0 || tt.cols <= 0 ||
+          tt.rows > INT32_MAX || tt.cols > INT32_MAX || ty(v).elem != tt.elem || (p_.slots[v].count - 1u) / 2u != 2 ||
+          def == kNone || m_.inst(def).op != Op::AllocTile || p_.alloc_offset[def] == kNone)
+        continue;
+      mm_loads_[mid].push_back(id);
+      mm_elided_.push_back(id);
+    }
+  };
+  scan(top, scan);
+  std::sort(mm_elided_.begin(), mm_elided_.end());
+}
+
+// The tmatmul of plan_mm_loads' tloads: each operand tile whose view, at
+// run time, covers the whole tile laid out as the tile (row stride its
+// column count, column stride 1) is the view itself for this tmatmul (its
+// address slot points there; nothing else reads the tile); the others are
+// loaded as written, here, where nothing between has changed their view
+// or tile. The slots get their arena offsets back after.
+void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
+  std::vector<ValueId> moved;
+  for (InstId lid : loads) {
+    const Inst& l = m_.inst(lid);
+    ValueId t = op(l, 1), v = op(l, 0);
+    const ptoas::Type& tt = ty(t);
+    Label copy, done;
+    mark(l);
+    cmp(q(v, 1), int32_t(tt.rows));
+    jl(copy, T_NEAR);
+    cmp(q(v, 2), int32_t(tt.cols));
+    jl(copy, T_NEAR);
+    cmp(q(v, 3), int32_t(tt.cols));
+    jne(copy, T_NEAR);
+    cmp(q(v, 4), 1);
+    jne(copy, T_NEAR);
+    mov(rax, q(v, 0));
+    sub(rax, r15);
+    mov(q(t, 0), rax);
+    jmp(done, T_NEAR);
+    L(copy);
+    tile_op(l);
+    L(done);
+    moved.push_back(t);
+  }
+  mark(in);
+  tile_op(in);
+  for (ValueId t : moved) mov(q(t, 0), int32_t(p_.alloc_offset[m_.values[t].def]));
+}
+
+
+// A tstore of a whole tile t that tmatmuls fill: the nearest instruction
+// before it in its block that names t is a tmatmul (or tmatmul.bias)
+// writing all of t; between the two, t is named only by tmatmul.acc
+// adding into itself; nothing else names t anywhere. The tmatmuls may
+// then write the tstore's view directly (acc_redirect) when, at run time,
+// it is laid out as the tile and overlaps no other GM that is read or
+// written from the first tmatmul to the tstore.
+//
+// That GM is known by the tensor views it is reached through: every view
+// operand of a tload / tstore / fused region in between (and of the
+// tloads the first tmatmul reads in place) must come from a
+// make_tensor_view that precedes the first tmatmul; a partition stays
+// inside its tensor view (the interpreter rejects one that does not), so
+// the tensor view's whole extent bounds what it reaches. Anything else in
+// between that reaches memory (pointers, other view ops, a call, a
+// return) and the plan is not made. The tstore's own view may be a partition_view
+// between the two, of a tensor view made before the first tmatmul, with
+// offsets computed by scalar ops in between (at most 32) from values
+// defined before it: those are computed early, at the tmatmul, as well.
+void Gen::plan_acc_stores() {
+  const Region& top = m_.region(m_.inst(fn_), 0);
+  bool addr;
+  std::map<ValueId, int> uses = tile_uses(addr);
+  if (addr) return;
+  auto names = [&](const Inst& in, ValueId t) {
+    for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k)
+      if (op(in, k) == t) return true;
+    return false;
+  };
+  // A tmatmul writing all of t (first: not reading t), whose product
+  // covers t by static valid extents.
+  auto fills = [&](const Inst& in, ValueId t, bool first) {
+    MatmulPlan pl;
+    std::string why;
+    if (!plan_matmul(m_, in, pl, why) || pl.c != t || pl.a == t || pl.b == t || pl.bias == t) return false;
+    if (first ? (in.op == Op::TMatmulAcc || pl.cin != kNone) : (in.op != Op::TMatmulAcc || pl.cin != t)) return false;
+    const ptoas::Type &tt = ty(t), &at = ty(pl.a), &bt = ty(pl.b);
+    bool bias_ok = pl.bias == kNone || (ty(pl.bias).vcol != kDyn && ty(pl.bias).vcol >= tt.cols);
+    return at.vrow != kDyn && at.vrow >= tt.rows && bt.vcol != kDyn && bt.vcol >= tt.cols && bias_ok;
+  };
+  auto scan = [&](const Region& r, auto&& self) -> void {
+    for (unsigned i = 0; i < r.inst_count; ++i) {
+      InstId sid = m_.region_inst(r, i);
+      const Inst& st = m_.inst(sid);
+      if (st.op == Op::Fuse) continue;
+      for (unsigned k = 0; k < st.n_regions; ++k) self(m_.region(st, k), self);
+      if (st.op != Op::TStore || st.n_ins != 1 || st.n_outs != 1) continue;
+      ValueId t = op(st, 0), v = op(st, 1);
+      const ptoas::Type& tt = ty(t);
+      InstId tdef = m_.values[t].def;
+      if (tt.kind != TypeKind::TileBuf || tt.slayout != SLayout::NoneBox || tt.blayout != BLayout::RowMajor ||
+          dtype_bytes(tt.elem) != 4 || tt.rows <= 0 || tt.cols <= 0 || int64_t(tt.rows) * tt.cols > (1 << 28) ||
+          tt.vrow != tt.rows || tt.vcol != tt.cols || ty(v).elem != tt.elem || p_.slots[v].count != 5 ||
+          tdef == kNone || m_.inst(tdef).op != Op::AllocTile || p_.alloc_offset[tdef] == kNone)
+        continue;
+      // Back to the first tmatmul, counting t's instructions.
+      int seen = 1;
+      unsigned w = i;
+      bool bad = false;
+      for (unsigned j = i; j-- > 0 && !bad;) {
+        const Inst& x = m_.inst(m_.region_inst(r, j));
+        if (names(x, t)) {
+          if (fills(x, t, true)) {
+            w = j;
+            ++seen;
+            break;
+          }
+          if (!fills(x, t, false)) bad = true;
+          ++seen;
+        }
+        for (unsigned k = 0; k < x.n_regions && !bad; ++k)
+          walk_region(m_, m_.region(x, k), [&](InstId, const Inst& y) {
+            if (!names(y, t)) return;
+            if (!fills(y, t, false)) bad = true;
+            ++seen;
+          });
+      }
+      if (bad || w == i || seen != uses[t]) continue;
+      InstId wid = m_.region_inst(r, w);
+      std::set<InstId> inside;  // the first tmatmul up to the tstore, nested regions too
+      for (unsigned j = w; j < i; ++j) {
+        InstId id = m_.region_inst(r, j);
+        inside.insert(id);
+        const Inst& x = m_.inst(id);
+        for (unsigned k = 0; k < x.n_regions; ++k)
+          walk_region(m_, m_.region(x, k), [&](InstId y, const Inst&) { inside.insert(y); });
+      }
+      auto before = [&](ValueId x) {
+        InstId d = m_.values[x].def;
+        return d == kNone || !inside.count(d);
+      };
+      // The make_tensor_view x is a partition of, made before the first
+      // tmatmul (kNone: none such); `early`: the partitions too.
+      auto root = [&](ValueId x, bool early) -> ValueId {
+        for (;;) {
+          InstId d = m_.values[x].def;
+          if (d == kNone) return kNone;
+          const Inst& di = m_.inst(d);
+          if (di.op == Op::MakeTensorView) return inside.count(d) ? kNone : x;
+          if (di.op != Op::PartitionView || (early && inside.count(d))) return kNone;
+          x = op(di, 0);
+        }
+      };
+      // The view, if made in between: its partition_view and the scalar
+      // ops it needs, emitted early too (pure: the same values again at
+      // their places).
+      AccStore a{t, v, {}, {}};
+      std::map<InstId, unsigned> at;
+      for (unsigned j = w + 1; j < i; ++j) at[m_.region_inst(r, j)] = j;
+      auto early = [&](ValueId x, auto&& self) -> bool {
+        if (before(x)) return true;
+        InstId d = m_.values[x].def;
+        auto pos = at.find(d);
+        if (pos == at.end() || a.early.size() >= 32) return false;
+        const Inst& di = m_.inst(d);
+        Syn syn = op_info(di.op).syn;
+        bool pure = syn == Syn::Const || syn == Syn::ArithBin || syn == Syn::ArithUn || syn == Syn::ArithCmp ||
+                    syn == Syn::ArithCast || (x == v && di.op == Op::PartitionView);
+        if (!pure || di.n_regions) return false;
+        for (unsigned k = 0; k < di.n_ins; ++k)
+          if (!self(op(di, k), self)) return false;
+        if (std::find(a.early.begin(), a.early.end(), d) == a.early.end()) a.early.push_back(d);
+        return true;
+      };
+      if (!early(v, early)) continue;
+      std::sort(a.early.begin(), a.early.end(), [&](InstId x, InstId y) { return at[x] < at[y]; });
+      ValueId vr = root(a.early.empty() ? v : op(m_.inst(m_.values[v].def), 0), true);
+      if (vr == kNone) continue;
+      std::vector<InstId> reach(inside.begin(), inside.end());
+      if (auto l = mm_loads_.find(wid); l != mm_loads_.end()) reach.insert(reach.end(), l->second.begin(), l->second.end());
+      for (InstId id : reach) {
+        const Inst& x = m_.inst(id);
+        if (x.op == Op::MakeTensorView || x.op == Op::PartitionView || x.op == Op::GetTensorViewDim ||
+            x.op == Op::TMatmul || x.op == Op::TMatmulAcc || x.op == Op::TMatmulBias)
+          continue;
+        bool gm_op = x.op == Op::TLoad || x.op == Op::TStore || x.op == Op::Fuse;
+        if (op_info(x.op).syn == Syn::Return || op_info(x.op).syn == Syn::Call) bad = true;
+        for (unsigned k = 0; k < unsigned(x.n_ins + x.n_outs) && !bad; ++k) {
+          ValueId y = op(x, k);
+          if (y == kNone) continue;
+          TypeKind kind = ty(y).kind;
+          if (kind == TypeKind::Ptr || kind == TypeKind::Memref) bad = true;
+          if (kind != TypeKind::TensorView && kind != TypeKind::PartitionView) continue;
+          ValueId yr = root(y, false);
+          if (!gm_op || yr == kNone || yr == vr) bad = true;
+          else if (std::find(a.roots.begin(), a.roots.end(), yr) == a.roots.end()) a.roots.push_back(yr);
+        }
+        if (bad) break;
+      }
+      if (bad) continue;
+      acc_store_[sid] = t;
+      acc_first_[wid] = std::move(a);
+    }
+  };
+  scan(top, scan);
+}
+
+// At the first tmatmul of plan_acc_stores: the tile's address slot points
+// at the tstore's view when the view is the tile's shape with its row
+// stride, and the view's bytes meet no other tensor view's extent (an
+// extent that does not fit 64 bits counts as meeting). Else the tile stays
+// in the arena.
+void Gen::acc_redirect(const Inst& in, const AccStore& a) {
+  for (InstId id : a.early) inst(m_.inst(id), id);
+  mark(in);
+  const ptoas::Type& tt = ty(a.t);
+  Label keep;
+  cmp(q(a.v, 1), int32_t(tt.rows));
+  jne(keep, T_NEAR);
+  cmp(q(a.v, 2), int32_t(tt.cols));
+  jne(keep, T_NEAR);
+  cmp(q(a.v, 3), int32_t(tt.cols));
+  jne(keep, T_NEAR);
+  cmp(q(a.v, 4), 1);
+  jne(keep, T_NEAR);
+  mov(rsi, q(a.v, 0));  // [rsi, rdi): the view's bytes
+  lea(rdi, ptr[rsi + int32_t(int64_t(tt.rows) * tt.cols * 4)]);
+  for (ValueId x : a.roots) {
+    unsigned rank = (p_.slots[x].count - 1u) / 2u, es = std::max(1u, dtype_bytes(ty(x).elem));
+    Label apart;
+    // rax = the last element's index: sum of (shape_k - 1) stride_k (an
+    // empty view reaches nothing).
+    xor_(eax, eax);
+    for (unsigned k = 0; k < rank; ++k) {
+      mov(rcx, q(x, 1 + k));
+      test(rcx, rcx);
+      jle(apart, T_NEAR);
+      dec(rcx);
+      mov(rdx, q(x, 1 + rank + k));
+      test(rdx, rdx);
+      js(keep, T_NEAR);
+      imul(rcx, rdx);
+      jo(keep, T_NEAR);
+      add(rax, rcx);
+      jo(keep, T_NEAR);
+    }
+    add(rax, 1);
+    jo(keep, T_NEAR);
+    imul(rax, rax, int(es));
+    jo(keep, T_NEAR);
+    mov(rcx, q(x, 0));
+    add(rax, rcx);  // [rcx, rax): the tensor view's bytes
+    jc(keep, T_NEAR);
+    cmp(rax, rsi);
+    jbe(apart, T_NEAR);
+    cmp(rdi, rcx);
+    jbe(apart, T_NEAR);
+    jmp(keep, T_NEAR);
+    L(apart);
+  }
+  sub(rsi, r15);
+  mov(q(a.t, 0), rsi);
+  L(keep);
+}
+
+// The tstore of plan_acc_stores: nothing to copy when the tmatmuls wrote
+// its view (the slot gets its arena offset back).
+void Gen::acc_tstore(const Inst& in, ValueId t) {
+  mark(in);
+  const int32_t off = int32_t(p_.alloc_offset[m_.values[t].def]);
+  Label copy, done;
+  cmp(q(t, 0), off);
+  je(copy, T_NEAR);
+  mov(q(t, 0), off);
+  jmp(done, T_NEAR);
+  L(copy);
+  tile_op(in);
+  L(done);
+}
+
+}  // namespace ptoas::cg::x86::gen
