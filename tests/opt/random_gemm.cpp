@@ -1,0 +1,363 @@
+// Random GEMM programs (issue 5): the x86 tmatmul paths that read tload
+// views and write tstore views in place (-O1 and up) against the same
+// program at -O0 and against the interpreter.
+//
+// For each seed a generator writes an f32 GEMM kernel: C (M x N) = A (M x
+// K) B (K x N) in TM x TN output tiles and TK-deep steps (tmatmul, then
+// tmatmul.acc in an scf.for), output tiles spread over blocks, with random
+// choices that decide whether the in-place paths may or may not be taken:
+// row strides of A, B and C equal to the tiles' or padded; the acc tile
+// allocated per output tile or once; C's partition made before the first
+// tmatmul or after the k loop; static or dynamic valid extents; C's tensor
+// view built on A's buffer or B's on C's (overlaps the run-time check must
+// see); between the tmatmuls and the tstore, a read of C's buffer through
+// another tensor view into a second output, or a second tstore of the acc
+// tile. Then:
+//   1. the interpreter on the program is the reference;
+//   2. opt::optimize -O2, interpreted: bit for bit the reference;
+//   3. the avx2 JIT of the -O0 and of the -O2 module (when the CPU has
+//      avx2): each within DESIGN §6's summation bound of the reference,
+//      and the two bit for bit equal to each other (the in-place paths move
+//      no arithmetic).
+//
+//   opt_random_gemm [--seeds N] [--start S] [--out DIR] [-v] [--print]
+// On a mismatch: the seed, the first differing element and the program
+// (DIR/opt_gemm_<seed>.pto). Exit 0 / 1.
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "diag.h"
+#include "frontend.h"
+#include "interp.h"
+#include "ir.h"
+#include "jit.h"
+#include "opt.h"
+
+using namespace ptoas;
+
+namespace {
+
+struct Rng {
+  uint64_t s;
+  explicit Rng(uint64_t seed) : s(seed * 0xD1B54A32D192ED03ull + 7) {}
+  uint64_t next() {  // splitmix64
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  int range(int lo, int hi) { return lo + int(next() % uint64_t(hi - lo + 1)); }
+  bool chance(double p) { return double(next() >> 11) * 0x1.0p-53 < p; }
+  template <class T>
+  T pick(std::initializer_list<T> v) { return v.begin()[next() % v.size()]; }
+};
+
+// Buffers: a, b, c (the product), d (the second output: C's old contents
+// read in between, or the acc tile stored twice).
+enum { kA, kB, kC, kD, kBufs };
+enum class Alias { None, COnA, BOnC };
+enum class Between { Nothing, ReadC, StoreTwice };
+
+struct Program {
+  int TM, TN, TK, tm, tn, ks, M, N, K, lda, ldb, ldc, blocks;
+  bool acc_once, c_early, dyn_valid;
+  Alias alias;
+  Between between;
+  std::string text;
+  std::vector<std::vector<float>> bufs;  // the initial contents
+  size_t elems[kBufs];
+};
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+Program generate(uint64_t seed) {
+  Rng r(seed);
+  Program p;
+  p.TM = r.pick({8, 16, 24, 32});
+  p.TN = r.pick({8, 16, 32, 48});
+  p.TK = r.pick({8, 16, 32});
+  p.tm = r.range(1, 3);
+  p.tn = r.range(1, 2);
+  p.ks = r.range(1, 3);
+  p.M = p.tm * p.TM;
+  p.N = p.tn * p.TN;
+  p.K = p.ks * p.TK;
+  p.lda = p.K + (r.chance(0.3) ? r.range(1, 5) : 0);
+  p.ldb = p.N + (r.chance(0.3) ? r.range(1, 5) : 0);
+  p.ldc = p.N + (r.chance(0.3) ? r.range(1, 5) : 0);
+  p.blocks = r.range(1, 2);
+  p.acc_once = r.chance(0.4);
+  p.c_early = r.chance(0.5);
+  p.dyn_valid = r.chance(0.2);
+  int al = r.range(0, 9);
+  p.alias = al == 0 ? Alias::COnA : al == 1 ? Alias::BOnC : Alias::None;
+  // C over A (or B over C) with more than one output tile or block: each
+  // tile would read what another stored, in an order the blocks decide.
+  if (p.alias != Alias::None) p.tm = p.tn = p.blocks = 1, p.M = p.TM, p.N = p.TN;
+  if (p.alias != Alias::None) p.ldc = std::max(p.ldc, p.N), p.ldb = std::max(p.ldb, p.N);
+  int bw = r.range(0, 9);
+  p.between = bw == 0 ? Between::ReadC : bw == 1 ? Between::StoreTwice : Between::Nothing;
+
+  const std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
+  auto tile = [&](const char* loc, int rows, int cols) {
+    return std::string("!pto.tile_buf<") + loc + ", " + num(rows) + "x" + num(cols) + "xf32, " +
+           (p.dyn_valid ? "valid=?x?, " : "") + "blayout=row_major, slayout=none_box>";
+  };
+  const std::string lt = tile("left", p.TM, p.TK), rt_ = tile("right", p.TK, p.TN), at = tile("acc", p.TM, p.TN);
+  const std::string vt = "!pto.tile_buf<vec, " + num(p.TM) + "x" + num(p.TN) + "xf32>";
+  std::string k;
+  auto line = [&](int ind, const std::string& s) { k += std::string(size_t(ind) * 2, ' ') + s + "\n"; };
+  auto alloc = [&](int ind, const std::string& name, const std::string& ty, const char* vr, const char* vc) {
+    line(ind, name + " = pto.alloc_tile " +
+                  (p.dyn_valid ? std::string("valid_row = %") + vr + " valid_col = %" + vc + " " : std::string()) +
+                  ": " + ty);
+  };
+  auto part = [&](int ind, const std::string& res, const std::string& src, const std::string& r0,
+                  const std::string& c0, const char* rows, const char* cols) {
+    line(ind, res + " = pto.partition_view " + src + ", offsets = [" + r0 + ", " + c0 + "], sizes = [%" + rows +
+                  ", %" + cols + "] : " + tv + " -> " + pv);
+  };
+  // tload A's and B's step at k0 into fresh tiles, then tmatmul(.acc).
+  auto step = [&](int ind, const std::string& sfx, const std::string& k0, bool acc) {
+    part(ind, "%ap" + sfx, "%av", "%r0", k0, "TM", "TK");
+    part(ind, "%bp" + sfx, "%bv", k0, "%n0", "TK", "TN");
+    alloc(ind, "%al" + sfx, lt, "TM", "TK");
+    alloc(ind, "%br" + sfx, rt_, "TK", "TN");
+    line(ind, "pto.tload ins(%ap" + sfx + " : " + pv + ") outs(%al" + sfx + " : " + lt + ")");
+    line(ind, "pto.tload ins(%bp" + sfx + " : " + pv + ") outs(%br" + sfx + " : " + rt_ + ")");
+    if (acc)
+      line(ind, "pto.tmatmul.acc ins(%acc, %al" + sfx + ", %br" + sfx + " : " + at + ", " + lt + ", " + rt_ +
+                    ") outs(%acc : " + at + ")");
+    else
+      line(ind, "pto.tmatmul ins(%al" + sfx + ", %br" + sfx + " : " + lt + ", " + rt_ + ") outs(%acc : " + at + ")");
+  };
+
+  k += "// opt_random_gemm seed " + num(int64_t(seed)) + "\n";
+  k += "module attributes {pto.target_arch = \"a3\"} {\n";
+  k += "func.func @gemm(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %d: !pto.ptr<f32>) "
+       "attributes {pto.kernel_kind = #pto.kernel_kind<cube>, pto.entry} {\n";
+  for (auto [n, v] : {std::pair<const char*, int>{"c0", 0}, {"c1", 1}, {"TM", p.TM}, {"TN", p.TN}, {"TK", p.TK},
+                      {"M", p.M}, {"N", p.N}, {"K", p.K}, {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc},
+                      {"tm", p.tm}, {"tn", p.tn}, {"ks", p.ks}})
+    line(1, std::string("%") + n + " = arith.constant " + num(v) + " : index");
+  line(1, "%bid64 = pto.get_block_idx");
+  line(1, "%nb64 = pto.get_block_num");
+  line(1, "%bid = arith.index_cast %bid64 : i64 to index");
+  line(1, "%nb = arith.index_cast %nb64 : i64 to index");
+  line(1, "%av = pto.make_tensor_view %a, shape = [%M, %K], strides = [%lda, %c1] : " + tv);
+  line(1, std::string("%bv = pto.make_tensor_view ") + (p.alias == Alias::BOnC ? "%c" : "%b") +
+              ", shape = [%K, %N], strides = [%ldb, %c1] : " + tv);
+  line(1, std::string("%cv = pto.make_tensor_view ") + (p.alias == Alias::COnA ? "%a" : "%c") +
+              ", shape = [%M, %N], strides = [%ldc, %c1] : " + tv);
+  line(1, "%dv = pto.make_tensor_view %d, shape = [%M, %N], strides = [%N, %c1] : " + tv);
+  line(1, "%cw = pto.make_tensor_view %c, shape = [%M, %N], strides = [%ldc, %c1] : " + tv);
+  if (p.acc_once) alloc(1, "%acc", at, "TM", "TN");
+  line(1, "%nt = arith.muli %tm, %tn : index");
+  line(1, "scf.for %t = %bid to %nt step %nb {");
+  line(2, "%ti = arith.divui %t, %tn : index");
+  line(2, "%tj = arith.remui %t, %tn : index");
+  line(2, "%r0 = arith.muli %ti, %TM : index");
+  line(2, "%n0 = arith.muli %tj, %TN : index");
+  if (!p.acc_once) alloc(2, "%acc", at, "TM", "TN");
+  if (p.c_early) part(2, "%cp", "%cv", "%r0", "%n0", "TM", "TN");
+  step(2, "0", "%c0", false);
+  line(2, "scf.for %kk = %c1 to %ks step %c1 {");
+  line(3, "%k0 = arith.muli %kk, %TK : index");
+  step(3, "1", "%k0", true);
+  line(2, "}");
+  if (p.between == Between::ReadC) {  // C's old contents, through another tensor view
+    part(2, "%cq", "%cw", "%r0", "%n0", "TM", "TN");
+    part(2, "%dp", "%dv", "%r0", "%n0", "TM", "TN");
+    line(2, "%old = pto.alloc_tile : " + vt);
+    line(2, "pto.tload ins(%cq : " + pv + ") outs(%old : " + vt + ")");
+    line(2, "pto.tstore ins(%old : " + vt + ") outs(%dp : " + pv + ")");
+  }
+  if (!p.c_early) {  // the row again, by arithmetic the passes leave: made early at -O2
+    line(2, "%c2 = arith.constant 2 : index");
+    line(2, "%tm2 = arith.muli %TM, %c2 : index");
+    line(2, "%r2 = arith.muli %ti, %tm2 : index");
+    line(2, "%r0b = arith.divui %r2, %c2 : index");
+    part(2, "%cp", "%cv", "%r0b", "%n0", "TM", "TN");
+  }
+  line(2, "pto.tstore ins(%acc : " + at + ") outs(%cp : " + pv + ")");
+  if (p.between == Between::StoreTwice) {
+    part(2, "%dp2", "%dv", "%r0", "%n0", "TM", "TN");
+    line(2, "pto.tstore ins(%acc : " + at + ") outs(%dp2 : " + pv + ")");
+  }
+  line(1, "}");
+  line(1, "return");
+  k += "}\n}\n";
+  p.text = k;
+
+  // Inputs: moderate values (products sum far from overflow); C and D
+  // start as a pattern the kernel must overwrite or keep.
+  p.elems[kA] = size_t(p.M) * size_t(p.alias == Alias::COnA ? std::max(p.lda, p.ldc) : p.lda);
+  p.elems[kB] = size_t(p.K) * size_t(p.ldb);
+  p.elems[kC] = std::max(size_t(p.M) * size_t(p.ldc), p.alias == Alias::BOnC ? p.elems[kB] : 0);
+  p.elems[kD] = size_t(p.M) * size_t(p.N);
+  Rng v(seed ^ 0xFEEDull);
+  for (int i = 0; i < kBufs; ++i) {
+    std::vector<float> b(p.elems[i]);
+    for (float& x : b) x = i == kD ? -7.0f : float(v.range(-2000, 2000)) / 997.0f;
+    p.bufs.push_back(std::move(b));
+  }
+  return p;
+}
+
+using Bufs = std::vector<std::vector<float>>;
+
+struct Parsed {
+  std::unique_ptr<SourceFile> src;
+  std::unique_ptr<Module> m;
+  std::string diag;
+};
+
+bool parse(const std::string& text, Parsed& out) {
+  out.src = std::make_unique<SourceFile>("opt_gemm.pto", text);
+  out.m = std::make_unique<Module>();
+  Diag d(out.src.get());
+  FrontendOptions fo;
+  bool ok = run_frontend(*out.src, fo, *out.m, d);
+  out.diag = d.text();
+  return ok;
+}
+
+std::vector<rt::Arg> bind(Bufs& bufs) {
+  std::vector<rt::Arg> v;
+  for (auto& b : bufs) {
+    rt::Arg a;
+    a.kind = rt::Arg::Kind::Ptr;
+    a.data = reinterpret_cast<uint8_t*>(b.data());
+    a.bytes = b.size() * sizeof(float);
+    v.push_back(a);
+  }
+  return v;
+}
+
+bool interpret(const Program& p, const Module& m, Bufs& bufs, std::string& err) {
+  rt::Interpreter in(m);
+  InstId fn = in.find_function("", err);
+  if (fn == kNone) return false;
+  std::vector<rt::Arg> args = bind(bufs);
+  for (int b = 0; b < p.blocks; ++b)
+    if (!in.run_block(fn, args, b, p.blocks, err)) return false;
+  return true;
+}
+
+bool jit_run(const Program& p, const Parsed& pm, Bufs& bufs, std::string& err) {
+  const Module& m = *pm.m;
+  rt::JitKernel jit;
+  Diag d(pm.src.get());
+  rt::Interpreter finder(m);
+  InstId fn = finder.find_function("", err);
+  if (fn == kNone || !jit.load(m, fn, "avx2", d, err)) {
+    err += " " + d.text();
+    return false;
+  }
+  std::vector<rt::Arg> args = bind(bufs);
+  for (int b = 0; b < p.blocks; ++b) jit.run(args, b, p.blocks);
+  return true;
+}
+
+// The first element where `got` differs from `ref`: beyond the summation
+// bound (K + 2) eps K max|a| max|b| when `bound`, else at all (bits). ""
+// when none.
+std::string compare(const Program& p, const Bufs& ref, const Bufs& got, bool bound) {
+  float amax = 0;
+  for (const auto& b : ref)
+    for (float x : b) amax = std::max(amax, std::fabs(x));
+  for (const auto& b : got)
+    for (float x : b)
+      if (std::isfinite(x)) amax = std::max(amax, std::fabs(x));
+  double tol = double(p.K + 2) * 0x1p-23 * double(p.K) * double(amax) * double(amax);
+  const char* names = "abcd";
+  for (int i = 0; i < kBufs; ++i)
+    for (size_t e = 0; e < ref[size_t(i)].size(); ++e) {
+      float x = ref[size_t(i)][e], y = got[size_t(i)][e];
+      if (std::memcmp(&x, &y, 4) == 0) continue;
+      if (bound && std::isfinite(x) && std::isfinite(y) && std::fabs(double(x) - double(y)) <= tol) continue;
+      char msg[160];
+      std::snprintf(msg, sizeof msg, "%c[%zu]: want %.9g, got %.9g%s", names[i], e, double(x), double(y),
+                    bound ? " (beyond the summation bound)" : "");
+      return msg;
+    }
+  return "";
+}
+
+struct Stats {
+  size_t programs = 0, jit_runs = 0, failed = 0;
+};
+
+bool run_seed(uint64_t seed, const std::string& out_dir, bool jit, bool verbose, bool print, Stats& st) {
+  Program p = generate(seed);
+  ++st.programs;
+  if (print) std::printf("%s\n", p.text.c_str());
+  auto fail = [&](const std::string& what) {
+    std::string path = out_dir + "/opt_gemm_" + std::to_string(seed) + ".pto";
+    std::ofstream(path) << p.text;
+    std::printf("FAIL seed %" PRIu64 ": %s\n  program: %s\n", seed, what.c_str(), path.c_str());
+    if (verbose) std::printf("%s\n", p.text.c_str());
+    ++st.failed;
+    return false;
+  };
+  Parsed o0, o2;
+  if (!parse(p.text, o0)) return fail("the generated program does not verify (a generator bug):\n" + o0.diag);
+  if (!parse(p.text, o2)) return fail("second parse failed");
+  {
+    Diag d(o2.src.get());
+    opt::Options oo;
+    oo.level = opt::Level::O2;
+    if (!opt::optimize(*o2.m, oo, opt::TargetDesc{32, 16}, d, nullptr)) return fail("-O2 failed:\n" + d.text());
+  }
+  std::string err;
+  Bufs ref = p.bufs;
+  if (!interpret(p, *o0.m, ref, err)) return fail("interpreter: " + err);
+  Bufs i2 = p.bufs;
+  if (!interpret(p, *o2.m, i2, err)) return fail("interpreter on the -O2 module: " + err);
+  if (std::string d = compare(p, ref, i2, false); !d.empty()) return fail("-O2 interpreter differs: " + d);
+  if (!jit) return true;
+  Bufs j0 = p.bufs, j2 = p.bufs;
+  if (!jit_run(p, o0, j0, err)) return fail("avx2 refused the -O0 module: " + err);
+  if (!jit_run(p, o2, j2, err)) return fail("avx2 refused the -O2 module: " + err);
+  ++st.jit_runs;
+  if (std::string d = compare(p, ref, j0, true); !d.empty()) return fail("avx2 -O0 differs: " + d);
+  if (std::string d = compare(p, ref, j2, true); !d.empty()) return fail("avx2 -O2 differs: " + d);
+  if (std::string d = compare(p, j0, j2, false); !d.empty()) return fail("avx2 -O2 differs from avx2 -O0: " + d);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t start = 1, seeds = 200;
+  std::string out_dir = ".";
+  bool verbose = false, print = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool more = i + 1 < argc;
+    if (a == "--seeds" && more) seeds = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--start" && more) start = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--out" && more) out_dir = argv[++i];
+    else if (a == "-v") verbose = true;
+    else if (a == "--print") print = true;
+    else {
+      std::fprintf(stderr, "usage: opt_random_gemm [--seeds N] [--start S] [--out DIR] [-v] [--print]\n");
+      return 2;
+    }
+  }
+  bool jit = rt::cpu_supports("avx2");
+  if (!jit) std::printf("this CPU cannot run avx2 code: the JIT legs are skipped\n");
+  Stats st;
+  for (uint64_t s = start; s < start + seeds; ++s) run_seed(s, out_dir, jit, verbose, print, st);
+  std::printf("opt_random_gemm: seeds %" PRIu64 "..%" PRIu64 ": %zu programs, avx2 ran %zu; %zu failed\n", start,
+              start + seeds - 1, st.programs, st.jit_runs, st.failed);
+  return st.failed ? 1 : 0;
+}
