@@ -40,6 +40,7 @@
 #include "ir.h"
 #include "jit.h"
 #include "opt.h"
+#include "parsed_text.h"
 
 using namespace ptoas;
 
@@ -214,21 +215,8 @@ Program generate(uint64_t seed) {
 
 using Bufs = std::vector<std::vector<float>>;
 
-struct Parsed {
-  std::unique_ptr<SourceFile> src;
-  std::unique_ptr<Module> m;
-  std::string diag;
-};
-
-bool parse(const std::string& text, Parsed& out) {
-  out.src = std::make_unique<SourceFile>("opt_gemm.pto", text);
-  out.m = std::make_unique<Module>();
-  Diag d(out.src.get());
-  FrontendOptions fo;
-  bool ok = run_frontend(*out.src, fo, *out.m, d);
-  out.diag = d.text();
-  return ok;
-}
+using opt_test::Parsed;
+using opt_test::parse;
 
 std::vector<rt::Arg> bind(Bufs& bufs) {
   std::vector<rt::Arg> v;
@@ -309,8 +297,8 @@ bool run_seed(uint64_t seed, const std::string& out_dir, bool jit, bool verbose,
     return false;
   };
   Parsed o0, o2;
-  if (!parse(p.text, o0)) return fail("the generated program does not verify (a generator bug):\n" + o0.diag);
-  if (!parse(p.text, o2)) return fail("second parse failed");
+  if (!parse("opt_gemm.pto", p.text, o0)) return fail("the generated program does not verify (a generator bug):\n" + o0.diag);
+  if (!parse("opt_gemm.pto", p.text, o2)) return fail("second parse failed");
   {
     Diag d(o2.src.get());
     opt::Options oo;

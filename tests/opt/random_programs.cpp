@@ -51,6 +51,7 @@
 #include "ir.h"
 #include "jit.h"
 #include "opt.h"
+#include "parsed_text.h"
 #if __has_include("codegen.h")
 #include "codegen.h"
 #endif
@@ -1098,21 +1099,8 @@ Bufs initial(const Program& p) {
   return b;
 }
 
-struct Parsed {
-  std::unique_ptr<SourceFile> src;
-  std::unique_ptr<Module> m;
-  std::string diag;
-};
-
-bool parse(const std::string& name, const std::string& text, Parsed& out) {
-  out.src = std::make_unique<SourceFile>(name, text);
-  out.m = std::make_unique<Module>();
-  Diag d(out.src.get());
-  FrontendOptions fo;
-  bool ok = run_frontend(*out.src, fo, *out.m, d);
-  out.diag = d.text();
-  return ok;
-}
+using opt_test::Parsed;
+using opt_test::parse;
 
 bool interpret(const Program& p, const Module& m, Bufs& bufs, std::string& err) {
   rt::Interpreter in(m);
