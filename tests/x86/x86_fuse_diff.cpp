@@ -54,6 +54,7 @@
 #include "bochs_runner.h"
 #include "ir.h"
 #include "jit.h"
+#include "npy.h"
 
 using namespace ptoas;
 
@@ -362,21 +363,10 @@ double value_of(const std::string& dt, uint32_t b) {
   return (b & 0x8000u) ? -v : v;
 }
 
-// 64-byte-aligned buffers (the non-temporal tstore path wants aligned rows).
-template <class T>
-struct Aligned {
-  using value_type = T;
-  Aligned() = default;
-  template <class U>
-  Aligned(const Aligned<U>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)); }
-  void deallocate(T* p, size_t) { std::free(p); }
-  bool operator==(const Aligned&) const { return true; }
-  bool operator!=(const Aligned&) const { return false; }
-};
-
 struct Run {
-  std::vector<std::vector<uint8_t, Aligned<uint8_t>>> bufs;  // x c g y z
+  // 64-byte aligned (the non-temporal tstore path wants aligned rows), as
+  // ptorun's arrays.
+  std::vector<rt::NpyBytes> bufs;  // x c g y z
 };
 
 std::vector<rt::Arg> args(Run& r, int64_t m, int64_t n, float s) {
