@@ -574,15 +574,11 @@ double run_process(const std::vector<std::string>& argv) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : -1;
 }
 
-// The best of `reps` runs of argv, or a negative value when one failed.
-double best_process_time(const std::vector<std::string>& argv, int reps) {
-  double best = -1;
-  for (int r = 0; r < reps; ++r) {
-    double t = run_process(argv);
-    if (t < 0) return -1;
-    best = best < 0 ? t : std::min(best, t);
-  }
-  return best;
+// Folds one more process time into the best so far (negative: a run
+// failed, which sticks).
+void keep_best(double& best, double t, bool first) {
+  if (first) best = t;
+  else if (best >= 0) best = t < 0 ? -1 : std::min(best, t);
 }
 
 // ---- output helpers -----------------------------------------------------------
@@ -835,26 +831,36 @@ int main(int argc, char** argv) {
   std::vector<CompileRow> crows;
   if (opt.compile) {
     const int reps = opt.quick ? 7 : 9;  // single ms-scale processes: the minimum needs several
-    std::printf("\n== compile time per kernel: process wall time, best of %d\n", reps);
+    std::printf("\n== compile time per kernel: process wall time, best of %d rounds over the kernels\n", reps);
     std::printf("   ptoas -target=avx2 K.pto -o K.o   vs   %s -O2 -c K.cpp -o K.o\n", BENCH_CXX_COMPILER);
     char tmpl[] = "/tmp/bench_compile.XXXXXX";
     const char* tmp = mkdtemp(tmpl);
+    // Rounds over all kernels, each round one ptoas and one g++ run per
+    // kernel: a slow spell of the machine (seconds here) then costs a
+    // kernel one sample, not all of its runs back to back.
     for (const char* base :
          {"vadd", "fused_chain", "softmax", "rmsnorm", "layernorm", "gemm_f32", "gemm_bf16", "attention"}) {
       CompileRow cr;
       cr.kernel = base;
-      std::string obj = std::string(tmp ? tmp : "/tmp") + "/" + cr.kernel + ".o";
-      cr.pto = best_process_time(
-          {PTOAS_BIN, "-target=avx2", src_dir() + "/bench/kernels/" + cr.kernel + ".pto", "-o", obj}, reps);
-      cr.gxx = best_process_time(
-          {BENCH_CXX_COMPILER, "-O2", "-c", src_dir() + "/bench/cxx/" + cr.kernel + ".cpp", "-o", obj}, reps);
+      crows.push_back(cr);
+    }
+    for (int r = 0; r < reps; ++r)
+      for (CompileRow& cr : crows) {
+        std::string obj = std::string(tmp ? tmp : "/tmp") + "/" + cr.kernel + ".o";
+        keep_best(cr.pto,
+                  run_process({PTOAS_BIN, "-target=avx2", src_dir() + "/bench/kernels/" + cr.kernel + ".pto", "-o", obj}),
+                  r == 0);
+        keep_best(cr.gxx,
+                  run_process({BENCH_CXX_COMPILER, "-O2", "-c", src_dir() + "/bench/cxx/" + cr.kernel + ".cpp", "-o", obj}),
+                  r == 0);
+      }
+    for (const CompileRow& cr : crows) {
       if (cr.pto < 0 || cr.gxx < 0)
         std::printf("%-12s %s\n", cr.kernel.c_str(),
                     cr.pto < 0 ? "ptoas failed (unsupported for avx2?): left out" : "g++ failed: left out");
       else
         std::printf("%-12s ptoas %8.1f ms   g++ %8.1f ms   g++/ptoas %6.1f\n", cr.kernel.c_str(), cr.pto * 1e3,
                     cr.gxx * 1e3, cr.gxx / cr.pto);
-      crows.push_back(cr);
     }
     if (tmp) {
       for (auto& cr : crows) std::remove((std::string(tmp) + "/" + cr.kernel + ".o").c_str());
