@@ -20,9 +20,13 @@ bool Gen::run(FuncCode& out) {
   mark(f);
   prologue();
   out.rodata_fixup = uint32_t(getSize() - 4);
-  if (m_.opt_level >= 1) {
-    plan_mm_loads();
-    plan_acc_stores();
+  if (m_.opt_level >= 1) {  // GEMM operands in GM (x86_gemm_io.cpp); none with a tile at an explicit address
+    bool addr;
+    std::map<ValueId, int> uses = tile_uses(addr);
+    if (!addr) {
+      plan_mm_loads(uses);
+      plan_acc_stores(uses);
+    }
   }
   InstId term = region(m_.region(f, 0));
   (void)term;

@@ -32,17 +32,39 @@ std::map<ValueId, int> Gen::tile_uses(bool& addr) const {
   return uses;
 }
 
+// Tile t may have its address slot point at rank-2 view v for a while: an
+// arena tile (its alloc_tile, no explicit address) in the row-major
+// none_box layout, of v's element type.
+bool Gen::slot_may_take_view(ValueId t, ValueId v) const {
+  const ptoas::Type& tt = ty(t);
+  InstId def = m_.values[t].def;
+  return tt.kind == TypeKind::TileBuf && tt.slayout == SLayout::NoneBox && tt.blayout == BLayout::RowMajor &&
+         tt.rows > 0 && tt.cols > 0 && ty(v).elem == tt.elem && p_.slots[v].count == 5 && def != kNone &&
+         m_.inst(def).op == Op::AllocTile && p_.alloc_offset[def] != kNone;
+}
+
+// Jumps to `no` unless view v, at run time, is laid out as tile type tt:
+// row stride its column count, column stride 1, and its shape (`exact`)
+// or at least its shape.
+void Gen::unless_tile_layout(ValueId v, const ptoas::Type& tt, bool exact, Label& no) {
+  cmp(q(v, 1), int32_t(tt.rows));
+  exact ? jne(no, T_NEAR) : jl(no, T_NEAR);
+  cmp(q(v, 2), int32_t(tt.cols));
+  exact ? jne(no, T_NEAR) : jl(no, T_NEAR);
+  cmp(q(v, 3), int32_t(tt.cols));
+  jne(no, T_NEAR);
+  cmp(q(v, 4), 1);
+  jne(no, T_NEAR);
+}
+
 // A tload whose tile nothing but the tmatmul after it reads (only other
 // tloads in between, in the same block; the tile named by no other
 // instruction; no tile at an explicit address in the function, which
 // could alias it), into a row-major none_box tile from a rank-2 view of
 // its element type: the tmatmul may read the view in place instead
 // (matmul_in_place). Not at -O0.
-void Gen::plan_mm_loads() {
+void Gen::plan_mm_loads(std::map<ValueId, int>& uses) {
   const Region& top = m_.region(m_.inst(fn_), 0);
-  bool addr;
-  std::map<ValueId, int> uses = tile_uses(addr);
-  if (addr) return;
   auto scan = [&](const Region& r, auto&& self) -> void {
     for (unsigned i = 0; i < r.inst_count; ++i) {
       InstId id = m_.region_inst(r, i);
@@ -61,12 +83,7 @@ void Gen::plan_mm_loads() {
       if (!plan_matmul(m_, mm, pl, why)) continue;
       ValueId t = op(in, 1), v = op(in, 0);
       if ((t != pl.a && t != pl.b) || t == pl.c || t == pl.cin || t == pl.bias || uses[t] != 2) continue;
-      const ptoas::Type& tt = ty(t);
-      InstId def = m_.values[t].def;
-      if (tt.slayout != SLayout::NoneBox || tt.blayout != BLayout::RowMajor || tt.rows <= 0 || tt.cols <= 0 ||
-          tt.rows > INT32_MAX || tt.cols > INT32_MAX || ty(v).elem != tt.elem || (p_.slots[v].count - 1u) / 2u != 2 ||
-          def == kNone || m_.inst(def).op != Op::AllocTile || p_.alloc_offset[def] == kNone)
-        continue;
+      if (!slot_may_take_view(t, v) || ty(t).rows > INT32_MAX || ty(t).cols > INT32_MAX) continue;
       mm_loads_[mid].push_back(id);
       mm_elided_.push_back(id);
     }
@@ -89,14 +106,7 @@ void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
     const ptoas::Type& tt = ty(t);
     Label copy, done;
     mark(l);
-    cmp(q(v, 1), int32_t(tt.rows));
-    jl(copy, T_NEAR);
-    cmp(q(v, 2), int32_t(tt.cols));
-    jl(copy, T_NEAR);
-    cmp(q(v, 3), int32_t(tt.cols));
-    jne(copy, T_NEAR);
-    cmp(q(v, 4), 1);
-    jne(copy, T_NEAR);
+    unless_tile_layout(v, tt, false, copy);
     mov(rax, q(v, 0));
     sub(rax, r15);
     mov(q(t, 0), rax);
@@ -110,7 +120,6 @@ void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
   tile_op(in);
   for (ValueId t : moved) mov(q(t, 0), int32_t(p_.alloc_offset[m_.values[t].def]));
 }
-
 
 // A tstore of a whole tile t that tmatmuls fill: the nearest instruction
 // before it in its block that names t is a tmatmul (or tmatmul.bias)
@@ -131,11 +140,8 @@ void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
 // between the two, of a tensor view made before the first tmatmul, with
 // offsets computed by scalar ops in between (at most 32) from values
 // defined before it: those are computed early, at the tmatmul, as well.
-void Gen::plan_acc_stores() {
+void Gen::plan_acc_stores(std::map<ValueId, int>& uses) {
   const Region& top = m_.region(m_.inst(fn_), 0);
-  bool addr;
-  std::map<ValueId, int> uses = tile_uses(addr);
-  if (addr) return;
   auto names = [&](const Inst& in, ValueId t) {
     for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k)
       if (op(in, k) == t) return true;
@@ -161,11 +167,8 @@ void Gen::plan_acc_stores() {
       if (st.op != Op::TStore || st.n_ins != 1 || st.n_outs != 1) continue;
       ValueId t = op(st, 0), v = op(st, 1);
       const ptoas::Type& tt = ty(t);
-      InstId tdef = m_.values[t].def;
-      if (tt.kind != TypeKind::TileBuf || tt.slayout != SLayout::NoneBox || tt.blayout != BLayout::RowMajor ||
-          dtype_bytes(tt.elem) != 4 || tt.rows <= 0 || tt.cols <= 0 || int64_t(tt.rows) * tt.cols > (1 << 28) ||
-          tt.vrow != tt.rows || tt.vcol != tt.cols || ty(v).elem != tt.elem || p_.slots[v].count != 5 ||
-          tdef == kNone || m_.inst(tdef).op != Op::AllocTile || p_.alloc_offset[tdef] == kNone)
+      if (!slot_may_take_view(t, v) || dtype_bytes(tt.elem) != 4 || int64_t(tt.rows) * tt.cols > (1 << 28) ||
+          tt.vrow != tt.rows || tt.vcol != tt.cols)
         continue;
       // Back to the first tmatmul, counting t's instructions.
       int seen = 1;
@@ -279,14 +282,7 @@ void Gen::acc_redirect(const Inst& in, const AccStore& a) {
   mark(in);
   const ptoas::Type& tt = ty(a.t);
   Label keep;
-  cmp(q(a.v, 1), int32_t(tt.rows));
-  jne(keep, T_NEAR);
-  cmp(q(a.v, 2), int32_t(tt.cols));
-  jne(keep, T_NEAR);
-  cmp(q(a.v, 3), int32_t(tt.cols));
-  jne(keep, T_NEAR);
-  cmp(q(a.v, 4), 1);
-  jne(keep, T_NEAR);
+  unless_tile_layout(a.v, tt, true, keep);
   mov(rsi, q(a.v, 0));  // [rsi, rdi): the view's bytes
   lea(rdi, ptr[rsi + int32_t(int64_t(tt.rows) * tt.cols * 4)]);
   for (ValueId x : a.roots) {

@@ -301,7 +301,9 @@ class Gen : public CodeGenerator {
   std::map<InstId, std::vector<InstId>> mm_loads_;
   std::vector<InstId> mm_elided_;
   std::map<ValueId, int> tile_uses(bool& addr) const;
-  void plan_mm_loads();
+  bool slot_may_take_view(ValueId t, ValueId v) const;
+  void unless_tile_layout(ValueId v, const ptoas::Type& tt, bool exact, Label& no);
+  void plan_mm_loads(std::map<ValueId, int>& uses);
   void matmul_in_place(const Inst& in, const std::vector<InstId>& loads);
   // A tile that tmatmuls fill for one tstore: its view, the instructions
   // after the first tmatmul that make the view (emitted early too), and
@@ -314,7 +316,7 @@ class Gen : public CodeGenerator {
   };
   std::map<InstId, AccStore> acc_first_;
   std::map<InstId, ValueId> acc_store_;
-  void plan_acc_stores();
+  void plan_acc_stores(std::map<ValueId, int>& uses);
   void acc_redirect(const Inst& in, const AccStore& a);
   void acc_tstore(const Inst& in, ValueId t);
   void matmul_gather(const Inst& in, const MmOps& o);
