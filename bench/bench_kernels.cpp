@@ -574,13 +574,6 @@ double run_process(const std::vector<std::string>& argv) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : -1;
 }
 
-// Folds one more process time into the best so far (negative: a run
-// failed, which sticks).
-void keep_best(double& best, double t, bool first) {
-  if (first) best = t;
-  else if (best >= 0) best = t < 0 ? -1 : std::min(best, t);
-}
-
 // ---- output helpers -----------------------------------------------------------
 
 std::string fmt(const char* f, double v) {
@@ -846,13 +839,15 @@ int main(int argc, char** argv) {
     }
     for (int r = 0; r < reps; ++r)
       for (CompileRow& cr : crows) {
+        // The best time so far; a failed run (negative) leaves the kernel out.
+        auto sample = [&](double& best, const std::vector<std::string>& argv) {
+          if (r > 0 && best < 0) return;
+          double t = run_process(argv);
+          best = r == 0 || t < 0 ? t : std::min(best, t);
+        };
         std::string obj = std::string(tmp ? tmp : "/tmp") + "/" + cr.kernel + ".o";
-        keep_best(cr.pto,
-                  run_process({PTOAS_BIN, "-target=avx2", src_dir() + "/bench/kernels/" + cr.kernel + ".pto", "-o", obj}),
-                  r == 0);
-        keep_best(cr.gxx,
-                  run_process({BENCH_CXX_COMPILER, "-O2", "-c", src_dir() + "/bench/cxx/" + cr.kernel + ".cpp", "-o", obj}),
-                  r == 0);
+        sample(cr.pto, {PTOAS_BIN, "-target=avx2", src_dir() + "/bench/kernels/" + cr.kernel + ".pto", "-o", obj});
+        sample(cr.gxx, {BENCH_CXX_COMPILER, "-O2", "-c", src_dir() + "/bench/cxx/" + cr.kernel + ".cpp", "-o", obj});
       }
     for (const CompileRow& cr : crows) {
       if (cr.pto < 0 || cr.gxx < 0)
@@ -932,18 +927,20 @@ int main(int argc, char** argv) {
                           {"gemm_128 vs_openblas", 0.9}, {"compile vs_gxx", 30}};
   for (const Floor& f : floors) {
     auto it = fig.find(f.key);
+    const std::string kernel = std::string(f.key).substr(0, std::string(f.key).find(' '));
+    const Row* row = nullptr;
+    for (const Row& r : rows)
+      if (r.name == kernel) row = &r;
     if (it == fig.end()) {
-      std::string why = "missing", kernel = std::string(f.key).substr(0, std::string(f.key).find(' '));
+      std::string why = "missing";
       if (std::strstr(f.key, "openblas") && !have_blas) why = "missing: built without OpenBLAS";
-      for (const Row& r : rows)
-        if (r.name == kernel && !r.status.empty()) why = "missing: " + r.status;
+      if (row && !row->status.empty()) why = "missing: " + row->status;
       std::printf("floor %s >= %g: NOT MET (%s)\n", f.key, f.min, why.c_str());
     } else {
       // A floor missed while the kernel's own timings were noisy says so:
       // the figure is then the machine's as much as the code's.
-      std::string kernel = std::string(f.key).substr(0, std::string(f.key).find(' ')), noisy;
-      for (const Row& r : rows)
-        if (r.name == kernel && r.cv > tm.noisy_cv && it->second < f.min) noisy = fmt(", noisy: cv %.1f %%", r.cv * 100);
+      std::string noisy;
+      if (row && row->cv > tm.noisy_cv && it->second < f.min) noisy = fmt(", noisy: cv %.1f %%", row->cv * 100);
       std::printf("floor %s >= %g: %s (%.3f%s)\n", f.key, f.min, it->second >= f.min ? "met" : "NOT MET",
                   it->second, noisy.c_str());
     }
