@@ -1,7 +1,8 @@
-// Relocatable ELF objects of the CPU targets through the LLVM 16 MC object
-// streamer (notes/TOOLCHAIN.md §4), the target's part in an ElfTarget
-// (x86/x86_elf.cpp, sve/sve_elf.cpp). LLVM is built without exceptions:
-// nothing here throws.
+// Relocatable ELF64 objects of the CPU targets, written directly: LLVM MC's
+// object streamer cost 0.35 ms of set-up and layout per object, more than
+// compiling a small kernel (docs/debug_info.md). The target's part comes in
+// an ElfTarget (x86/x86_elf.cpp, sve/sve_elf.cpp); only LLVM's constants and
+// MD5 are used.
 //
 //   .text        the functions, each 16-byte aligned (the target's padding),
 //                a FUNC symbol with its size; global unless the function is
@@ -9,40 +10,21 @@
 //   .rodata      the constants (when there are any); a function's rodata
 //                fixup (x86: `lea r14, [rip + rel32]`) carries a PC32
 //                relocation against it
-//   .debug_line, .debug_line_str   DWARF 5 line table: one row per
-//                instruction group (MC's own line-table machinery, fed by a
-//                .loc before the group's bytes)
-//   .debug_info, .debug_abbrev     one compile unit, a subprogram per
-//                function (written here; docs/debug_info.md)
+//   .debug_line, .debug_line_str, .debug_abbrev, .debug_info
+//                DWARF 5 (dwarf_sections.h): one line row per instruction
+//                group, one compile unit, a subprogram per function
 //   .note.GNU-stack (non-executable stack)
-#include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/BinaryFormat/ELF.h>
-#include <llvm/MC/MCAsmBackend.h>
-#include <llvm/MC/MCAsmInfo.h>
-#include <llvm/MC/MCCodeEmitter.h>
-#include <llvm/MC/MCContext.h>
-#include <llvm/MC/MCDwarf.h>
-#include <llvm/MC/MCExpr.h>
-#include <llvm/MC/MCInstrInfo.h>
-#include <llvm/MC/MCObjectFileInfo.h>
-#include <llvm/MC/MCObjectWriter.h>
-#include <llvm/MC/MCRegisterInfo.h>
-#include <llvm/MC/MCSectionELF.h>
-#include <llvm/MC/MCStreamer.h>
-#include <llvm/MC/MCSubtargetInfo.h>
-#include <llvm/MC/MCTargetOptions.h>
-#include <llvm/MC/TargetRegistry.h>
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/Support/MD5.h>
-#include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/raw_ostream.h>
-#include <llvm/TargetParser/Triple.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
-#include <memory>
-#include <mutex>
+#include <cstring>
 
+#include "dwarf_sections.h"
 #include "elf_object.h"
 
 #ifndef PTOAS_VERSION
@@ -53,8 +35,6 @@ namespace ptoas::cg {
 
 namespace {
 
-constexpr uint16_t kDwarfVersion = 5;
-
 // The directory ptoas runs in (DW_AT_comp_dir, directory 0 of the line
 // table); relative source names are relative to it.
 std::string compilation_dir() {
@@ -63,227 +43,233 @@ std::string compilation_dir() {
   return "";
 }
 
-// What the debug sections need besides the line rows (collected while .text
-// is written).
-struct FuncDebug {
-  llvm::MCSymbol* begin;
-  llvm::MCSymbol* end;
-  std::string name;
-  bool global;
-  uint32_t decl_line;
+struct Reloc {
+  uint64_t offset;
+  uint32_t sym, type;
+  int64_t addend;
 };
 
-// The abbreviation codes of the two DIEs .debug_info uses.
-enum : unsigned { kAbbrevCU = 1, kAbbrevSubprogram = 2 };
+struct Section {
+  std::string name;
+  uint32_t type;
+  uint64_t flags, align, entsize;
+  std::string data;
+  uint32_t link = 0, info = 0;
+  std::vector<Reloc> relocs;  // become .rela<name>
+  uint32_t sym = 0;           // its section symbol (0: none)
+};
 
-void emit_abbrevs(llvm::MCStreamer& s) {
-  using namespace llvm::dwarf;
-  auto attr = [&](unsigned at, unsigned form) {
-    s.emitULEB128IntValue(at);
-    s.emitULEB128IntValue(form);
-  };
-  s.emitULEB128IntValue(kAbbrevCU);
-  s.emitULEB128IntValue(DW_TAG_compile_unit);
-  s.emitIntValue(DW_CHILDREN_yes, 1);
-  attr(DW_AT_producer, DW_FORM_string);
-  attr(DW_AT_language, DW_FORM_data2);
-  attr(DW_AT_name, DW_FORM_string);
-  attr(DW_AT_comp_dir, DW_FORM_string);
-  attr(DW_AT_stmt_list, DW_FORM_sec_offset);
-  attr(DW_AT_low_pc, DW_FORM_addr);
-  attr(DW_AT_high_pc, DW_FORM_data4);  // a length (DWARF 4+)
-  attr(0, 0);
-  s.emitULEB128IntValue(kAbbrevSubprogram);
-  s.emitULEB128IntValue(DW_TAG_subprogram);
-  s.emitIntValue(DW_CHILDREN_no, 1);
-  attr(DW_AT_name, DW_FORM_string);
-  attr(DW_AT_external, DW_FORM_flag);
-  attr(DW_AT_decl_file, DW_FORM_udata);
-  attr(DW_AT_decl_line, DW_FORM_udata);
-  attr(DW_AT_low_pc, DW_FORM_addr);
-  attr(DW_AT_high_pc, DW_FORM_data4);
-  attr(0, 0);
-  s.emitULEB128IntValue(0);  // end of the table
+Section section(std::string name, uint32_t type, uint64_t flags, uint64_t align, uint64_t entsize,
+                std::string data = {}) {
+  Section s;
+  s.name = std::move(name);
+  s.type = type;
+  s.flags = flags;
+  s.align = align;
+  s.entsize = entsize;
+  s.data = std::move(data);
+  return s;
 }
 
-void emit_string(llvm::MCStreamer& s, const std::string& str) {
-  s.emitBytes(llvm::StringRef(str.c_str(), str.size() + 1));  // with its NUL
+struct Symbol {
+  std::string name;
+  uint8_t info;  // binding << 4 | type
+  uint16_t shndx;
+  uint64_t value, size;
+};
+
+void put(std::string& s, uint64_t v, unsigned n) {
+  for (unsigned i = 0; i < n; ++i) s.push_back(char(v >> (8 * i)));
+}
+
+void align_to(std::string& s, uint64_t a) {
+  while (s.size() % a) s.push_back('\0');
+}
+
+// Lays out header, sections (with .rela, .symtab, .strtab added) and the
+// section header table.
+std::string link_layout(uint16_t machine, std::vector<Section> secs, const std::vector<Symbol>& syms) {
+  using namespace llvm::ELF;
+  // Symbols: locals first (sh_info of .symtab is the first global).
+  std::string strtab(1, '\0');
+  auto name_of = [&](const std::string& n) {
+    if (n.empty()) return uint32_t(0);
+    uint32_t at = uint32_t(strtab.size());
+    strtab.append(n.c_str(), n.size() + 1);
+    return at;
+  };
+  std::string symtab(24, '\0');  // the null symbol
+  uint32_t first_global = 1;
+  for (const Symbol& s : syms) {
+    put(symtab, name_of(s.name), 4);
+    symtab.push_back(char(s.info));
+    symtab.push_back(char(STV_DEFAULT));
+    put(symtab, s.shndx, 2);
+    put(symtab, s.value, 8);
+    put(symtab, s.size, 8);
+    if ((s.info >> 4) == STB_LOCAL) ++first_global;
+  }
+  const uint32_t n_content = uint32_t(secs.size());
+  const uint32_t symtab_index =
+      n_content + 1 + uint32_t(std::count_if(secs.begin(), secs.end(), [](const Section& s) { return !s.relocs.empty(); }));
+  for (uint32_t i = 0; i < n_content; ++i) {
+    if (secs[i].relocs.empty()) continue;
+    Section r = section(".rela" + secs[i].name, SHT_RELA, SHF_INFO_LINK, 8, 24);
+    r.link = symtab_index;
+    r.info = i + 1;
+    for (const Reloc& x : secs[i].relocs) {
+      put(r.data, x.offset, 8);
+      put(r.data, uint64_t(x.sym) << 32 | x.type, 8);
+      put(r.data, uint64_t(x.addend), 8);
+    }
+    secs.push_back(std::move(r));
+  }
+  secs.push_back(section(".symtab", SHT_SYMTAB, 0, 8, 24, std::move(symtab)));
+  secs.back().link = symtab_index + 1;
+  secs.back().info = first_global;
+  std::vector<uint32_t> sh_name;
+  for (const Section& s : secs) sh_name.push_back(name_of(s.name));
+  const uint32_t strtab_name = name_of(".strtab");
+  secs.push_back(section(".strtab", SHT_STRTAB, 0, 1, 0, std::move(strtab)));
+  sh_name.push_back(strtab_name);
+
+  std::string out(64, '\0');
+  std::vector<uint64_t> offset;
+  for (const Section& s : secs) {
+    align_to(out, s.align);
+    offset.push_back(out.size());
+    out += s.data;
+  }
+  align_to(out, 8);
+  const uint64_t shoff = out.size();
+  out.append(64, '\0');  // the null section header
+  for (size_t i = 0; i < secs.size(); ++i) {
+    const Section& s = secs[i];
+    put(out, sh_name[i], 4);
+    put(out, s.type, 4);
+    put(out, s.flags, 8);
+    put(out, 0, 8);  // sh_addr
+    put(out, offset[i], 8);
+    put(out, s.data.size(), 8);
+    put(out, s.link, 4);
+    put(out, s.info, 4);
+    put(out, s.align, 8);
+    put(out, s.entsize, 8);
+  }
+  // The ELF header.
+  std::string h = {'\x7f', 'E', 'L', 'F', char(ELFCLASS64), char(ELFDATA2LSB), char(EV_CURRENT), char(ELFOSABI_NONE)};
+  h.resize(EI_NIDENT, '\0');
+  put(h, ET_REL, 2);
+  put(h, machine, 2);
+  put(h, EV_CURRENT, 4);
+  put(h, 0, 8);  // e_entry
+  put(h, 0, 8);  // e_phoff
+  put(h, shoff, 8);
+  put(h, 0, 4);   // e_flags
+  put(h, 64, 2);  // e_ehsize
+  put(h, 0, 2);   // e_phentsize
+  put(h, 0, 2);   // e_phnum
+  put(h, 64, 2);  // e_shentsize
+  put(h, secs.size() + 1, 2);
+  put(h, secs.size(), 2);  // e_shstrndx: .strtab, the last
+  out.replace(0, h.size(), h);
+  return out;
 }
 
 }  // namespace
 
 bool write_elf_object(const Module& m, const ModuleCode& code, const ElfTarget& et, std::string& out,
                       std::string& err) {
-  using namespace llvm;
-  const llvm::Target* T = et.target;
-  const std::string tt = et.triple;
-  Triple triple(tt);
-  MCTargetOptions opts;
-  std::unique_ptr<MCRegisterInfo> mri(T->createMCRegInfo(tt));
-  std::unique_ptr<MCAsmInfo> mai(mri ? T->createMCAsmInfo(*mri, tt, opts) : nullptr);
-  std::unique_ptr<MCSubtargetInfo> sti(T->createMCSubtargetInfo(tt, et.cpu, et.features));
-  std::unique_ptr<MCInstrInfo> mii(T->createMCInstrInfo());
-  if (!mri || !mai || !sti || !mii) {
-    err = "cannot set up the LLVM MC layer for " + tt;
-    return false;
-  }
-  SourceMgr srcmgr;
-  MCContext ctx(triple, mai.get(), mri.get(), sti.get(), &srcmgr, &opts);
-  std::unique_ptr<MCObjectFileInfo> mofi(T->createMCObjectFileInfo(ctx, /*PIC=*/true));
-  ctx.setObjectFileInfo(mofi.get());
-
-  // Debug info only when there is code to describe (and a source to name).
-  const bool debug = !code.funcs.empty();
-  const std::string src_name = m.src ? m.src->name() : "<input>";
-  const std::string comp_dir = compilation_dir();
-  unsigned file_no = 0;
-  if (debug) {
-    ctx.setDwarfVersion(kDwarfVersion);
-    ctx.setCompilationDir(comp_dir);
-    std::optional<MD5::MD5Result> md5;
-    if (m.src) {
-      std::string_view t = m.src->text();
-      md5 = MD5::hash(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(t.data()), t.size()));
+  using namespace llvm::ELF;
+  // Section indices below are positions in `secs` + 1 (0 is the null section).
+  std::vector<Section> secs;
+  std::vector<Symbol> locals, globals;
+  auto add = [&](Section s, bool with_symbol) {
+    secs.push_back(std::move(s));
+    uint32_t index = uint32_t(secs.size());
+    if (with_symbol) {
+      locals.push_back({"", uint8_t(STB_LOCAL << 4 | STT_SECTION), uint16_t(index), 0, 0});
+      secs.back().sym = uint32_t(locals.size());
     }
-    // DWARF 5: file 0 is the primary source file, directory 0 comp_dir.
-    ctx.setMCLineTableRootFile(0, comp_dir, src_name, md5, std::nullopt);
-    StringRef dir, file(src_name);
-    file_no = ctx.getMCDwarfLineTable(0).getFile(dir, file, md5, std::nullopt, kDwarfVersion);
-  }
-
-  SmallVector<char, 0> buf;
-  raw_svector_ostream os(buf);
-  MCAsmBackend* mab = T->createMCAsmBackend(*sti, *mri, opts);
-  MCCodeEmitter* mce = T->createMCCodeEmitter(*mii, ctx);
-  if (!mab || !mce) {
-    err = "cannot create the LLVM object writer for " + tt;
-    return false;
-  }
-  std::unique_ptr<MCStreamer> s(T->createMCObjectStreamer(
-      triple, ctx, std::unique_ptr<MCAsmBackend>(mab), mab->createObjectWriter(os),
-      std::unique_ptr<MCCodeEmitter>(mce), *sti, false, false, false));
-  s->initSections(/*NoExecStack=*/true, *sti);
-
-  // A .loc for the bytes emitted next: MC turns it into a line row at the
-  // current .text address.
-  auto loc = [&](uint32_t line, uint32_t col, unsigned flags) {
-    s->emitDwarfLocDirective(file_no, line, col, flags, 0, 0, src_name);
+    return index;
   };
-  auto line_col = [&](uint32_t src_loc) {
-    return m.src ? m.src->line_col(src_loc) : LineCol{0, 0};
-  };
-
-  MCSymbol* consts = ctx.createTempSymbol("pto_consts", true);
-  // .text: lay the functions out ourselves (as the listing does), one line
-  // row per instruction group.
-  s->switchSection(mofi->getTextSection());
-  s->emitCodeAlignment(Align(16), sti.get());
-  std::vector<FuncDebug> fdebug;
-  uint64_t pos = 0;
-  for (const FuncCode& f : code.funcs) {
-    uint64_t aligned = (pos + 15) & ~uint64_t(15);
-    if (aligned > pos) {
-      if (debug) loc(0, 0, 0);  // padding belongs to no source line
-      et.pad(*s, *sti, size_t(aligned - pos));
-    }
-    pos = aligned;
-    MCSymbol* sym = ctx.getOrCreateSymbol(f.name);
-    if (f.global) s->emitSymbolAttribute(sym, MCSA_Global);
-    else s->emitSymbolAttribute(sym, MCSA_Local);
-    s->emitSymbolAttribute(sym, MCSA_ELF_TypeFunction);
-    s->emitLabel(sym);
-    const char* bytes = reinterpret_cast<const char*>(f.code.data());
-    const uint32_t n = uint32_t(f.code.size());
-    const bool fixup = f.rodata_fixup != kNoFixup && f.rodata_fixup + 4 <= n;
-    // Walk the code in pieces that end at the next group start or at the
-    // rodata fixup; each group start gets its row first.
-    size_t li = 0, rows = 0;
-    uint32_t p = 0;
-    while (p < n) {
-      if (debug) {
-        const LineEntry* e = nullptr;
-        while (li < f.lines.size() && f.lines[li].offset <= p) e = &f.lines[li++];
-        if (e) {
-          LineCol lc = line_col(e->src_loc);
-          // The second row ends the prologue (the first is the function op).
-          loc(lc.line, lc.col, DWARF2_FLAG_IS_STMT | (rows == 1 ? DWARF2_FLAG_PROLOGUE_END : 0));
-          ++rows;
-        }
-      }
-      if (fixup && p == f.rodata_fixup) {
-        MCSymbol* here = ctx.createTempSymbol();
-        s->emitLabel(here);
-        // consts - (here + 4): R_X86_64_PC32 against .rodata, addend -4.
-        const MCExpr* e = MCBinaryExpr::createSub(
-            MCSymbolRefExpr::create(consts, ctx),
-            MCBinaryExpr::createAdd(MCSymbolRefExpr::create(here, ctx), MCConstantExpr::create(4, ctx),
-                                    ctx),
-            ctx);
-        s->emitValue(e, 4);
-        p += 4;
-        continue;
-      }
-      uint32_t next = n;
-      if (debug && li < f.lines.size()) next = std::min(next, f.lines[li].offset);
-      if (fixup && f.rodata_fixup > p) next = std::min(next, f.rodata_fixup);
-      if (!et.emit(*s, *sti, reinterpret_cast<const uint8_t*>(bytes) + p, next - p, err)) return false;
-      p = next;
-    }
-    MCSymbol* end = ctx.createTempSymbol();
-    s->emitLabel(end);
-    s->emitELFSize(sym, MCBinaryExpr::createSub(MCSymbolRefExpr::create(end, ctx),
-                                                MCSymbolRefExpr::create(sym, ctx), ctx));
-    uint32_t decl = f.lines.empty() ? 0 : line_col(f.lines.front().src_loc).line;
-    fdebug.push_back({sym, end, f.name, f.global, decl});
-    pos += n;
-  }
+  const uint32_t text = add(section(".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16, 0), true);
+  if (et.code_mapping_symbol) locals.push_back({et.code_mapping_symbol, uint8_t(STB_LOCAL << 4 | STT_NOTYPE), uint16_t(text), 0, 0});
+  uint32_t rodata = 0;
   if (!code.rodata.empty()) {
-    s->switchSection(mofi->getReadOnlySection());
-    s->emitValueToAlignment(Align(64));
-    s->emitLabel(consts);
-    s->emitBytes(StringRef(reinterpret_cast<const char*>(code.rodata.data()), code.rodata.size()));
+    rodata = add(section(".rodata", SHT_PROGBITS, SHF_ALLOC, 64, 0), true);
+    secs[rodata - 1].data.assign(reinterpret_cast<const char*>(code.rodata.data()), code.rodata.size());
+  }
+  add(section(".note.GNU-stack", SHT_PROGBITS, 0, 1, 0), false);
+
+  // .text: each function 16-byte aligned, one line row per instruction
+  // group (the last entry at an offset names it); the padding gets line 0.
+  const bool debug = !code.funcs.empty();
+  DebugUnit du;
+  auto line_of = [&](uint32_t src_loc) { return m.src ? m.src->line_col(src_loc) : LineCol{0, 0}; };
+  std::vector<Symbol> funcs_local, funcs_global;
+  for (const FuncCode& f : code.funcs) {
+    if (et.check && !et.check(f, err)) return false;
+    std::string& t = secs[text - 1].data;
+    const uint64_t pos = t.size(), begin = (pos + 15) & ~uint64_t(15);
+    if (begin > pos) {
+      du.rows.push_back({pos, 0, 0, false});
+      et.pad(t, size_t(begin - pos));
+    }
+    const uint32_t n = uint32_t(f.code.size());
+    t.append(reinterpret_cast<const char*>(f.code.data()), n);
+    if (f.rodata_fixup != kNoFixup && f.rodata_fixup + 4 <= n && rodata) {
+      std::memset(&t[begin + f.rodata_fixup], 0, 4);  // the value is in the relocation
+      secs[text - 1].relocs.push_back({begin + f.rodata_fixup, secs[rodata - 1].sym, et.r_pc32, et.pc32_addend});
+    }
+    size_t rows = 0;
+    for (size_t i = 0; i < f.lines.size() && f.lines[i].offset < n; ++i) {
+      if (i + 1 < f.lines.size() && f.lines[i + 1].offset <= f.lines[i].offset) continue;
+      LineCol lc = line_of(f.lines[i].src_loc);
+      // The second row ends the prologue (the first is the function op).
+      du.rows.push_back({begin + f.lines[i].offset, lc.line, lc.col, rows++ == 1});
+    }
+    Symbol s{f.name, uint8_t((f.global ? STB_GLOBAL : STB_LOCAL) << 4 | STT_FUNC), uint16_t(text), begin, n};
+    (f.global ? funcs_global : funcs_local).push_back(s);
+    du.funcs.push_back({f.name, f.global, f.lines.empty() ? 0 : line_of(f.lines.front().src_loc).line, begin, n});
   }
 
   if (debug) {
-    // .debug_line itself is written by MC in finish(); the CU points at it.
-    MCSymbol* line_start = s->getDwarfLineTableSymbol(0);
-    s->switchSection(mofi->getDwarfAbbrevSection());
-    MCSymbol* abbrev_start = ctx.createTempSymbol();
-    s->emitLabel(abbrev_start);
-    emit_abbrevs(*s);
-
-    s->switchSection(mofi->getDwarfInfoSection());
-    MCSymbol* unit_begin = ctx.createTempSymbol();
-    MCSymbol* unit_end = ctx.createTempSymbol();
-    s->emitAbsoluteSymbolDiff(unit_end, unit_begin, 4);  // unit_length (DWARF32)
-    s->emitLabel(unit_begin);
-    s->emitIntValue(kDwarfVersion, 2);
-    s->emitIntValue(dwarf::DW_UT_compile, 1);
-    s->emitIntValue(8, 1);  // address size
-    s->emitSymbolValue(abbrev_start, 4);
-    // The compile unit: .text from the first function to the end of the last.
-    s->emitULEB128IntValue(kAbbrevCU);
-    emit_string(*s, std::string("ptoas ") + PTOAS_VERSION);
-    s->emitIntValue(dwarf::DW_LANG_Mips_Assembler, 2);
-    emit_string(*s, src_name);
-    emit_string(*s, comp_dir);
-    s->emitSymbolValue(line_start, 4);
-    s->emitSymbolValue(fdebug.front().begin, 8);
-    s->emitAbsoluteSymbolDiff(fdebug.back().end, fdebug.front().begin, 4);
-    for (const FuncDebug& fd : fdebug) {
-      s->emitULEB128IntValue(kAbbrevSubprogram);
-      emit_string(*s, fd.name);
-      s->emitIntValue(fd.global ? 1 : 0, 1);
-      s->emitULEB128IntValue(file_no);
-      s->emitULEB128IntValue(fd.decl_line);
-      s->emitSymbolValue(fd.begin, 8);
-      s->emitAbsoluteSymbolDiff(fd.end, fd.begin, 4);
+    du.producer = std::string("ptoas ") + PTOAS_VERSION;
+    du.src_name = m.src ? m.src->name() : "<input>";
+    du.comp_dir = compilation_dir();
+    if (m.src) {
+      std::string_view s = m.src->text();
+      llvm::MD5::MD5Result h = llvm::MD5::hash(
+          llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+      du.md5.emplace();
+      std::copy(h.begin(), h.end(), du.md5->begin());
     }
-    s->emitULEB128IntValue(0);  // end of the CU's children
-    s->emitLabel(unit_end);
+    du.text_size = secs[text - 1].data.size();
+    DebugSections d = build_debug_sections(du);
+    const uint32_t abbrev = add(section(".debug_abbrev", SHT_PROGBITS, 0, 1, 0, std::move(d.abbrev)), true);
+    const uint32_t info = add(section(".debug_info", SHT_PROGBITS, 0, 1, 0, std::move(d.info)), false);
+    const uint32_t line = add(section(".debug_line", SHT_PROGBITS, 0, 1, 0, std::move(d.line)), true);
+    const uint32_t line_str =
+        add(section(".debug_line_str", SHT_PROGBITS, SHF_MERGE | SHF_STRINGS, 1, 1, std::move(d.line_str)), true);
+    auto relocate = [&](uint32_t sec, const std::vector<DebugReloc>& rs) {
+      for (const DebugReloc& r : rs) {
+        uint32_t to = r.target == DebugTarget::Text     ? text
+                      : r.target == DebugTarget::Abbrev ? abbrev
+                      : r.target == DebugTarget::Line   ? line
+                                                        : line_str;
+        secs[sec - 1].relocs.push_back({r.offset, secs[to - 1].sym, r.wide ? et.r_abs64 : et.r_abs32, r.addend});
+      }
+    };
+    relocate(info, d.info_relocs);
+    relocate(line, d.line_relocs);
   }
-  s->finish();
-  out.assign(buf.data(), buf.size());
+
+  // Symbols: section and mapping symbols, private functions, then public ones.
+  std::vector<Symbol> syms = std::move(locals);
+  syms.insert(syms.end(), funcs_local.begin(), funcs_local.end());
+  syms.insert(syms.end(), funcs_global.begin(), funcs_global.end());
+  out = link_layout(et.machine, std::move(secs), syms);
   return true;
 }
 

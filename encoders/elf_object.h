@@ -1,12 +1,8 @@
 // Relocatable ELF objects for the CPU targets (elf_object.cpp): .text with
-// the functions, .rodata, the DWARF line table and compile unit. What is
-// target-specific comes in an ElfTarget. Includes LLVM: only the encoders'
-// object writers include this.
+// the functions, .rodata, the DWARF line table and compile unit
+// (dwarf_sections.h). What is target-specific comes in an ElfTarget.
 #pragma once
-#include <llvm/MC/MCStreamer.h>
-#include <llvm/MC/MCSubtargetInfo.h>
-#include <llvm/MC/TargetRegistry.h>
-
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -15,13 +11,16 @@
 namespace ptoas::cg {
 
 struct ElfTarget {
-  const llvm::Target* target = nullptr;  // registered and initialized by the caller
-  std::string triple, cpu, features;
-  // Emits n bytes of a function's code (whole instructions) at the
-  // streamer's position; false with a message if they cannot be.
-  std::function<bool(llvm::MCStreamer&, const llvm::MCSubtargetInfo&, const uint8_t*, size_t, std::string&)> emit;
-  // Emits n bytes of padding between functions.
-  std::function<void(llvm::MCStreamer&, const llvm::MCSubtargetInfo&, size_t)> pad;
+  uint16_t machine = 0;               // e_machine
+  uint32_t r_abs64 = 0, r_abs32 = 0;  // relocation types of debug fields
+  uint32_t r_pc32 = 0;                // the rodata fixup (x86: lea's rel32)
+  int64_t pc32_addend = -4;           // rel32 counts from the field's end
+  const char* code_mapping_symbol = nullptr;  // AArch64: "$x" at .text 0
+  // Appends n bytes of padding between functions.
+  std::function<void(std::string&, size_t)> pad;
+  // Checks a function's code before it is written (e.g. that every word is
+  // an instruction); false with a message if it cannot be written.
+  std::function<bool(const FuncCode&, std::string&)> check;
 };
 
 bool write_elf_object(const Module& m, const ModuleCode& code, const ElfTarget& et, std::string& out,

@@ -1,8 +1,7 @@
-// The AArch64 part of the ELF writer (elf_object.h): each code word is
-// decoded back into its MCInst and emitted as an instruction, so the
-// object carries `$x` mapping symbols (code, not data) and every word is
-// checked to be a valid instruction on the way out; padding is `nop`s.
-// Also the listing's decoder.
+// The AArch64 part of the ELF writer (elf_object.h): every code word is
+// checked to decode as an instruction on the way out, a `$x` mapping symbol
+// marks .text as code, padding is `nop`s. Also the listing's decoder.
+#include <llvm/BinaryFormat/ELF.h>
 #include <llvm/MC/MCInst.h>
 
 #include "elf_object.h"
@@ -21,32 +20,30 @@ bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::s
   const Mc* mc = Mc::get(&err);
   if (!mc) return false;
   ElfTarget et;
-  et.target = mc->impl()->target;
-  et.triple = kTriple;
-  et.cpu = "generic";
-  et.features = kFeatures;
-  et.emit = [mc](llvm::MCStreamer& s, const llvm::MCSubtargetInfo& sti, const uint8_t* p, size_t n,
-                 std::string& e) {
-    if (n % 4) {
+  et.machine = llvm::ELF::EM_AARCH64;
+  et.r_abs64 = llvm::ELF::R_AARCH64_ABS64;
+  et.r_abs32 = llvm::ELF::R_AARCH64_ABS32;
+  et.r_pc32 = llvm::ELF::R_AARCH64_PREL32;
+  et.pc32_addend = 0;
+  et.code_mapping_symbol = "$x";  // all of .text is code
+  et.check = [mc](const FuncCode& f, std::string& e) {
+    if (f.code.size() % 4) {
       e = "AArch64 code that is not whole instructions";
       return false;
     }
-    for (size_t i = 0; i < n; i += 4) {
+    for (size_t i = 0; i < f.code.size(); i += 4) {
       llvm::MCInst mi;
-      if (!mc->decode(word_at(p + i), 0, mi)) {
+      if (!mc->decode(word_at(f.code.data() + i), 0, mi)) {
         char buf[64];
-        std::snprintf(buf, sizeof buf, "the SVE encoder made an invalid word 0x%08x", word_at(p + i));
+        std::snprintf(buf, sizeof buf, "the SVE encoder made an invalid word 0x%08x", word_at(f.code.data() + i));
         e = buf;
         return false;
       }
-      s.emitInstruction(mi, sti);
     }
     return true;
   };
-  et.pad = [mc](llvm::MCStreamer& s, const llvm::MCSubtargetInfo& sti, size_t n) {
-    llvm::MCInst nop;
-    mc->decode(0xd503201fu, 0, nop);
-    for (size_t i = 0; i + 4 <= n; i += 4) s.emitInstruction(nop, sti);
+  et.pad = [](std::string& t, size_t n) {
+    for (size_t i = 0; i + 4 <= n; i += 4) t.append("\x1f\x20\x03\xd5", 4);  // nop
   };
   return write_elf_object(m, code, et, out, err);
 }

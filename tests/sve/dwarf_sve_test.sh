@@ -6,7 +6,8 @@
 # and one row per instruction group of the --emit=asm listing; the debug
 # sections' relocations are AArch64 absolute ones; addr2line (the AArch64
 # binutils one, where installed) maps EVERY instruction to the .pto line of
-# its group; the object is deterministic.
+# its group; the object is deterministic; linked with tests/x86/link_main.c
+# it runs under qemu-aarch64 (where the cross gcc and qemu are installed).
 # Usage: dwarf_sve_test.sh PTOAS SOURCE_DIR
 set -u
 ptoas=$1 src=$2
@@ -67,4 +68,15 @@ for k in "$src/samples/vadd/vadd.pto" "$src/tests/x86/kernels/axpy_relu.pto"; do
   n=$((n + 1))
 done
 [ $n -ge 1 ] || fail "no kernels"
-echo "sve_dwarf: OK ($n kernels${a2l:+, every instruction through addr2line})"
+
+# The object links (its debug relocations resolved by the AArch64 linker)
+# and runs: tests/x86/link_main.c drives axpy_relu under qemu-aarch64.
+ran=""
+if command -v aarch64-linux-gnu-gcc > /dev/null && command -v qemu-aarch64 > /dev/null; then
+  "$ptoas" -target=sve --emit=header axpy_relu.pto -o axpy_relu.h || fail "--emit=header"
+  aarch64-linux-gnu-gcc -std=c11 -static -O1 -I. "$src/tests/x86/link_main.c" axpy_relu.o -o prog \
+    || fail "aarch64-linux-gnu-gcc link"
+  qemu-aarch64 -cpu max ./prog > run.txt 2>&1 || { cat run.txt; fail "the linked program fails under qemu-aarch64"; }
+  ran=", linked and run under qemu-aarch64"
+fi
+echo "sve_dwarf: OK ($n kernels${a2l:+, every instruction through addr2line}$ran)"
