@@ -2,8 +2,8 @@
 #include "ops.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
-#include <unordered_map>
 
 namespace ptoas {
 
@@ -26,64 +26,80 @@ static_assert(sizeof(kDTypeNames) / sizeof(kDTypeNames[0]) == size_t(DType::Coun
 constexpr unsigned kDTypeBytes[] = {0, 4, 2, 2, 8, 1, 1, 1, 2, 2, 4, 4, 8, 8, 1, 1, 1, 8};
 static_assert(sizeof(kDTypeBytes) / sizeof(kDTypeBytes[0]) == size_t(DType::Count));
 
-// Lookup key: after the first '.', '_' and '.' are the same character, so
+// The name index, built at compile time (a process compiles one small file,
+// so a table built at start-up cost more than all the lookups it served).
+// Keys: after the first '.', '_' and '.' are the same character, so
 // `pto.tmatmul_acc` finds `pto.tmatmul.acc` and `pto.tstore.fp` finds
-// `pto.tstore_fp`.
-std::string lookup_key(std::string_view s) {
-  std::string k(s);
-  size_t dot = k.find('.');
-  if (dot == std::string::npos) return k;
-  for (size_t i = dot + 1; i < k.size(); ++i)
-    if (k[i] == '_') k[i] = '.';
-  return k;
-}
+// `pto.tstore_fp`; tile instructions are also keyed without the dialect
+// prefix (the assembly form), as if after `pto.`.
+constexpr size_t kMaxKey = 40;
 
-// Searchable with a string_view (lookup_op runs once per statement; no
-// temporary string per lookup).
-struct KeyHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+struct IndexEntry {
+  char key[kMaxKey];
+  uint8_t len;
+  Op op;
+  constexpr std::string_view view() const { return {key, len}; }
 };
 
-struct OpIndex {
-  std::unordered_map<std::string, Op, KeyHash, std::equal_to<>> map;
-  OpIndex() {
-    for (size_t i = 0; i < size_t(Op::Count); ++i) {
-      Op op = Op(i);
-      std::string_view name = kOps[i].name;
-      map.emplace(lookup_key(name), op);
-      // Assembly form: tile instructions without the dialect prefix.
-      if (name.substr(0, 5) == "pto.t" || name.substr(0, 5) == "pto.m") {
-        std::string bare(name.substr(4));
-        map.emplace(lookup_key("pto." + bare).substr(4), op);
-      }
-    }
-    map.emplace("return", Op::Return);
-    map.emplace("builtin.module", Op::Module);
+// Writes `s` as a key into e: '_' becomes '.' from `from` on.
+constexpr void set_key(IndexEntry& e, std::string_view s, size_t from, Op op) {
+  for (size_t i = 0; i < s.size(); ++i) e.key[i] = i >= from && s[i] == '_' ? '.' : s[i];
+  e.len = uint8_t(s.size());
+  e.op = op;
+}
+
+constexpr size_t after_dot(std::string_view s) {
+  size_t dot = s.find('.');
+  return dot == std::string_view::npos ? s.size() : dot + 1;
+}
+
+constexpr bool has_bare_form(std::string_view name) {
+  return name.substr(0, 5) == "pto.t" || name.substr(0, 5) == "pto.m";
+}
+
+constexpr size_t index_size() {
+  size_t n = 2;  // return, builtin.module
+  for (const OpInfo& o : kOps) n += has_bare_form(o.name) ? 2 : 1;
+  return n;
+}
+
+constexpr auto kIndex = [] {
+  std::array<IndexEntry, index_size()> a{};
+  size_t n = 0;
+  for (size_t i = 0; i < size_t(Op::Count); ++i) {
+    std::string_view name = kOps[i].name;
+    set_key(a[n++], name, after_dot(name), Op(i));
+    if (has_bare_form(name)) set_key(a[n++], name.substr(4), 0, Op(i));
   }
-};
+  set_key(a[n++], "return", 0, Op::Return);
+  set_key(a[n++], "builtin.module", after_dot("builtin.module"), Op::Module);
+  std::sort(a.begin(), a.end(), [](const IndexEntry& x, const IndexEntry& y) { return x.view() < y.view(); });
+  return a;
+}();
 
-const OpIndex& op_index() {
-  static const OpIndex idx;
-  return idx;
+constexpr bool index_is_sound() {
+  for (const OpInfo& o : kOps)
+    if (std::string_view(o.name).size() > kMaxKey) return false;
+  for (size_t i = 1; i < kIndex.size(); ++i)
+    if (kIndex[i - 1].view() == kIndex[i].view()) return false;  // two ops, one key
+  return true;
 }
+static_assert(index_is_sound(), "an op name is longer than kMaxKey, or two ops share a lookup key");
 
 }  // namespace
 
 const OpInfo& op_info(Op op) { return kOps[size_t(op)]; }
 
 Op lookup_op(std::string_view spelling) {
-  const auto& m = op_index().map;
-  // The key as lookup_key spells it, built in a stack buffer. A bare
-  // mnemonic (`tmatmul_acc`) is keyed as if after `pto.`: every '_' is '.'.
-  char buf[64];
-  if (spelling.size() > sizeof buf) return Op::Count;  // longer than any op name
+  // The key as set_key spells it. A bare mnemonic (`tmatmul_acc`) is keyed
+  // as if after `pto.`: every '_' is '.'.
+  IndexEntry k{};
+  if (spelling.size() > kMaxKey) return Op::Count;  // longer than any op name
   size_t dot = spelling.find('.');
-  size_t from = dot == std::string_view::npos ? 0 : dot + 1;
-  for (size_t i = 0; i < spelling.size(); ++i)
-    buf[i] = i >= from && spelling[i] == '_' ? '.' : spelling[i];
-  auto it = m.find(std::string_view(buf, spelling.size()));
-  return it == m.end() ? Op::Count : it->second;
+  set_key(k, spelling, dot == std::string_view::npos ? 0 : dot + 1, Op::Count);
+  auto it = std::lower_bound(kIndex.begin(), kIndex.end(), k.view(),
+                             [](const IndexEntry& e, std::string_view v) { return e.view() < v; });
+  return it != kIndex.end() && it->view() == k.view() ? it->op : Op::Count;
 }
 
 std::string_view dtype_name(DType d) { return kDTypeNames[size_t(d)]; }

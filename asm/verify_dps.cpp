@@ -8,6 +8,7 @@
 //   * tload/tstore: view element count vs the tile's valid element count;
 //   * matmul: operand locs (left/right/acc/bias) and (C, A, B) dtype triples;
 //   * tcvt: src and dst valid shapes agree.
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -52,20 +53,21 @@ std::vector<Alt> parse_sig(const char* sig) {
   return alts;
 }
 
-// The op table's signatures, parsed once per op (this ran per instruction).
+// The op table's signatures, each parsed on its first use (this ran per
+// instruction; parsing every op's at start-up cost more than a small file's
+// whole verification).
 struct OpSig {
+  std::once_flag parsed;  // verifiers may run on several threads
   std::vector<Alt> ins, outs;
 };
 const OpSig& op_sig(Op op) {
-  static const std::vector<OpSig> sigs = [] {
-    std::vector<OpSig> v(static_cast<size_t>(Op::Count));
-    for (size_t i = 0; i < v.size(); ++i) {
-      v[i].ins = parse_sig(op_info(Op(i)).ins);
-      v[i].outs = parse_sig(op_info(Op(i)).outs);
-    }
-    return v;
-  }();
-  return sigs[size_t(op)];
+  static OpSig sigs[static_cast<size_t>(Op::Count)];
+  OpSig& s = sigs[size_t(op)];
+  std::call_once(s.parsed, [&] {
+    s.ins = parse_sig(op_info(op).ins);
+    s.outs = parse_sig(op_info(op).outs);
+  });
+  return s;
 }
 
 std::string counts_text(const std::vector<Alt>& alts) {
