@@ -86,6 +86,34 @@ constexpr bool index_is_sound() {
 }
 static_assert(index_is_sound(), "an op name is longer than kMaxKey, or two ops share a lookup key");
 
+// An open-addressing hash table over kIndex, also built at compile time:
+// the binder looks an op up per statement, and a binary search's string
+// compares cost more than one hash and one compare.
+constexpr uint32_t key_hash(std::string_view k) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (char c : k) h = (h ^ uint8_t(c)) * 16777619u;
+  return h;
+}
+
+constexpr size_t kSlots = [] {
+  size_t n = 1;
+  while (n < 2 * kIndex.size()) n *= 2;
+  return n;
+}();
+constexpr uint16_t kEmptySlot = 0xffff;
+static_assert(kIndex.size() < kEmptySlot);
+
+constexpr auto kSlotTable = [] {
+  std::array<uint16_t, kSlots> t{};
+  for (uint16_t& x : t) x = kEmptySlot;
+  for (size_t i = 0; i < kIndex.size(); ++i) {
+    size_t s = key_hash(kIndex[i].view()) & (kSlots - 1);
+    while (t[s] != kEmptySlot) s = (s + 1) & (kSlots - 1);
+    t[s] = uint16_t(i);
+  }
+  return t;
+}();
+
 }  // namespace
 
 const OpInfo& op_info(Op op) { return kOps[size_t(op)]; }
@@ -97,9 +125,9 @@ Op lookup_op(std::string_view spelling) {
   if (spelling.size() > kMaxKey) return Op::Count;  // longer than any op name
   size_t dot = spelling.find('.');
   set_key(k, spelling, dot == std::string_view::npos ? 0 : dot + 1, Op::Count);
-  auto it = std::lower_bound(kIndex.begin(), kIndex.end(), k.view(),
-                             [](const IndexEntry& e, std::string_view v) { return e.view() < v; });
-  return it != kIndex.end() && it->view() == k.view() ? it->op : Op::Count;
+  for (size_t s = key_hash(k.view()) & (kSlots - 1); kSlotTable[s] != kEmptySlot; s = (s + 1) & (kSlots - 1))
+    if (kIndex[kSlotTable[s]].view() == k.view()) return kIndex[kSlotTable[s]].op;
+  return Op::Count;
 }
 
 std::string_view dtype_name(DType d) { return kDTypeNames[size_t(d)]; }
