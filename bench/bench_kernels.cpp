@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_stats.h"
 #include "cxx/bf16.h"
 #include "frontend.h"
 #include "interp.h"
@@ -139,29 +140,7 @@ std::string compare_bf16(const uint16_t* got, const uint16_t* want, size_t n, in
   return b;
 }
 
-// ---- statistics -------------------------------------------------------------
-
-struct Stats {
-  double min = 0, median = 0, cv = 0;
-  bool ok = false;
-};
-
-Stats stats_of(std::vector<double> v) {
-  Stats s;
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  s.min = v.front();
-  size_t n = v.size();
-  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  double mean = 0;
-  for (double x : v) mean += x;
-  mean /= double(n);
-  double var = 0;
-  for (double x : v) var += (x - mean) * (x - mean);
-  s.cv = n > 1 && mean > 0 ? std::sqrt(var / double(n - 1)) / mean : 0;
-  s.ok = true;
-  return s;
-}
+// ---- statistics: bench_stats.h -------------------------------------------------
 
 // ---- the ptoas side ---------------------------------------------------------
 
