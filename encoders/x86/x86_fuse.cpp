@@ -21,7 +21,8 @@
 // a register for the ops after it and is stored to its tile's row (unless
 // the same stage overwrites it later: then only the last write is
 // stored); a row reduction accumulates lane-wise and is reduced across
-// lanes at the end of the stage.
+// lanes at the end of the stage. Skewed (fuse_skew), the last stage runs
+// one row behind, inside the column loop of the stage before it.
 #include <algorithm>
 
 #include "x86_fuse.h"
@@ -141,6 +142,9 @@ bool Gen::fuse_nt_views(const Fuse& f) {
 
 // ---- the loop nest -------------------------------------------------------------------
 
+// With fuse_prev_row_ (a skewed region's last stage), the row before: a
+// lagging stream points at it; a tile stream's row is one stride back (the
+// plan gives the last stage no view an earlier stage uses).
 RegExp Gen::fuse_at(const Fuse& f, ValueId t, bool vec) {
   int es = int(dtype_bytes(ty(t).elem));
   auto c = f.cls.find(t);
@@ -149,7 +153,9 @@ RegExp Gen::fuse_at(const Fuse& f, ValueId t, bool vec) {
   }
   int32_t o = f.off.at(t);
   if (c->second == Fuse::Row) return r15 + rax * es + o;
-  const Reg64& p = kStream[f.stream.at(t)];
+  size_t s = f.stream.at(t);
+  if (fuse_prev_row_ && !f.lag[s]) o -= int32_t(f.sstride[s]);
+  const Reg64& p = kStream[s];
   return vec ? p + rax * es + o : p + o;
 }
 
@@ -515,12 +521,22 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
     if (f.sview[s] != kNone) mov(kStream[s], q(f.sview[s], 0));
     else mov(kStream[s], r15);
   }
-  Label row;
-  L(row);
-  for (size_t si = 0; si < f.stages.size(); ++si) {
+  const size_t n_st = f.stages.size(), last = n_st - 1;
+  // The last stage's code (skewed: for the row before), while `emit` runs.
+  auto behind = [&](const std::function<void()>& emit) {
+    fuse_prev_row_ = true;
+    emit();
+    fuse_prev_row_ = false;
+  };
+  // Stage si on this row; merged: stage `last` on the row before follows
+  // each of its chunks.
+  auto stage = [&](size_t si, bool merged) {
     const Fuse::Stage& st = f.stages[si];
     for (size_t i : st.col) fuse_col_op(f, i);
-    if (st.elt.empty()) continue;
+    if (merged) behind([&] {
+        for (size_t i : f.stages[last].col) fuse_col_op(f, i);
+      });
+    if (st.elt.empty()) return;
     for (size_t i : st.elt) {
       const Fuse::FOp& o = f.ops[i];
       if (o.k != FK::Red) continue;
@@ -531,8 +547,12 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       }
       if (o.flag >= 0) vxorps(V(o.flag), V(o.flag), V(o.flag));
     }
+    auto chunk = [&](bool masked, bool odd) {
+      fuse_chunk(f, si, masked, nt, odd);
+      if (merged) behind([&] { fuse_chunk(f, last, masked, nt); });
+    };
     if (!st.unroll) {
-      vec_loop([&](bool masked) { fuse_chunk(f, si, masked, nt); });
+      vec_loop([&](bool masked) { chunk(masked, false); });
     } else {  // pairs of vectors while two are left (r13 lowered by one meanwhile), then vec_loop's end
       Label pair, one, tail, next;
       xor_(eax, eax);
@@ -541,9 +561,9 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       jge(one, T_NEAR);
       L(pair);
       sched_range([&] {
-        fuse_chunk(f, si, false, nt);
+        chunk(false, false);
         add(rax, lanes());
-        fuse_chunk(f, si, false, nt, true);
+        chunk(false, true);
       });
       add(rax, lanes());
       cmp(rax, r13);
@@ -552,27 +572,45 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       add(r13, lanes());
       cmp(rax, r13);
       jge(tail, T_NEAR);
-      fuse_chunk(f, si, false, nt);
+      chunk(false, false);
       add(rax, lanes());
       L(tail);
       cmp(rax, r9);
       jge(next, T_NEAR);
-      fuse_chunk(f, si, true, nt);
+      chunk(true, false);
       L(next);
     }
     fuse_finish(f, si);
-  }
-  for (size_t s = 0; s < f.sstride.size(); ++s) {
-    if (f.sview[s] == kNone) {
-      add(kStream[s], int(f.sstride[s]));
-    } else {
-      mov(rax, q(f.sview[s], 3));
-      shl(rax, dtype_bytes(ty(f.sview[s]).elem) == 4 ? 2 : 1);
-      add(kStream[s], rax);
+  };
+  // To the next row; a lagging stream only when the last stage has run.
+  auto advance = [&](bool lagging_too) {
+    for (size_t s = 0; s < f.sstride.size(); ++s) {
+      if (f.lag[s] && !lagging_too) continue;
+      if (f.sview[s] == kNone) {
+        add(kStream[s], int(f.sstride[s]));
+      } else {
+        mov(rax, q(f.sview[s], 3));
+        shl(rax, dtype_bytes(ty(f.sview[s]).elem) == 4 ? 2 : 1);
+        add(kStream[s], rax);
+      }
     }
+  };
+  Label row, rest;
+  if (f.skew) {  // row 0 without the last stage
+    for (size_t si = 0; si < last; ++si) stage(si, false);
+    advance(false);
+    dec(r8);
+    jz(rest, T_NEAR);
   }
+  L(row);
+  for (size_t si = 0; si < (f.skew ? last : n_st); ++si) stage(si, f.skew && si + 1 == last);
+  advance(true);
   dec(r8);
   jnz(row, T_NEAR);
+  if (f.skew) {  // the last row's last stage
+    L(rest);
+    behind([&] { stage(last, false); });
+  }
   if (nt) sfence();
 }
 

@@ -64,6 +64,14 @@ struct Gen::Fuse {
   // there, no alloc_tile at an explicit address in the function): their
   // chunks are stored only for reads from memory later in the row.
   std::vector<ValueId> priv;
+  // Skewed (x86_fuse_plan.cpp, fuse_skew): the last stage runs one row
+  // behind, its column loop merged into the one before it, so that its
+  // work (a softmax's divisions) overlaps the next row's. `lag`, per
+  // stream: only the last stage uses it, and it points at that stage's
+  // row; the last stage reaches the other (tile) streams' rows one row
+  // stride back.
+  bool skew = false;
+  std::vector<bool> lag;
 
   bool writes(const FOp& o, ValueId t) const { return o.k != FK::Store && o.dst == t; }
   bool touches(const FOp& o, ValueId t) const { return o.dst == t || o.a == t || o.b == t; }

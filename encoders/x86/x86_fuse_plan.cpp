@@ -237,9 +237,47 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
       cut |= f.touches(f.ops[j], o.dst) || f.writes(f.ops[j], o.a);
     if (cut && i + 1 < f.ops.size()) f.stages.emplace_back();
   }
+  fuse_skew(f);
   for (size_t s = 0; s < f.stages.size(); ++s)
     if (!fuse_stage_regs(f, s)) return false;
   return true;
+}
+
+// Rows are independent: every op of the region reads and writes its own row
+// of each element and one-column tile and view (one-row tiles and scalars
+// are only read), and fuse_guard lets a stored view overlap another only
+// on the same rows. So the last stage of row r - 1 may run inside the
+// column loop of the stage before it on row r. Taken when that last stage
+// has no row reduction (its registers must not live across its chunks)
+// and no view that an earlier stage uses too (a view's row stride is known
+// only at run time, so it cannot be reached one row back; a view of the
+// last stage alone lags a row instead).
+void Gen::fuse_skew(Fuse& f) {
+  f.skew = false;
+  f.lag.assign(f.sstride.size(), false);
+  if (f.stages.size() < 2) return;
+  const Fuse::Stage& last = f.stages.back();
+  if (last.elt.empty() || f.stages[f.stages.size() - 2].elt.empty()) return;
+  std::vector<bool> in_last(f.ops.size(), false);
+  for (size_t i : last.col) in_last[i] = true;
+  for (size_t i : last.elt) {
+    const Fuse::FOp& o = f.ops[i];
+    if (o.k == FK::Red) return;
+    in_last[i] = true;
+  }
+  std::vector<uint8_t> use(f.sstride.size(), 0);  // 1: the last stage, 2: an earlier one
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    const Fuse::FOp& o = f.ops[i];
+    for (ValueId t : {o.dst, o.a, o.b, o.view}) {
+      auto s = t == kNone ? f.stream.end() : f.stream.find(t);
+      if (s != f.stream.end()) use[s->second] |= in_last[i] ? 1 : 2;
+    }
+  }
+  for (size_t s = 0; s < use.size(); ++s) {
+    if (use[s] == 3 && f.sview[s] != kNone) return;
+    f.lag[s] = use[s] == 1;
+  }
+  f.skew = true;
 }
 
 // Registers of stage s: each row reduction's accumulator (and NaN flag),
@@ -249,19 +287,32 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
 // tail mask in V15.
 bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   Fuse::Stage& st = f.stages[si];
+  // Skewed, the last two stages share one column loop: the one before the
+  // last keeps clear of the registers the last one's helpers clobber, and
+  // the last one of the other's accumulators and flags (the only registers
+  // live from chunk to chunk).
+  const size_t n_st = f.stages.size();
+  const bool merged = f.skew && si + 2 >= n_st;
   bool math = false, narrow = false;
-  for (size_t i : st.elt) {
-    const Fuse::FOp& o = f.ops[i];
-    math |= is_math(o.op);
-    for (ValueId t : {o.dst, o.a, o.view})
-      narrow |= t != kNone && o.k != FK::Red && narrow_float(ty(t).elem);
-  }
+  for (size_t s = merged ? n_st - 2 : si; s <= (merged ? n_st - 1 : si); ++s)
+    for (size_t i : f.stages[s].elt) {
+      const Fuse::FOp& o = f.ops[i];
+      math |= is_math(o.op);
+      for (ValueId t : {o.dst, o.a, o.view})
+        narrow |= t != kNone && o.k != FK::Red && narrow_float(ty(t).elem);
+    }
+  std::vector<int> busy;
+  if (merged && si + 1 == n_st)
+    for (size_t i : f.stages[n_st - 2].elt)
+      for (int r : {f.ops[i].acc, f.ops[i].acc2, f.ops[i].flag})
+        if (r >= 0) busy.push_back(r);
   std::vector<int> pool;
   for (int r = z() ? 31 : 14; r >= 2; --r) {
     if (r >= 3 && r <= 6) continue;
     if (math && r >= 8 && r <= 13) continue;
     if (narrow && r >= 12 && r <= 14) continue;
     if (r == 15) continue;
+    if (std::find(busy.begin(), busy.end(), r) != busy.end()) continue;
     pool.push_back(r);
   }
   auto take = [&](int& r) {

@@ -108,6 +108,9 @@ class Gen : public CodeGenerator {
   bool break_tails_ = false;
   std::vector<LineEntry>* lines_ = nullptr;
   bool ok_ = true;
+  // Set while a skewed fused region emits its last stage, which works one
+  // row behind the others (fuse_at, x86_fuse.cpp).
+  bool fuse_prev_row_ = false;
 
   // ---- slots ----
   int disp(uint32_t slot) const { return -int(48 + 8 * slot); }
@@ -391,6 +394,7 @@ class Gen : public CodeGenerator {
   bool fused_region(const Inst& in);
   struct Fuse;                                          // the region's plan (x86_fuse.cpp)
   bool fuse_plan(const Inst& in, Fuse& f);              // false: a body op or tile it does not take
+  void fuse_skew(Fuse& f);                              // whether the last stage runs a row behind
   bool fuse_stage_regs(Fuse& f, size_t s);              // registers and dead stores of stage s
   void fuse_private(const Inst& in, Fuse& f);           // tiles nothing reads after the region
   void fuse_guard(const Fuse& f, Label& slow);          // run-time shapes and overlaps; R x C in r8 x r9
