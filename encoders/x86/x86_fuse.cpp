@@ -440,15 +440,10 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
 // NaN or came out as +-0 (which zero comes first).
 void Gen::fuse_finish(const Fuse& f, size_t si) {
   const Fuse::Stage& st = f.stages[si];
-  std::vector<int> busy;
-  for (size_t i : st.elt)
-    if (f.ops[i].k == FK::Red) busy.insert(busy.end(), {f.ops[i].acc, f.ops[i].flag, f.ops[i].acc2});
-  std::vector<int> scratch;
-  for (int r : {7, 8, 9, 10, 11, 12, 13, 14, 2})
-    if (std::find(busy.begin(), busy.end(), r) == busy.end()) scratch.push_back(r);
-  for (size_t i : st.elt) {
-    const Fuse::FOp& o = f.ops[i];
+  for (size_t n = 0; n < st.elt.size(); ++n) {
+    const Fuse::FOp& o = f.ops[st.elt[n]];
     if (o.k != FK::Red) continue;
+    const std::vector<int> scratch = fuse_seq_scratch(f, si, n);
     mark(*o.in);
     bool sum = o.op == Op::TRowSum, mx = o.op == Op::TRowMax;
     auto red = [&](const Xmm& d, const Xmm& a, const Operand& b) {

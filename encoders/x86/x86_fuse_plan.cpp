@@ -238,9 +238,46 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
     if (cut && i + 1 < f.ops.size()) f.stages.emplace_back();
   }
   fuse_skew(f);
-  for (size_t s = 0; s < f.stages.size(); ++s)
-    if (!fuse_stage_regs(f, s)) return false;
-  return true;
+  auto regs = [&] {
+    for (size_t s = 0; s < f.stages.size(); ++s)
+      if (!fuse_stage_regs(f, s)) return false;
+    return true;
+  };
+  // A max / min's sequential recomputation needs four scratch registers.
+  auto scratch_ok = [&] {
+    for (size_t s = 0; s < f.stages.size(); ++s)
+      for (size_t n = 0; n < f.stages[s].elt.size(); ++n) {
+        const Fuse::FOp& o = f.ops[f.stages[s].elt[n]];
+        if (o.k == FK::Red && o.op != Op::TRowSum && fuse_seq_scratch(f, s, n).size() < 4) return false;
+      }
+    return true;
+  };
+  if (regs()) return scratch_ok();
+  if (!f.skew) return false;
+  // The merged stages' registers did not fit (the last stage's math
+  // scratch left the other's reductions too few): not skewed, then.
+  f.skew = false;
+  f.lag.assign(f.sstride.size(), false);
+  for (Fuse::FOp& o : f.ops) o.acc = o.acc2 = o.flag = -1, o.store = true;
+  for (Fuse::Stage& st : f.stages) st.reg.clear(), st.unroll = false;
+  return regs() && scratch_ok();
+}
+
+// Registers free for the sequential recomputation of the row reduction at
+// st.elt[n] of stage si (fuse_finish): its own accumulators and flag and
+// those of the reductions finished before it are free by then, V1 too;
+// the later reductions' are not.
+std::vector<int> Gen::fuse_seq_scratch(const Fuse& f, size_t si, size_t n) {
+  const Fuse::Stage& st = f.stages[si];
+  std::vector<int> busy;
+  for (size_t m = n + 1; m < st.elt.size(); ++m) {
+    const Fuse::FOp& o = f.ops[st.elt[m]];
+    if (o.k == FK::Red) busy.insert(busy.end(), {o.acc, o.flag, o.acc2});
+  }
+  std::vector<int> scratch;
+  for (int r : {7, 8, 9, 10, 11, 12, 13, 14, 2, 1})
+    if (std::find(busy.begin(), busy.end(), r) == busy.end()) scratch.push_back(r);
+  return scratch;
 }
 
 // Rows are independent: every op of the region reads and writes its own row

@@ -405,6 +405,7 @@ class Gen : public CodeGenerator {
   // One column vector of stage s (odd: into the second accumulators).
   void fuse_chunk(const Fuse& f, size_t s, bool masked, bool nt, bool odd = false);
   void fuse_finish(const Fuse& f, size_t s);            // stage s's row reductions
+  std::vector<int> fuse_seq_scratch(const Fuse& f, size_t s, size_t n);  // free for stage s's reduction n
   RegExp fuse_at(const Fuse& f, ValueId t, bool vec);   // tile t's element (vec: at column rax) of this row
   // Lanes of f32 / f16 / bf16 at e (view: a GM row, its tail read exactly);
   // stores of lanes that hold values of d exactly (x86_fuse.cpp).

@@ -6,7 +6,8 @@
 // tiles (the last one ragged), its tile-op chain wrapped in pto.fuse: the
 // chains of the samples (softmax, RMSNorm and LayerNorm in f32, SiLU /
 // SwiGLU, the fused elementwise chain, vadd, a RoPE-like mix) and more (row
-// max / min with expands, every unary and tile-scalar op, in-place stores,
+// max / min with expands, two of them before an exp stage (skewed stages
+// that do not fit), every unary and tile-scalar op, in-place stores,
 // overlapping views that must take the op-by-op path; f16 / bf16 loads,
 // stores and tcvt: RMSNorm in bf16 and f16, a rounded tile read back,
 // copies with signalling NaNs, several rmodes, an f16 copy that must be
@@ -187,6 +188,14 @@ std::vector<Kernel> kernels(const Types& T) {
                 dps("trowexpanddiv", {e("%xt"), c("%sm")}, e("%t1")),
                 dps("trowexpandsub", {e("%t1"), c("%mx")}, e("%t1")), dps("tstore", {e("%t1")}, v("%yp"))},
                true});
+  // Two row reductions (max / min: an accumulator and a NaN flag each) in
+  // the stage before an exp stage (the row min is not read in the region):
+  // on avx2 the skewed stages' registers do not fit, and the region is
+  // taken unskewed.
+  k.push_back({"reductions_then_exp",
+               {ldx, dps("trowmin", {e("%xt"), e("%t2")}, c("%sm")), dps("trowmax", {e("%xt"), e("%t2")}, c("%mx")),
+                dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%t1")), dps("texp", {e("%t1")}, e("%t1")),
+                dps("tstore", {e("%t1")}, v("%yp"))}});
   k.push_back({"inplace_store", {ldx, dps("texp", {e("%xt")}, e("%xt")), dps("tstore", {e("%xt")}, v("%xp"))}});
   k.push_back({"shifted_overlap",
                {ldx, dps("tmuls", {e("%xt"), f("%s")}, e("%xt")), dps("tstore", {e("%xt")}, v("%yp"))},
