@@ -188,26 +188,11 @@ void run_phases(const Input& in, double t[4]) {
   t[3] = std::chrono::duration<double>(t4 - t3).count();
 }
 
-struct Timing {
-  double min = 0, median = 0;
-};
-
-constexpr double kNoisyCv = 0.05;
-
 std::string fmt_noisy(double cv, int attempts) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "noisy frontend cv=%.4f (the machine was too noisy; kept the quietest of %d attempts)",
                 cv, attempts);
   return buf;
-}
-
-Timing summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  Timing t;
-  t.min = v.front();
-  size_t n = v.size();
-  t.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  return t;
 }
 
 bool read_file(const std::string& path, std::string& out) {
@@ -283,7 +268,7 @@ std::string group(double v) {  // 1234567 -> "1,234,567"
   return r;
 }
 
-void row(const char* name, double bytes, double insts, Timing t) {
+void row(const char* name, double bytes, double insts, const Stats& t) {
   std::printf("%-22s %12s %9s %9.3f %9.3f %9.1f %13s\n", name, group(bytes).c_str(),
               group(insts).c_str(), t.min * 1e3, t.median * 1e3, bytes / t.median / 1e6,
               group(insts / t.median).c_str());
@@ -371,7 +356,6 @@ int main(int argc, char** argv) {
     }
     std::printf("noisy frontend cv=%.4f (measuring again)\n", s.cv);
   }
-  Timing tg{sg.min, sg.median};
   const double gen_bytes = double(kern.text.size());
   const double gen_insts = r.stats.instructions ? double(r.stats.instructions) : double(kern.statements);
   const double mem_ratio = double(r.stats.ir_bytes) / gen_bytes;
@@ -380,7 +364,7 @@ int main(int argc, char** argv) {
               repeats, sg.cv * 100);
   std::printf("%-22s %12s %9s %9s %9s %9s %13s\n", "input", "bytes", "insts", "min ms",
               "median ms", "MB/s", "insts/s");
-  row("generated kernel", gen_bytes, gen_insts, tg);
+  row("generated kernel", gen_bytes, gen_insts, sg);
   if (phases) {
     double best[4] = {1e9, 1e9, 1e9, 1e9};
     for (int i = 0; i < repeats; ++i) {
@@ -394,7 +378,7 @@ int main(int argc, char** argv) {
 
   // Corpus: every accept file, each parsed separately; the sum over files per repeat.
   bool have_corpus = false;
-  Timing tc{};
+  Stats tc;
   double corpus_bytes = 0, corpus_insts = 0;
   size_t corpus_files = 0, corpus_rejected = 0, corpus_skipped = 0;
   std::string first_reject;
@@ -425,7 +409,7 @@ int main(int argc, char** argv) {
         }
         ct.push_back(sum);
       }
-      tc = summarize(ct);
+      tc = stats_of(ct);
       char name[64];
       std::snprintf(name, sizeof name, "corpus (%zu files)", corpus_files);
       row(name, corpus_bytes, corpus_insts, tc);
@@ -445,8 +429,8 @@ int main(int argc, char** argv) {
     std::printf("corpus: %zu rows unreadable or with unknown flags (left out)\n", corpus_skipped);
 
   if (!noisy_note.empty()) std::printf("%s\n", noisy_note.c_str());
-  std::printf("\nfigure frontend mb_per_s=%.1f\n", gen_bytes / tg.median / 1e6);
-  std::printf("figure frontend insts_per_s=%.0f\n", gen_insts / tg.median);
+  std::printf("\nfigure frontend mb_per_s=%.1f\n", gen_bytes / sg.median / 1e6);
+  std::printf("figure frontend insts_per_s=%.0f\n", gen_insts / sg.median);
   std::printf("figure frontend mem_ratio=%.3f\n", mem_ratio);
   if (have_corpus)
     std::printf("figure frontend_corpus mb_per_s=%.1f\n", corpus_bytes / tc.median / 1e6);

@@ -504,7 +504,7 @@ double measure(std::vector<Variant>& vs, int repeats, double target_s, double sl
 // the same for all its variants, never by a time).
 struct Timing {
   int repeats = 9, slow_repeats = 5, retries = 3;
-  double target_s = 0.05, slow_s = 1.0, retry_budget_s = 20, noisy_cv = 0.05;
+  double target_s = 0.05, slow_s = 1.0, retry_budget_s = 20, noisy_cv = kNoisyCv;
 };
 
 void measure_until_quiet(std::vector<Variant>& vs, const Timing& tm, const std::string& what) {

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <vector>
 
+// Above this coefficient of variation a measurement is too noisy to trust.
+constexpr double kNoisyCv = 0.05;
+
 struct Stats {
   double min = 0, median = 0, cv = 0;
   bool ok = false;
