@@ -258,8 +258,6 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
   // scratch left the other's reductions too few): not skewed, then.
   f.skew = false;
   f.lag.assign(f.sstride.size(), false);
-  for (Fuse::FOp& o : f.ops) o.acc = o.acc2 = o.flag = -1, o.store = true;
-  for (Fuse::Stage& st : f.stages) st.reg.clear(), st.unroll = false;
   return regs() && scratch_ok();
 }
 
@@ -324,6 +322,9 @@ void Gen::fuse_skew(Fuse& f) {
 // tail mask in V15.
 bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   Fuse::Stage& st = f.stages[si];
+  // From scratch (the plan may be made again unskewed).
+  st.reg.clear();
+  for (size_t i : st.elt) f.ops[i].acc = f.ops[i].acc2 = f.ops[i].flag = -1, f.ops[i].store = true;
   // Skewed, the last two stages share one column loop: the one before the
   // last keeps clear of the registers the last one's helpers clobber, and
   // the last one of the other's accumulators and flags (the only registers
