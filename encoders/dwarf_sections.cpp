@@ -5,6 +5,8 @@
 
 #include <llvm/BinaryFormat/Dwarf.h>
 
+#include "le_bytes.h"
+
 namespace ptoas::cg {
 
 namespace {
@@ -21,9 +23,7 @@ enum : unsigned { kAbbrevCU = 1, kAbbrevSubprogram = 2 };
 struct Bytes {
   std::string& s;
   void u8(unsigned v) { s.push_back(char(v & 0xff)); }
-  void le(uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; ++i) u8(unsigned(v >> (8 * i)));
-  }
+  void le(uint64_t v, unsigned n) { put_le(s, v, n); }
   void uleb(uint64_t v) {
     do {
       unsigned b = v & 0x7f;
@@ -47,10 +47,7 @@ struct Bytes {
     le(0, wide ? 8 : 4);
   }
   // Patches a 4-byte length field at `at` to the bytes after it.
-  void close_length(size_t at) {
-    uint64_t n = s.size() - at - 4;
-    for (unsigned i = 0; i < 4; ++i) s[at + i] = char(n >> (8 * i));
-  }
+  void close_length(size_t at) { patch_le(s, at, s.size() - at - 4, 4); }
 };
 
 void write_abbrevs(std::string& out) {

@@ -26,6 +26,7 @@
 
 #include "dwarf_sections.h"
 #include "elf_object.h"
+#include "le_bytes.h"
 
 #ifndef PTOAS_VERSION
 #define PTOAS_VERSION "unknown"
@@ -78,10 +79,6 @@ struct Symbol {
   uint64_t value, size;
 };
 
-void put(std::string& s, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; ++i) s.push_back(char(v >> (8 * i)));
-}
-
 void align_to(std::string& s, uint64_t a) {
   while (s.size() % a) s.push_back('\0');
 }
@@ -101,12 +98,12 @@ std::string link_layout(uint16_t machine, std::vector<Section> secs, const std::
   std::string symtab(24, '\0');  // the null symbol
   uint32_t first_global = 1;
   for (const Symbol& s : syms) {
-    put(symtab, name_of(s.name), 4);
+    put_le(symtab, name_of(s.name), 4);
     symtab.push_back(char(s.info));
     symtab.push_back(char(STV_DEFAULT));
-    put(symtab, s.shndx, 2);
-    put(symtab, s.value, 8);
-    put(symtab, s.size, 8);
+    put_le(symtab, s.shndx, 2);
+    put_le(symtab, s.value, 8);
+    put_le(symtab, s.size, 8);
     if ((s.info >> 4) == STB_LOCAL) ++first_global;
   }
   const uint32_t n_content = uint32_t(secs.size());
@@ -118,9 +115,9 @@ std::string link_layout(uint16_t machine, std::vector<Section> secs, const std::
     r.link = symtab_index;
     r.info = i + 1;
     for (const Reloc& x : secs[i].relocs) {
-      put(r.data, x.offset, 8);
-      put(r.data, uint64_t(x.sym) << 32 | x.type, 8);
-      put(r.data, uint64_t(x.addend), 8);
+      put_le(r.data, x.offset, 8);
+      put_le(r.data, uint64_t(x.sym) << 32 | x.type, 8);
+      put_le(r.data, uint64_t(x.addend), 8);
     }
     secs.push_back(std::move(r));
   }
@@ -145,33 +142,33 @@ std::string link_layout(uint16_t machine, std::vector<Section> secs, const std::
   out.append(64, '\0');  // the null section header
   for (size_t i = 0; i < secs.size(); ++i) {
     const Section& s = secs[i];
-    put(out, sh_name[i], 4);
-    put(out, s.type, 4);
-    put(out, s.flags, 8);
-    put(out, 0, 8);  // sh_addr
-    put(out, offset[i], 8);
-    put(out, s.data.size(), 8);
-    put(out, s.link, 4);
-    put(out, s.info, 4);
-    put(out, s.align, 8);
-    put(out, s.entsize, 8);
+    put_le(out, sh_name[i], 4);
+    put_le(out, s.type, 4);
+    put_le(out, s.flags, 8);
+    put_le(out, 0, 8);  // sh_addr
+    put_le(out, offset[i], 8);
+    put_le(out, s.data.size(), 8);
+    put_le(out, s.link, 4);
+    put_le(out, s.info, 4);
+    put_le(out, s.align, 8);
+    put_le(out, s.entsize, 8);
   }
   // The ELF header.
   std::string h = {'\x7f', 'E', 'L', 'F', char(ELFCLASS64), char(ELFDATA2LSB), char(EV_CURRENT), char(ELFOSABI_NONE)};
   h.resize(EI_NIDENT, '\0');
-  put(h, ET_REL, 2);
-  put(h, machine, 2);
-  put(h, EV_CURRENT, 4);
-  put(h, 0, 8);  // e_entry
-  put(h, 0, 8);  // e_phoff
-  put(h, shoff, 8);
-  put(h, 0, 4);   // e_flags
-  put(h, 64, 2);  // e_ehsize
-  put(h, 0, 2);   // e_phentsize
-  put(h, 0, 2);   // e_phnum
-  put(h, 64, 2);  // e_shentsize
-  put(h, secs.size() + 1, 2);
-  put(h, secs.size(), 2);  // e_shstrndx: .strtab, the last
+  put_le(h, ET_REL, 2);
+  put_le(h, machine, 2);
+  put_le(h, EV_CURRENT, 4);
+  put_le(h, 0, 8);  // e_entry
+  put_le(h, 0, 8);  // e_phoff
+  put_le(h, shoff, 8);
+  put_le(h, 0, 4);   // e_flags
+  put_le(h, 64, 2);  // e_ehsize
+  put_le(h, 0, 2);   // e_phentsize
+  put_le(h, 0, 2);   // e_phnum
+  put_le(h, 64, 2);  // e_shentsize
+  put_le(h, secs.size() + 1, 2);
+  put_le(h, secs.size(), 2);  // e_shstrndx: .strtab, the last
   out.replace(0, h.size(), h);
   return out;
 }
