@@ -1,7 +1,6 @@
 // Op table storage and name lookup.
 #include "ops.h"
 
-#include <algorithm>
 #include <array>
 #include <string>
 
@@ -73,22 +72,11 @@ constexpr auto kIndex = [] {
   }
   set_key(a[n++], "return", 0, Op::Return);
   set_key(a[n++], "builtin.module", after_dot("builtin.module"), Op::Module);
-  std::sort(a.begin(), a.end(), [](const IndexEntry& x, const IndexEntry& y) { return x.view() < y.view(); });
   return a;
 }();
 
-constexpr bool index_is_sound() {
-  for (const OpInfo& o : kOps)
-    if (std::string_view(o.name).size() > kMaxKey) return false;
-  for (size_t i = 1; i < kIndex.size(); ++i)
-    if (kIndex[i - 1].view() == kIndex[i].view()) return false;  // two ops, one key
-  return true;
-}
-static_assert(index_is_sound(), "an op name is longer than kMaxKey, or two ops share a lookup key");
-
-// An open-addressing hash table over kIndex, also built at compile time:
-// the binder looks an op up per statement, and a binary search's string
-// compares cost more than one hash and one compare.
+// An open-addressing hash table over kIndex, also built at compile time
+// (the binder looks an op up per statement).
 constexpr uint32_t key_hash(std::string_view k) {
   uint32_t h = 2166136261u;  // FNV-1a
   for (char c : k) h = (h ^ uint8_t(c)) * 16777619u;
@@ -113,6 +101,18 @@ constexpr auto kSlotTable = [] {
   }
   return t;
 }();
+
+// Every name fits a key, and no two entries share a key (an entry's probe
+// sequence, up to its own slot, passes every earlier entry with its key).
+constexpr bool index_is_sound() {
+  for (const OpInfo& o : kOps)
+    if (std::string_view(o.name).size() > kMaxKey) return false;
+  for (size_t i = 0; i < kIndex.size(); ++i)
+    for (size_t s = key_hash(kIndex[i].view()) & (kSlots - 1); kSlotTable[s] != i; s = (s + 1) & (kSlots - 1))
+      if (kIndex[kSlotTable[s]].view() == kIndex[i].view()) return false;
+  return true;
+}
+static_assert(index_is_sound(), "an op name is longer than kMaxKey, or two ops share a lookup key");
 
 }  // namespace
 
