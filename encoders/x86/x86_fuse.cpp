@@ -348,10 +348,20 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
     const Fuse::FOp& o = f.ops[st.elt[n]];
     mark(*o.in);
     switch (o.k) {
-      case FK::Load:
+      case FK::Load: {
+        // A chunk read again later goes straight into its tile's register
+        // rather than through V0 and a copy.
+        auto r = st.reg.find(o.dst);
+        if (!o.store && r != st.reg.end() && kept(n)) {
+          fuse_ld(ty(o.view).elem, V(r->second), fuse_at(f, o.view, true), masked, true);
+          in_v0 = kNone;
+          if (std::find(live.begin(), live.end(), o.dst) == live.end()) live.push_back(o.dst);
+          break;
+        }
         fuse_ld(ty(o.view).elem, V(0), fuse_at(f, o.view, true), masked, true);
         put(o);
         break;
+      }
       case FK::Store: {
         Xmm x = V(get(o.a, 0));
         DType d = ty(o.view).elem;
