@@ -481,7 +481,7 @@ void Binder::bind_stmt(uint32_t stmt_id) {
       op = lookup_op(n.substr(1, n.size() - 2));
       if (op == Op::Count) fail(s.op, "unknown operation " + std::string(n));
     } else {
-      op = lookup_op(text(s.op));
+      op = Op(tok(s.op).op);  // the parser accepts only OpName and GenericOp here
     }
     Cursor c{this, s.op + 1, s.end};
     if (kind(s.op) == Tok::GenericOp) {
@@ -560,13 +560,13 @@ bool Binder::run() {
   bool has_module = false;
   for (uint32_t id : tree_.top) {
     const SynStmt& s = tree_.stmts[id];
-    if (kind(s.op) == Tok::OpName && lookup_op(text(s.op)) == Op::Module) has_module = true;
+    if (kind(s.op) == Tok::OpName && Op(tok(s.op).op) == Op::Module) has_module = true;
   }
   if (has_module) {
     if (tree_.top.size() != 1) {
       for (uint32_t id : tree_.top) {
         const SynStmt& s = tree_.stmts[id];
-        if (lookup_op(text(s.op)) != Op::Module || id != tree_.top[0]) {
+        if (kind(s.op) != Tok::OpName || Op(tok(s.op).op) != Op::Module || id != tree_.top[0]) {
           diag_.error(tok(s.op).off, tok(s.op).len,
                       "only one module per file, with nothing beside it");
           return false;
@@ -583,7 +583,7 @@ bool Binder::run() {
     resolve_arch();
     for (uint32_t id : tree_.top) {
       const SynStmt& s = tree_.stmts[id];
-      Op op = kind(s.op) == Tok::OpName ? lookup_op(text(s.op)) : Op::Count;
+      Op op = kind(s.op) == Tok::OpName ? Op(tok(s.op).op) : Op::Count;
       if (op != Op::Func) {
         diag_.error(tok(s.op).off, tok(s.op).len,
                     "expected 'func.func' or 'module' at the top level");

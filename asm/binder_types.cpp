@@ -288,7 +288,7 @@ TypeId Binder::parse_whole_type_token(Cursor& c, TypeKind hint) {
   std::string_view t = text(ti);
   size_t lt = t.find('<');
   std::vector<Token> sub;
-  sub.push_back(Token{Tok::TypeAlias, whole.off, uint32_t(lt)});
+  sub.push_back(Token{.kind = Tok::TypeAlias, .off = whole.off, .len = uint32_t(lt)});
   std::string body(t.substr(lt));  // NUL-terminated, as lex() needs
   size_t first = sub.size();
   lex(body, sub);

@@ -18,6 +18,7 @@ void classify_tokens(std::string_view text, std::vector<Token>& toks) {
       Op op = it != seen.end() ? it->second : seen.emplace(w, lookup_op(w)).first->second;
       if (op != Op::Count) {
         t.kind = Tok::OpName;
+        t.op = uint16_t(op);
         prev_op = op;
         continue;
       }

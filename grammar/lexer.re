@@ -95,7 +95,7 @@ void lex(std::string_view src, std::vector<Token>& out) {
       defnum   = gap ":" gap digit+;
       deftail  = (defnum)? (gap "," gap valname (defnum)?)* gap "=" [^=];
 
-      nul { if (tok == end) { out.push_back({Tok::Eof, uint32_t(tok - base), 0}); return; }
+      nul { if (tok == end) { out.push_back({.kind = Tok::Eof, .off = uint32_t(tok - base)}); return; }
             kind = Tok::Error; goto emit; }
       ws+ { continue; }
       "//" [^\n\x00]* { continue; }
@@ -150,9 +150,9 @@ void lex(std::string_view src, std::vector<Token>& out) {
     // A token can run past `end` only by matching the sentinel inside a
     // trailing context; clamp so that offsets always stay inside the text.
     if (cur > end) cur = end;
-    out.push_back({kind, uint32_t(tok - base), uint32_t(cur - tok)});
+    out.push_back({.kind = kind, .off = uint32_t(tok - base), .len = uint32_t(cur - tok)});
     if (kind == Tok::Error && tok == end) {
-      out.push_back({Tok::Eof, uint32_t(end - base), 0});
+      out.push_back({.kind = Tok::Eof, .off = uint32_t(end - base)});
       return;
     }
   }

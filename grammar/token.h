@@ -40,8 +40,11 @@ enum class Tok : uint8_t {
 
 struct Token {
   Tok kind;
-  uint32_t off;  // byte offset in the source
-  uint32_t len;  // byte length
+  // For an OpName, the op it names (asm/ops.h's Op), set where the kind is
+  // (asm/token_stream.cpp), so that nothing looks the spelling up again.
+  uint16_t op = 0;
+  uint32_t off = 0;  // byte offset in the source
+  uint32_t len = 0;  // byte length
 };
 static_assert(sizeof(Token) == 12, "tokens are kept in bulk; keep them small");
 

@@ -249,7 +249,7 @@ Tok random_kind(Rng& rng) {
 
 MTok synth_tok(Rng& rng, uint32_t off) {
   const Synth& s = kSynth[pick(rng, kNumSynth)];
-  return {{s.kind, off, 0}, s.spelling};
+  return {{.kind = s.kind, .off = off}, s.spelling};
 }
 
 
@@ -272,8 +272,8 @@ void pair_edit(Rng& rng, std::vector<MTok>& v, size_t i) {
       size_t b = partner_of(v, a);
       if (b == std::string::npos) return;
       if (what == 0) {
-        v[a] = {{pr[0].kind, v[a].t.off, v[a].t.len}, pr[0].spelling};
-        v[b] = {{pr[1].kind, v[b].t.off, v[b].t.len}, pr[1].spelling};
+        v[a] = {{.kind = pr[0].kind, .off = v[a].t.off, .len = v[a].t.len}, pr[0].spelling};
+        v[b] = {{.kind = pr[1].kind, .off = v[b].t.off, .len = v[b].t.len}, pr[1].spelling};
       } else {
         v.erase(v.begin() + long(b));
         v.erase(v.begin() + long(a));
@@ -284,8 +284,8 @@ void pair_edit(Rng& rng, std::vector<MTok>& v, size_t i) {
   }
   size_t a = std::min(i, n), b = std::min(n, a + pick(rng, 12));
   uint32_t off = n == 0 ? 0 : v[std::min(a, n - 1)].t.off;
-  v.insert(v.begin() + long(b), MTok{{pr[1].kind, off, 0}, pr[1].spelling});
-  v.insert(v.begin() + long(a), MTok{{pr[0].kind, off, 0}, pr[0].spelling});
+  v.insert(v.begin() + long(b), MTok{{.kind = pr[1].kind, .off = off}, pr[1].spelling});
+  v.insert(v.begin() + long(a), MTok{{.kind = pr[0].kind, .off = off}, pr[0].spelling});
 }
 
 std::string mutate(Rng& rng, std::vector<MTok>& v, const std::vector<Seed>& seeds) {
@@ -414,8 +414,8 @@ struct Gen {
 std::vector<Token> as_tokens(const std::vector<Tok>& ks) {
   std::vector<Token> t;
   t.reserve(ks.size() + 1);
-  for (Tok k : ks) t.push_back({k, 0, 1});
-  t.push_back({Tok::Eof, 0, 0});
+  for (Tok k : ks) t.push_back({.kind = k, .len = 1});
+  t.push_back({.kind = Tok::Eof});
   return t;
 }
 
@@ -474,7 +474,7 @@ int main(int argc, char** argv) {
     ptoas::Diag diag(s.src.get());
     ptoas::tokenize(*s.src, s.toks, diag);  // lexical errors: compare the parsers anyway
     if (s.toks.empty() || s.toks.back().kind != Tok::Eof)
-      s.toks.push_back({Tok::Eof, uint32_t(s.src->text().size()), 0});
+      s.toks.push_back({.kind = Tok::Eof, .off = uint32_t(s.src->text().size())});
     long before = st.accepted;
     std::string t(s.src->text());
     check(st, s.toks, *s.src, s.path, &t);
@@ -500,7 +500,7 @@ int main(int argc, char** argv) {
         std::vector<Token> toks;
         bool lexed = ptoas::tokenize(src, toks, diag);
         if (toks.empty() || toks.back().kind != Tok::Eof)
-          toks.push_back({Tok::Eof, uint32_t(src.text().size()), 0});
+          toks.push_back({.kind = Tok::Eof, .off = uint32_t(src.text().size())});
         Verdict v = run_both(toks, src);
         if (expect && !lexed) {
           std::printf("FAIL: %s: expected to tokenize: %s", p.c_str(), diag.text().c_str());
@@ -629,7 +629,7 @@ int main(int argc, char** argv) {
         toks.reserve(v.size() + 1);
         for (const MTok& x : v) toks.push_back(x.t);
         uint32_t end = uint32_t(s.src->text().size());
-        toks.push_back({Tok::Eof, end, 0});
+        toks.push_back({.kind = Tok::Eof, .off = end});
         std::string t = render(v);
         check(st, toks, *s.src, what, &t);
       }
@@ -645,8 +645,8 @@ int main(int argc, char** argv) {
       std::string ops;
       for (size_t k = 0; k < nops; ++k) ops += (k ? "," : "") + mutate(rng, v, seeds);
       toks.clear();
-      for (const MTok& x : v) toks.push_back({x.t.kind, 0, 1});
-      toks.push_back({Tok::Eof, 0, 0});
+      for (const MTok& x : v) toks.push_back({.kind = x.t.kind, .len = 1});
+      toks.push_back({.kind = Tok::Eof});
       check(st, toks, dummy, "generated #" + std::to_string(m) + " [" + ops + "]", nullptr);
     } else {
       // Uniformly random kinds.
