@@ -150,8 +150,6 @@ std::string compare_bf16(const uint16_t* got, const uint16_t* want, size_t n, in
   return b;
 }
 
-// ---- statistics: bench_stats.h -------------------------------------------------
-
 // ---- the ptoas side ---------------------------------------------------------
 
 std::string src_dir() { return PTOAS_SOURCE_DIR; }

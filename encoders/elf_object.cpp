@@ -1,6 +1,6 @@
 // Relocatable ELF64 objects of the CPU targets, written directly: LLVM MC's
-// object streamer cost 0.35 ms of set-up and layout per object, more than
-// compiling a small kernel (docs/debug_info.md). The target's part comes in
+// object streamer cost about 0.45 ms of set-up, layout and teardown per
+// object, more than compiling a small kernel (docs/debug_info.md). The target's part comes in
 // an ElfTarget (x86/x86_elf.cpp, sve/sve_elf.cpp); only LLVM's constants and
 // MD5 are used.
 //
@@ -180,7 +180,7 @@ bool write_elf_object(const Module& m, const ModuleCode& code, const ElfTarget& 
   using namespace llvm::ELF;
   // Section indices below are positions in `secs` + 1 (0 is the null section).
   std::vector<Section> secs;
-  std::vector<Symbol> locals, globals;
+  std::vector<Symbol> locals;
   auto add = [&](Section s, bool with_symbol) {
     secs.push_back(std::move(s));
     uint32_t index = uint32_t(secs.size());
