@@ -119,6 +119,18 @@ bool param_passing(const Module& m, InstId fn, const FramePlan& p, std::vector<P
   return true;
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> slot_copies(const FramePlan& p, const std::vector<ValueId>& from,
+                                                      const std::vector<ValueId>& to) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (size_t k = 0; k < std::min(from.size(), to.size()); ++k) {
+    const Slot &a = p.slots[from[k]], &b = p.slots[to[k]];
+    if (a.first < 0 || b.first < 0) continue;
+    for (unsigned s = 0; s < std::min(a.count, b.count); ++s)
+      out.emplace_back(uint32_t(a.first) + s, uint32_t(b.first) + s);
+  }
+  return out;
+}
+
 bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag) {
   const Inst& f = m.inst(fn);
   int errs = diag.error_count();
@@ -162,12 +174,18 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
       for (unsigned a = 0; a < rg.arg_count; ++a) {
         ValueId v = m.region_arg(rg, a);
         TypeKind tk = m.type_of(v).kind;
-        if (tk != TypeKind::Scalar && tk != TypeKind::Ptr)
+        if (tk != TypeKind::Scalar && tk != TypeKind::Ptr && tk != TypeKind::TileBuf)
           unsupported(m, in, diag, tg, "a region argument of type " + std::string(m.types.text(m.values[v].type)));
         give(v, in);
       }
     }
-    max_temp = std::max<unsigned>(max_temp, in.n_ins + in.n_res);
+    // Scratch for slot_copies, which only control flow does: every slot a
+    // terminator's operands or a region op's operands and results hold.
+    unsigned need = 0;
+    if (in.op != Op::Func)  // a nested function (refused later): its n_outs count result types
+      for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) need += slot_count(m.type_of(m.operand(in, k)));
+    for (unsigned r = 0; r < in.n_res; ++r) need += slot_count(m.type_of(in.res + r));
+    if (in.op == Op::Yield || in.op == Op::Condition || in.n_regions) max_temp = std::max(max_temp, need);
     if (in.op != Op::AllocTile) return;
     const Type& t = m.type_of(in.res);
     size_t loc = size_t(t.loc);

@@ -30,7 +30,7 @@ struct Slot {
 struct FramePlan {
   std::vector<Slot> slots;         // by ValueId
   uint32_t nslots = 0;
-  uint32_t temp_first = 0, temp_count = 0;  // scratch slots (yield copies)
+  uint32_t temp_first = 0, temp_count = 0;  // scratch slots (yield copies, slot_copies)
   uint32_t block_idx_slot = 0, block_num_slot = 0;
   std::vector<uint32_t> alloc_offset;  // by InstId: byte offset in the arena, kNone if none
   uint32_t arena_bytes = 0;            // multiple of 64
@@ -72,6 +72,15 @@ struct ParamPass {
 };
 bool param_passing(const Module& m, InstId fn, const FramePlan& plan, std::vector<ParamPass>& out,
                    std::string& why);
+
+// Values passed into or out of a region (scf.for inits and yields, scf.if
+// results, scf.while arguments) are copied slot by slot, every slot of each
+// value: a tile is its arena offset and both valid extents, so that the
+// value a branch yields is the tile that branch named (a later treshape or
+// set_validshape of either name changes only that name, as in the
+// interpreter). The pairs (slot of from[k], slot of to[k]) of such a copy.
+std::vector<std::pair<uint32_t, uint32_t>> slot_copies(const FramePlan& p, const std::vector<ValueId>& from,
+                                                      const std::vector<ValueId>& to);
 
 // Visits every instruction of a region tree in program order (pre-order).
 template <class F>

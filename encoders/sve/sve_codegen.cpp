@@ -293,14 +293,14 @@ InstId Gen::region(const Region& r) {
 }
 
 void Gen::copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
-  size_t n = std::min(from.size(), to.size());
-  for (size_t k = 0; k < n; ++k) {
-    ldx(X(0), from[k]);
+  std::vector<std::pair<uint32_t, uint32_t>> c = slot_copies(p_, from, to);
+  for (size_t k = 0; k < c.size(); ++k) {
+    ldx_slot(X(0), c[k].first);
     stx_slot(X(0), p_.temp_first + uint32_t(k));
   }
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < c.size(); ++k) {
     ldx_slot(X(0), p_.temp_first + uint32_t(k));
-    stx(X(0), to[k]);
+    stx_slot(X(0), c[k].second);
   }
 }
 

@@ -125,14 +125,14 @@ InstId Gen::region(const Region& r) {
 }
 
 void Gen::copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
-  size_t n = std::min(from.size(), to.size());
-  for (size_t k = 0; k < n; ++k) {
-    mov(rax, q(from[k]));
+  std::vector<std::pair<uint32_t, uint32_t>> c = slot_copies(p_, from, to);
+  for (size_t k = 0; k < c.size(); ++k) {
+    mov(rax, qs(c[k].first));
     mov(qs(p_.temp_first + uint32_t(k)), rax);
   }
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < c.size(); ++k) {
     mov(rax, qs(p_.temp_first + uint32_t(k)));
-    mov(q(to[k]), rax);
+    mov(qs(c[k].second), rax);
   }
 }
 

@@ -84,6 +84,7 @@ ArenaSizes arena_sizes(Arch arch) {
 Exec::Exec(const Module& mod, const std::vector<Arg>& a, int64_t bi, int64_t bn, bool pr)
     : m(mod), block_idx(bi), block_num(bn), args(a), probe(pr) {
   vals.resize(m.values.size());
+  own_tile.assign(m.values.size(), kNone);
   sizes = arena_sizes(m.arch);
   alloc_offset.assign(m.insts.size(), kNone);
   if (!probe)
@@ -181,9 +182,25 @@ std::vector<RtValue> Exec::call(InstId fn, const std::vector<RtValue>& a) {
   return res;
 }
 
+void Exec::bind(ValueId v, const RtValue& x) {
+  if (m.type_of(v).kind != TypeKind::TileBuf || x.ref == kNone || x.ref >= tiles.size()) {
+    vals[v] = x;
+    return;
+  }
+  if (own_tile[v] == kNone) {
+    RtTile copy = tiles[x.ref];
+    own_tile[v] = uint32_t(tiles.size());
+    tiles.push_back(copy);
+  } else if (own_tile[v] != x.ref) {
+    tiles[own_tile[v]] = tiles[x.ref];
+  }
+  vals[v] = x;
+  vals[v].ref = own_tile[v];
+}
+
 std::vector<RtValue> Exec::run_region(const Region& r, const std::vector<RtValue>& a,
                                       bool* returned) {
-  for (unsigned i = 0; i < r.arg_count && i < a.size(); ++i) vals[m.region_arg(r, i)] = a[i];
+  for (unsigned i = 0; i < r.arg_count && i < a.size(); ++i) bind(m.region_arg(r, i), a[i]);
   std::vector<RtValue> term;
   bool stop = false;
   for (unsigned i = 0; i < r.inst_count && !stop; ++i)
@@ -243,7 +260,7 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
         if (y.size() == carried.size()) carried = y;
         if (iv > INT64_MAX - st) break;
       }
-      for (unsigned i = 0; i < in.n_res && i < carried.size(); ++i) vals[in.res + i] = carried[i];
+      for (unsigned i = 0; i < in.n_res && i < carried.size(); ++i) bind(in.res + i, carried[i]);
       return;
     }
     case Syn::Fuse: {
@@ -257,7 +274,7 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
       bool ret = false;
       std::vector<RtValue> y = run_region(m.region(in, c ? 0 : 1), {}, &ret);
       if (ret) { term = y; stop = true; if (returned) *returned = true; return; }
-      for (unsigned i = 0; i < in.n_res && i < y.size(); ++i) vals[in.res + i] = y[i];
+      for (unsigned i = 0; i < in.n_res && i < y.size(); ++i) bind(in.res + i, y[i]);
       return;
     }
     case Syn::While: {
@@ -269,7 +286,7 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
         if (c.empty()) fail(in, "scf.while's before region ended without scf.condition");
         std::vector<RtValue> fwd(c.begin() + 1, c.end());
         if (c[0].i == 0) {
-          for (unsigned i = 0; i < in.n_res && i < fwd.size(); ++i) vals[in.res + i] = fwd[i];
+          for (unsigned i = 0; i < in.n_res && i < fwd.size(); ++i) bind(in.res + i, fwd[i]);
           return;
         }
         cur = run_region(m.region(in, 1), fwd, nullptr);

@@ -110,6 +110,9 @@ class Exec {
   std::vector<RtValue> vals;
   std::vector<RtView> views;
   std::vector<RtTile> tiles;
+  // By ValueId: the descriptor a region argument or control-flow result of
+  // tile type owns (kNone: none yet); see bind().
+  std::vector<uint32_t> own_tile;
   std::vector<uint8_t> arena[8];
   ArenaSizes sizes;
   std::vector<uint32_t> alloc_offset;  // per alloc_tile inst: its slot (kNone: not yet)
@@ -124,6 +127,11 @@ class Exec {
   std::vector<RtValue> run_region(const Region& r, const std::vector<RtValue>& args,
                                   bool* returned);
   void exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, bool* returned);
+  // v = x for a value passed into or out of a region. Tiles have value
+  // semantics there: v gets its own copy of x's descriptor (storage and
+  // valid shape), so a later treshape or set_validshape through one name
+  // does not reach the other, as the backends' slot copies behave.
+  void bind(ValueId v, const RtValue& x);
   void exec_scalar(const Inst& in);
   void exec_view(const Inst& in);
   void exec_alloc(const Inst& in);
