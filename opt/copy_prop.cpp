@@ -1,10 +1,12 @@
 // Pass `copyprop`: after `tmov a -> b` between tiles of the same type and
 // valid region, the row-wise ops and stores that follow in the same
-// region read a instead of b, until either tile is written again or an
-// instruction this pass does not understand mentions one of them. The
+// region read a instead of b, until either tile, or a tile that may share
+// its storage (tile_alias.h), is written again or an instruction this pass
+// does not understand mentions one of them. The
 // tmov itself goes when nothing reads b any more (dce).
 #include "ir_edit.h"
 #include "passes.h"
+#include "tile_alias.h"
 
 namespace ptoas::opt {
 
@@ -37,24 +39,18 @@ bool reads_valid_region_only(const Inst& in) {
   }
 }
 
-bool mentions(const Module& m, const Inst& in, ValueId v) {
-  if (in.op == Op::Func) return false;
-  for (unsigned i = 0; i < unsigned(in.n_ins + in.n_outs); ++i)
-    if (m.operand(in, i) == v) return true;
-  return false;
-}
-
 struct CopyProp {
   Module& m;
+  const TileAliases& alias;
   unsigned renamed = 0;
 
   void forward_from(const std::vector<InstId>& list, size_t at) {
     const Inst& mv = m.insts[list[at]];
     ValueId a = m.operand(mv, 0), b = m.operand(mv, 1);
-    if (a == b || !same_tile_shape(m, a, b)) return;
+    if (alias.may_alias(a, b) || !same_tile_shape(m, a, b)) return;
     for (size_t j = at + 1; j < list.size(); ++j) {
       Inst& in = m.insts[list[j]];
-      bool ma = mentions(m, in, a), mb = mentions(m, in, b);
+      bool ma = alias.mentions_alias(m, in, a), mb = alias.mentions_alias(m, in, b);
       if (!ma && !mb) {
         if (in.n_regions) return;  // the region may mention them: stop
         continue;
@@ -65,7 +61,7 @@ struct CopyProp {
           m.operands[in.opnd + i] = a;
           ++renamed;
         }
-      if (writes(m, in, a) || writes(m, in, b)) return;
+      if (alias.writes_alias(m, in, a) || alias.writes_alias(m, in, b)) return;
     }
   }
 
@@ -82,8 +78,11 @@ struct CopyProp {
 }  // namespace
 
 bool pass_copy_prop(Module& m, const PassContext&) {
-  CopyProp c{m};
-  for (InstId fn : function_defs(m)) c.region(m.insts[fn].region);
+  for (InstId fn : function_defs(m)) {
+    const TileAliases alias(m, fn);
+    CopyProp c{m, alias};
+    c.region(m.insts[fn].region);
+  }
   return true;
 }
 

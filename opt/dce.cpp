@@ -3,25 +3,29 @@
 // whose every output tile is never read, and tile allocations nothing
 // uses. A tile counts as read when it appears anywhere but as a DPS output
 // (an input, a view or subset of it, set_valid_shape, an opaque op), so a
-// write is only dropped when no instruction could ever observe it. Tiles
+// write is only dropped when no instruction could ever observe it, through
+// the tile or any tile that may share its storage (tile_alias.h). Tiles
 // placed at explicit addresses may alias each other: in a function with
 // any, tile ops are kept.
 #include <algorithm>
 
 #include "ir_edit.h"
 #include "passes.h"
+#include "tile_alias.h"
 
 namespace ptoas::opt {
 
 namespace {
 
-bool removable_tile_op(const Module& m, const Inst& in, const std::vector<uint8_t>& observed) {
+// `observed`: by alias class.
+bool removable_tile_op(const Module& m, const Inst& in, const TileAliases& alias,
+                       const std::vector<uint8_t>& observed) {
   if (op_info(in.op).syn != Syn::Dps || in.n_outs == 0 || in.n_res) return false;
   Sem s = op_info(in.op).sem;
   if (s == Sem::Sync || s == Sem::Npu || s == Sem::Other) return false;
   for (unsigned i = 0; i < in.n_outs; ++i) {
     ValueId v = m.operand(in, in.n_ins + i);
-    if (!is_tile(m, v) || observed[v]) return false;
+    if (!is_tile(m, v) || alias.cls(v) == kNone || observed[alias.cls(v)]) return false;
   }
   return true;
 }
@@ -31,12 +35,14 @@ void sweep_function(Module& m, InstId fn) {
   for (bool changed = true; changed;) {
     changed = false;
     std::vector<uint32_t> uses = use_counts(m);
-    std::vector<uint8_t> observed(m.values.size(), 0);
+    const TileAliases alias(m, fn);
+    std::vector<uint8_t> observed(alias.classes(), 0);
     walk(m, m.insts[fn].region, [&](InstId id, RegionId) {
       const Inst& in = m.insts[id];
       bool dps = op_info(in.op).syn == Syn::Dps;
       unsigned n = in.n_ins + (dps ? 0u : in.n_outs);
-      for (unsigned i = 0; i < n; ++i) observed[m.operand(in, i)] = 1;
+      for (unsigned i = 0; i < n; ++i)
+        if (uint32_t c = alias.cls(m.operand(in, i)); c != kNone) observed[c] = 1;
     });
     // Reverse pre-order sees every use before its definition, so a dead
     // chain of pure instructions goes in one sweep.
@@ -65,7 +71,7 @@ void sweep_function(Module& m, InstId fn) {
       if (keep_view[id]) continue;
       if (is_pure(m, in) && uses[in.res] == 0) d = true;
       else if (in.op == Op::AllocTile && in.n_res == 1 && uses[in.res] == 0 && !addressed) d = true;
-      else if (!addressed && removable_tile_op(m, in, observed)) d = true;
+      else if (!addressed && removable_tile_op(m, in, alias, observed)) d = true;
       if (!d) continue;
       dead[id] = 1;
       changed = true;

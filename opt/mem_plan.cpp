@@ -6,6 +6,10 @@
 // cross an iteration: allocated outside the loop, or not wholly rewritten
 // before its first read in each iteration.
 //
+// A use of any tile that may name an allocation's storage (tile_alias.h: a
+// treshape of it, a subset, a tile an scf.if yields) counts as a use of the
+// allocation itself.
+//
 // A tile whose first use, in the allocation's own region, is a tload wholly
 // overwrites its memory (a tload pads the whole tile, then copies the valid
 // region) before anything can read it: it needs no zeroing, and only such a
@@ -17,6 +21,7 @@
 #include <algorithm>
 
 #include "ir_edit.h"
+#include "tile_alias.h"
 #include "tile_layout.h"
 
 namespace ptoas::opt {
@@ -79,7 +84,8 @@ TilePlan plan_tiles(const Module& m, InstId fn, bool reuse) {
 
   bool addressed = false;
   std::vector<Tile> tiles;
-  std::vector<int32_t> tile_of(m.values.size(), -1);
+  const TileAliases alias(m, fn);
+  std::vector<std::vector<size_t>> tiles_of_class(alias.classes());
   for (InstId id : order) {
     const Inst& in = m.insts[id];
     if (in.op != Op::AllocTile || in.n_res != 1) continue;
@@ -88,26 +94,31 @@ TilePlan plan_tiles(const Module& m, InstId fn, bool reuse) {
       continue;
     }
     const Type& t = m.type_of(in.res);
-    if (size_t(t.loc) >= kLocCount || t.rows <= 0 || t.cols <= 0) continue;
-    tile_of[in.res] = int32_t(tiles.size());
+    if (size_t(t.loc) >= kLocCount || t.rows <= 0 || t.cols <= 0 || alias.cls(in.res) == kNone) continue;
+    tiles_of_class[alias.cls(in.res)].push_back(tiles.size());
     tiles.push_back(Tile{id, unsigned(t.loc), round64(tile_storage_bytes(t)), index[id], index[id], false});
   }
-  // First and last use of each tile.
+  // First and last use of each tile, through any of its aliases. Only a
+  // tile named by its allocation alone can be fresh: a write through an
+  // alias may cover a part of it.
   std::vector<uint8_t> seen(tiles.size(), 0);
   for (InstId id : order) {
     const Inst& in = m.insts[id];
     if (in.op == Op::Func) continue;
     for (unsigned i = 0; i < unsigned(in.n_ins + in.n_outs); ++i) {
       ValueId v = m.operand(in, i);
-      if (v >= tile_of.size() || tile_of[v] < 0) continue;
-      Tile& t = tiles[size_t(tile_of[v])];
-      if (!seen[size_t(tile_of[v])]) {
-        seen[size_t(tile_of[v])] = 1;
-        t.first = index[id];
-        t.fresh = in.op == Op::TLoad && in.n_ins == 1 && in.n_outs == 1 && i == 1 &&
-                  home[id] == home[t.alloc];
+      uint32_t c = alias.cls(v);
+      if (c == kNone) continue;
+      for (size_t ti : tiles_of_class[c]) {
+        Tile& t = tiles[ti];
+        if (!seen[ti]) {
+          seen[ti] = 1;
+          t.first = index[id];
+          t.fresh = alias.single(c) && in.op == Op::TLoad && in.n_ins == 1 && in.n_outs == 1 && i == 1 &&
+                    home[id] == home[t.alloc];
+        }
+        t.last = std::max(t.last, index[id]);
       }
-      t.last = std::max(t.last, index[id]);
     }
   }
   // Loops a tile's value may cross keep it whole.

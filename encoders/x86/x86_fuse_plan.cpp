@@ -39,15 +39,25 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
   using Cls = Fuse::Cls;
   const Region& body = m_.region(fin, 0);
   bool ok = true;
+  // The allocation each tile of the body names (the same at every op: a
+  // body holds no treshape); kNone where it is not known statically.
+  std::map<ValueId, InstId> bound;
+  for (unsigned i = 0; i < body.inst_count; ++i) {
+    const Inst& in = m_.inst(m_.region_inst(body, i));
+    for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) {
+      auto [it, fresh] = bound.emplace(op(in, k), binds_.at(m_, in, k));
+      if (!fresh && it->second != binds_.at(m_, in, k)) it->second = kNone;
+    }
+  }
   // f16 / bf16 tiles only where `narrow` (tload, tstore, tcvt).
   auto tile = [&](ValueId v, bool narrow = false) {
     const ptoas::Type& t = ty(v);
     if (t.kind != TypeKind::TileBuf || (t.elem != DType::F32 && !(narrow && narrow_float(t.elem))) || t.slayout != SLayout::NoneBox || t.rows <= 0 ||
         t.cols <= 0 || p_.slots[v].count != 3)
       return ok = false;
-    InstId def = m_.values[v].def;
-    if (def == kNone || m_.inst(def).op != Op::AllocTile || p_.alloc_offset[def] == kNone) return ok = false;
-    f.off[v] = int32_t(p_.alloc_offset[def]);
+    InstId at = bound.count(v) ? bound[v] : kNone;
+    if (at == kNone || p_.alloc_offset[at] == kNone) return ok = false;
+    f.off[v] = int32_t(p_.alloc_offset[at]);
     return true;
   };
   auto view = [&](ValueId v, ValueId tl) {  // tl: the tile it is copied from or to (same element type)
@@ -406,7 +416,7 @@ void Gen::fuse_private(const Inst& fin, Fuse& f) {
   walk_region(m_, fbody, [&](InstId id, const Inst&) { inside.push_back(id); });
   std::sort(inside.begin(), inside.end());
   bool addr = false;
-  std::vector<ValueId> used;  // tiles used outside the body
+  std::vector<uint32_t> used;  // alias classes of the tiles used outside the body
   auto scan = [&](const Region& r, auto&& self) -> void {
     for (unsigned i = 0; i < r.inst_count; ++i) {
       InstId id = m_.region_inst(r, i);
@@ -414,14 +424,15 @@ void Gen::fuse_private(const Inst& fin, Fuse& f) {
       if (id == fid) home = &r;
       if (in.op == Op::AllocTile && (in.flags & kInstHasAddr)) addr = true;
       if (std::binary_search(inside.begin(), inside.end(), id)) continue;
-      for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) used.push_back(op(in, k));
+      for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) used.push_back(alias_.cls(op(in, k)));
       for (unsigned k = 0; k < in.n_regions; ++k) self(m_.region(in, k), self);
     }
   };
   scan(top, scan);
   if (addr || !home) return;
   for (auto [t, c] : f.cls) {
-    if (c != Fuse::Elem || std::find(used.begin(), used.end(), t) != used.end()) continue;
+    if (c != Fuse::Elem || alias_.cls(t) == kNone || std::find(used.begin(), used.end(), alias_.cls(t)) != used.end())
+      continue;
     InstId def = m_.values[t].def;
     bool here = false;
     for (unsigned i = 0; i < home->inst_count; ++i) here |= m_.region_inst(*home, i) == def;

@@ -33,6 +33,7 @@
 #include <map>
 
 #include "lower.h"
+#include "tile_alias.h"
 #include "tile_plan.h"
 #include "plan.h"
 #include "x86.h"
@@ -88,7 +89,8 @@ inline PlainAlloc g_alloc;
 class Gen : public CodeGenerator {
  public:
   Gen(const Module& m, InstId fn, Target t, const FramePlan& p, Diag& d)
-      : CodeGenerator(4096, AutoGrow, &g_alloc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d) {
+      : CodeGenerator(4096, AutoGrow, &g_alloc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d), alias_(m, fn),
+        binds_(m, fn) {
     const char* e = std::getenv("PTOAS_TEST_UNMASKED_TAILS");
     break_tails_ = e && e[0] == '1';
   }
@@ -101,6 +103,10 @@ class Gen : public CodeGenerator {
   Target tg_;
   const FramePlan& p_;
   Diag& diag_;
+  // Which tiles may share storage, and which allocation a tile operand
+  // names (opt/tile_alias.h): fused loops address tiles statically.
+  const opt::TileAliases alias_;
+  const opt::TileBindings binds_;
   Label epilogue_;
   // Test hook (PTOAS_TEST_UNMASKED_TAILS=1): tail stores write whole
   // vectors, a deliberately broken kernel the Bochs and differential
