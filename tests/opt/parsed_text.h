@@ -17,13 +17,14 @@ struct Parsed {
   std::string diag;
 };
 
-// Parses and verifies `text` as file `name`; false with the diagnostics in
+// Parses and verifies `text` as file `name` (at `level`); false with the diagnostics in
 // out.diag.
-inline bool parse(const std::string& name, const std::string& text, Parsed& out) {
+inline bool parse(const std::string& name, const std::string& text, Parsed& out, Level level = Level::Level2) {
   out.src = std::make_unique<SourceFile>(name, text);
   out.m = std::make_unique<Module>();
   Diag d(out.src.get());
   FrontendOptions fo;
+  fo.level = level;
   bool ok = run_frontend(*out.src, fo, *out.m, d);
   out.diag = d.text();
   return ok;
