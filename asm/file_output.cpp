@@ -96,8 +96,12 @@ ReadStatus BoundedInput::open(const std::string& path, uint64_t limit, std::stri
 
 ReadStatus BoundedInput::read(void* p, size_t n, size_t& got, std::string& err) {
   got = 0;
-  // One byte past the limit is enough to know.
-  uint64_t room = limit_ - consumed_ + 1;
+  if (consumed_ > limit_) {
+    err = too_large_message(limit_);
+    return ReadStatus::TooLarge;
+  }
+  // One byte past the limit is enough to know (no limit: UINT64_MAX).
+  uint64_t room = limit_ - consumed_ == UINT64_MAX ? UINT64_MAX : limit_ - consumed_ + 1;
   size_t want = n < room ? n : size_t(room);
   char* dst = static_cast<char*>(p);
   while (got < want) {

@@ -104,6 +104,11 @@ TEST_CASE("file_io: bounded reads", "[file_io]") {
   REQUIRE(in.read(buf, 8, got, err) == ReadStatus::Ok);
   CHECK(got == 6);
   CHECK(in.consumed() == 10);
+  // The largest limit there is still reads (limit + 1 must not wrap to 0).
+  CHECK(read_file_bounded(p, UINT64_MAX, s, err) == ReadStatus::Ok);
+  CHECK(s == "0123456789");
+  CHECK(read_file_bounded("/proc/self/status", UINT64_MAX, s, err) == ReadStatus::Ok);
+  CHECK(s.find("Pid:") != std::string::npos);
   ::unlink(p.c_str());
   ::rmdir(dir.c_str());
 }
