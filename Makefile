@@ -3,12 +3,14 @@
 #   make test      deps + build, then ctest and the corpus check
 #   make bench     build, then bench/run            (BENCH_ARGS=--quick; docs/bench.md)
 #   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
+#                  FUZZ_TARGET (fuzz_frontend): the front end; fuzz_ptodis: ptodis's
+#                  object reader, seeded with ptoas's objects (built in build/)
 #   make check-full  test + the long ctest runs (ctest -C full -L sve_full: the
 #                  SVE differential suite at 128, 512 and 2048 bits) + 600 s of
 #                  fuzzing + bench
 # Variables: JOBS (2), CMAKE_FLAGS (extra -D options, e.g. -DPTOAS_WERROR=ON),
-#            CORPUS_DIR (../shared/corpus/ptoas), FUZZ_SECONDS, FUZZ_ARGS (extra
-#            libFuzzer flags, e.g. -seed=1), BENCH_ARGS.
+#            CORPUS_DIR (../shared/corpus/ptoas), FUZZ_SECONDS, FUZZ_TARGET,
+#            FUZZ_ARGS (extra libFuzzer flags, e.g. -seed=1), BENCH_ARGS.
 SHELL := /bin/bash
 JOBS ?= 2
 CMAKE_FLAGS ?=
@@ -17,6 +19,7 @@ CORPUS_DIR ?= ../shared/corpus/ptoas
 FUZZ_SECONDS ?= 600
 BENCH_ARGS ?=
 FUZZ_ARGS ?=
+FUZZ_TARGET ?= fuzz_frontend
 FUZZ_CC ?= clang-14
 FUZZ_CXX ?= clang++-14
 
@@ -49,15 +52,24 @@ samples: build
 bench: build
 	bench/run $(BENCH_ARGS)
 
-# libFuzzer + ASan + UBSan build of the front end. The working corpus is
-# fuzz-out/corpus (seeded from tests/fuzz/seeds and, when present, the shared
-# conformance corpus, copied at run time); crashes land in fuzz-out/.
+# libFuzzer + ASan + UBSan build (build-fuzz/) of FUZZ_TARGET:
+# * fuzz_frontend, the front end. The working corpus is fuzz-out/corpus
+#   (seeded from tests/fuzz/seeds and, when present, the shared conformance
+#   corpus, copied at run time); crashes land in fuzz-out/.
+# * fuzz_ptodis, ptodis's object reader. The working corpus is
+#   fuzz-out/ptodis-corpus, seeded with ptoas's objects of the samples
+#   (tests/fuzz/ptodis_seeds.sh, with build/ptoas) and the regressions in
+#   tests/fuzz/ptodis_regressions; crashes land in fuzz-out/ptodis-.
 fuzz: deps
 	@if [ ! -f build-fuzz/CMakeCache.txt ] || [ -n "$(CMAKE_FLAGS)" ]; then \
 	  CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DPTOAS_FUZZ=ON -DPTOAS_SANITIZE=ON $(CMAKE_FLAGS); \
 	fi
-	cmake --build build-fuzz -j$(JOBS) --target fuzz_frontend
+	cmake --build build-fuzz -j$(JOBS) --target $(FUZZ_TARGET)
+	@$(MAKE) --no-print-directory fuzz-run-$(FUZZ_TARGET)
+
+.PHONY: fuzz-run-fuzz_frontend fuzz-run-fuzz_ptodis
+fuzz-run-fuzz_frontend:
 	@mkdir -p fuzz-out/corpus
 	@if [ -d "$(CORPUS_DIR)" ]; then \
 	  find "$(CORPUS_DIR)" -name '*.pto' -type f | while IFS= read -r f; do \
@@ -68,6 +80,14 @@ fuzz: deps
 	build-fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -timeout=1 -rss_limit_mb=2048 \
 	  -dict=tests/fuzz/pto.dict -artifact_prefix=fuzz-out/ -print_final_stats=1 $(FUZZ_ARGS) \
 	  fuzz-out/corpus tests/fuzz/seeds
+
+fuzz-run-fuzz_ptodis:
+	@if [ ! -f build/CMakeCache.txt ]; then cmake -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE); fi
+	cmake --build build -j$(JOBS) --target ptoas
+	tests/fuzz/ptodis_seeds.sh build/ptoas fuzz-out/ptodis-corpus
+	build-fuzz/fuzz_ptodis -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
+	  -max_len=262144 -artifact_prefix=fuzz-out/ptodis- -print_final_stats=1 $(FUZZ_ARGS) \
+	  fuzz-out/ptodis-corpus tests/fuzz/ptodis_regressions
 
 check-full:
 	$(MAKE) test

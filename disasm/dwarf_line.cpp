@@ -2,6 +2,7 @@
 // which stops at the end of its range and remembers that it did.
 #include "dwarf_line.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace ptoas::dis {
@@ -52,13 +53,19 @@ class Cursor {
     if (shift < 64 && (b & 0x40)) v |= ~uint64_t(0) << shift;
     return int64_t(v);
   }
-  std::string cstr() {
-    std::string s;
-    while (take(1)) {
-      char c = d_[pos_ - 1];
-      if (!c) return s;
-      s += c;
+  // A NUL-terminated string in place (without the NUL).
+  std::string_view cstr() {
+    if (!ok_ || pos_ >= end_) {
+      ok_ = false;
+      return {};
     }
+    const void* z = std::memchr(d_.data() + pos_, 0, end_ - pos_);
+    if (!z) {
+      ok_ = false;
+      return {};
+    }
+    std::string_view s(d_.data() + pos_, size_t(static_cast<const char*>(z) - (d_.data() + pos_)));
+    pos_ += s.size() + 1;
     return s;
   }
   void skip(uint64_t n) { take(n); }
@@ -83,17 +90,18 @@ class Cursor {
 
 // A NUL-terminated string at `off` of a string section; false if it is not
 // one.
-bool string_at(std::string_view sec, uint64_t off, std::string& out) {
+bool string_at(std::string_view sec, uint64_t off, std::string_view& out) {
   if (off >= sec.size()) return false;
   const char* b = sec.data() + off;
   const void* z = std::memchr(b, 0, sec.size() - off);
   if (!z) return false;
-  out.assign(b, static_cast<const char*>(z));
+  out = std::string_view(b, size_t(static_cast<const char*>(z) - b));
   return true;
 }
 
 struct Unit {
   const DwarfSections& s;
+  LineInfo& info;
   Cursor c;
   unsigned offset_size = 4;
   std::string err;
@@ -105,10 +113,14 @@ struct Unit {
 
   // One attribute value of a v5 directory/file entry: a string for the
   // string forms, a number otherwise (blocks and data16 are skipped).
-  bool form(uint64_t f, std::string* str, uint64_t* num) {
+  bool form(uint64_t f, std::string_view* str, uint64_t* num) {
     uint64_t v = 0;
     switch (f) {
-      case kFormString: if (str) *str = c.cstr(); return c.ok();
+      case kFormString: {  // read even when not wanted: it moves the cursor
+        std::string_view text = c.cstr();
+        if (str) *str = text;
+        return c.ok();
+      }
       case kFormStrp: case kFormLineStrp: {
         v = c.u(offset_size);
         if (!c.ok()) return false;
@@ -130,15 +142,19 @@ struct Unit {
       case kFormBlock2: c.skip(c.u(2)); break;
       case kFormBlock4: c.skip(c.u(4)); break;
       case kFormBlock: c.skip(c.uleb()); break;
-      default: return fail("unsupported attribute form 0x" + std::to_string(f));
+      default: {
+        char h[24];
+        std::snprintf(h, sizeof h, "0x%llx", (unsigned long long)f);
+        return fail(std::string("unsupported attribute form ") + h);
+      }
     }
-    if (str) *str = std::to_string(v);
+    if (str) *str = info.owned.emplace_back(std::to_string(v));
     if (num) *num = v;
     return c.ok();
   }
 
   // A v5 entry-format list and its entries: (path, directory index) each.
-  bool v5_entries(std::vector<std::pair<std::string, uint64_t>>& out) {
+  bool v5_entries(std::vector<std::pair<std::string_view, uint64_t>>& out) {
     uint64_t nfmt = c.u(1);
     std::vector<std::pair<uint64_t, uint64_t>> fmt;
     for (uint64_t i = 0; i < nfmt && c.ok(); ++i) {
@@ -152,7 +168,7 @@ struct Unit {
     if (!fmt.empty() && count > c.left()) return fail("entry count larger than the header");
     if (fmt.empty() && count > 0) return fail("entries without a format");
     for (uint64_t i = 0; i < count; ++i) {
-      std::pair<std::string, uint64_t> e{"", 0};
+      std::pair<std::string_view, uint64_t> e{"", 0};
       for (auto [type, f] : fmt) {
         if (type == kLnctPath) {
           if (!form(f, &e.first, nullptr)) return false;
@@ -162,20 +178,15 @@ struct Unit {
           return false;
         }
       }
-      out.push_back(std::move(e));
+      out.push_back(e);
     }
     return c.ok();
   }
 };
 
-std::string join(const std::string& dir, const std::string& name) {
-  if (name.empty() || name[0] == '/' || dir.empty()) return name;
-  return dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 // One line program starting at `start`; sets `next` to the following one.
 bool decode_unit(const DwarfSections& s, uint64_t start, uint64_t& next, LineInfo& out,
-                 std::string& err) {
+                 const RowSink& emit, std::string& err) {
   const std::string_view d = s.line;
   Cursor head(d, start, d.size());
   uint64_t len = head.u(4);
@@ -193,7 +204,7 @@ bool decode_unit(const DwarfSections& s, uint64_t start, uint64_t& next, LineInf
   }
   const uint64_t unit_end = head.pos() + len;
   next = unit_end;
-  Unit u{s, Cursor(d, head.pos(), unit_end), offset_size, {}};
+  Unit u{s, out, Cursor(d, head.pos(), unit_end), offset_size, {}};
   Cursor& c = u.c;
   auto bad = [&](const std::string& why) {
     err = (u.err.empty() ? why : u.err) + " (line program at offset " + std::to_string(start) + ")";
@@ -228,19 +239,19 @@ bool decode_unit(const DwarfSections& s, uint64_t start, uint64_t& next, LineInf
   const size_t file0 = out.files.size();
   size_t nfiles = 0;
   if (version >= 5) {
-    std::vector<std::pair<std::string, uint64_t>> dirs, files;
+    std::vector<std::pair<std::string_view, uint64_t>> dirs, files;
     if (!u.v5_entries(dirs) || !u.v5_entries(files)) return bad("malformed directory or file table");
-    for (auto& [name, di] : files) out.files.push_back(join(di < dirs.size() ? dirs[di].first : "", name));
+    for (auto& [name, di] : files) out.files.push_back({di < dirs.size() ? dirs[di].first : "", name});
     nfiles = files.size();
   } else {
-    std::vector<std::string> dirs{""};  // 0: the compilation directory (not recorded here)
-    for (std::string dname = c.cstr(); c.ok() && !dname.empty(); dname = c.cstr()) dirs.push_back(dname);
-    out.files.push_back("");  // file 0 does not exist before v5
-    for (std::string fname = c.cstr(); c.ok() && !fname.empty(); fname = c.cstr()) {
+    std::vector<std::string_view> dirs{""};  // 0: the compilation directory (not recorded here)
+    for (std::string_view dname = c.cstr(); c.ok() && !dname.empty(); dname = c.cstr()) dirs.push_back(dname);
+    out.files.push_back({"", ""});  // file 0 does not exist before v5
+    for (std::string_view fname = c.cstr(); c.ok() && !fname.empty(); fname = c.cstr()) {
       uint64_t di = c.uleb();
       c.uleb();  // modification time
       c.uleb();  // length
-      out.files.push_back(join(di < dirs.size() ? dirs[di] : "", fname));
+      out.files.push_back({di < dirs.size() ? dirs[di] : "", fname});
     }
     if (!c.ok()) return bad("malformed directory or file table");
     nfiles = out.files.size() - file0;
@@ -257,11 +268,11 @@ bool decode_unit(const DwarfSections& s, uint64_t start, uint64_t& next, LineInf
     LineRow r;
     r.address = address;
     r.section = section;
-    r.file = file < nfiles ? int(file0 + file) : -1;
+    r.file = file < nfiles ? int64_t(file0 + file) : -1;
     r.line = line > 0 && line <= int64_t(UINT32_MAX) ? uint32_t(line) : 0;
     r.column = column <= UINT32_MAX ? uint32_t(column) : 0;
     r.end_sequence = end;
-    out.rows.push_back(r);
+    emit(r);
   };
   auto reset = [&] {
     address = 0;
@@ -319,11 +330,21 @@ bool decode_unit(const DwarfSections& s, uint64_t start, uint64_t& next, LineInf
 
 }  // namespace
 
-bool decode_line_programs(const DwarfSections& s, LineInfo& out, std::string& err) {
+std::string FileName::path(size_t max) const {
+  if (name.empty() || name[0] == '/' || dir.empty()) return name.size() > max ? "" : std::string(name);
+  size_t n = dir.size() + (dir.back() == '/' ? 0 : 1) + name.size();
+  if (n > max) return "";
+  std::string p(dir);
+  if (dir.back() != '/') p += '/';
+  p += name;
+  return p;
+}
+
+bool decode_line_programs(const DwarfSections& s, LineInfo& out, const RowSink& row, std::string& err) {
   uint64_t pos = 0;
   while (pos < s.line.size()) {
     uint64_t next = 0;
-    if (!decode_unit(s, pos, next, out, err)) return false;
+    if (!decode_unit(s, pos, next, out, row, err)) return false;
     pos = next;
   }
   return true;

@@ -12,6 +12,9 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <new>
+#include <tuple>
 #include <vector>
 
 namespace ptoas::dis {
@@ -21,7 +24,7 @@ namespace {
 constexpr uint16_t kEmX86_64 = 62, kEmAArch64 = 183;
 
 struct Section {
-  std::string name;
+  std::string_view name;
   uint32_t type = 0;
   uint64_t flags = 0, offset = 0, size = 0;
   uint32_t link = 0, info = 0;
@@ -29,7 +32,7 @@ struct Section {
 };
 
 struct Func {
-  std::string name;
+  std::string_view name;
   bool global = false;
   uint16_t shndx = 0;
   uint64_t value = 0, size = 0;
@@ -39,8 +42,15 @@ struct Func {
 struct Line {
   unsigned section;
   uint64_t address;
-  std::string file;
+  int64_t file;  // index into LineInfo::files
   uint32_t line, col;
+};
+
+// The line table and what its names point into.
+struct LineTable {
+  std::string line, str, line_str;  // the sections, relocated
+  LineInfo info;
+  std::vector<Line> rows;  // sorted by (section, address), one per address
 };
 
 class Reader {
@@ -53,10 +63,13 @@ class Reader {
     std::memcpy(&v, d_.data() + off, sizeof v);
     return v;
   }
-  std::string cstr(uint64_t off, uint64_t limit) const {
-    std::string s;
-    while (off < limit && off < d_.size() && d_[off]) s += d_[off++];
-    return s;
+  // The NUL-terminated string at `off`, up to `limit` (and the file's end).
+  std::string_view cstr(uint64_t off, uint64_t limit) const {
+    limit = std::min<uint64_t>(limit, d_.size());
+    if (off >= limit) return {};
+    const char* b = d_.data() + off;
+    const void* z = std::memchr(b, 0, limit - off);
+    return std::string_view(b, z ? size_t(static_cast<const char*>(z) - b) : size_t(limit - off));
   }
   const std::string& d_;
 };
@@ -117,6 +130,25 @@ std::string hex(uint64_t v, int w) {
   return b;
 }
 
+// `s` as shown: at most `max` bytes (then "..."), control characters as
+// \xNN, so that a crafted name neither floods the listing nor drives the
+// terminal.
+std::string shown(std::string_view s, size_t max, bool keep_tabs = false) {
+  std::string o;
+  for (size_t i = 0; i < s.size() && i < max; ++i) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c < 0x20 && !(keep_tabs && c == '\t')) || c == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      o += b;
+    } else {
+      o += char(c);
+    }
+  }
+  if (s.size() > max) o += "...";
+  return o;
+}
+
 // The contents of section `i` with its RELA relocations applied as a linker
 // would with every section at address 0; `addr_section` gets the section of
 // the symbol of each 8-byte address.
@@ -124,18 +156,18 @@ bool relocated(const Reader& r, const Machine& mach, const std::vector<Section>&
                std::string& out, std::map<uint64_t, unsigned>* addr_section, std::string& err) {
   const Section& s = secs[i];
   if (s.flags & 0x800 /*SHF_COMPRESSED*/) {
-    err = "compressed " + s.name + " sections are not supported";
+    err = "compressed " + shown(s.name, kMaxShownName) + " sections are not supported";
     return false;
   }
   if (s.type != 8 /*NOBITS*/ && !r.has(s.offset, s.size)) {
-    err = s.name + " lies outside the file";
+    err = shown(s.name, kMaxShownName) + " lies outside the file";
     return false;
   }
-  out = s.type == 8 /*NOBITS*/ ? std::string() : r.d_.substr(s.offset, s.size);
+  out = s.type == 8 /*NOBITS*/ ? std::string() : r.d_.substr(size_t(s.offset), size_t(s.size));
   for (const Section& rs : secs) {
     if (rs.type != 4 /*RELA*/ || rs.info != i) continue;
     if (rs.link >= secs.size() || secs[rs.link].type != 2 /*SYMTAB*/) {
-      err = "the relocations of " + s.name + " have no symbol table";
+      err = "the relocations of " + shown(s.name, kMaxShownName) + " have no symbol table";
       return false;
     }
     const Section& symtab = secs[rs.link];
@@ -148,15 +180,15 @@ bool relocated(const Reader& r, const Machine& mach, const std::vector<Section>&
       if (size < 0) continue;
       if (size == 0) {
         err = std::string("unsupported relocation ") + mach.reloc_name(type) + " (" + std::to_string(type) +
-              ") in " + s.name;
+              ") in " + shown(s.name, kMaxShownName);
         return false;
       }
       if (uint64_t(sym) * 24 + 24 > symtab.size) {
-        err = "a relocation of " + s.name + " names a missing symbol";
+        err = "a relocation of " + shown(s.name, kMaxShownName) + " names a missing symbol";
         return false;
       }
       if (where > out.size() || uint64_t(size) > out.size() - where) {
-        err = "a relocation of " + s.name + " lies outside the section";
+        err = "a relocation of " + shown(s.name, kMaxShownName) + " lies outside the section";
         return false;
       }
       uint64_t se = symtab.offset + uint64_t(sym) * 24;
@@ -168,11 +200,12 @@ bool relocated(const Reader& r, const Machine& mach, const std::vector<Section>&
   return true;
 }
 
-// Every row of the object's .debug_line with a source line, sorted by
-// (section, address), rows at one address in program order. No
-// .debug_line: no rows.
-bool read_lines(const Reader& r, const Machine& mach, const std::vector<Section>& secs,
-                std::vector<Line>& lines, std::string& err) {
+// Every row of the object's .debug_line with a source line in an
+// executable section (where a function can show it), sorted by (section,
+// address) and one per address: the last in program order, the one the
+// listing shows. No .debug_line: no rows.
+bool read_lines(const Reader& r, const Machine& mach, const std::vector<Section>& secs, LineTable& t,
+                std::string& err) {
   int line_i = -1, str_i = -1, line_str_i = -1;
   for (unsigned i = 0; i < secs.size(); ++i) {
     if (secs[i].name == ".debug_line") line_i = int(i);
@@ -181,62 +214,105 @@ bool read_lines(const Reader& r, const Machine& mach, const std::vector<Section>
   }
   if (line_i < 0) return true;
   DwarfSections ds;
-  std::string line, str, line_str;
-  if (!relocated(r, mach, secs, unsigned(line_i), line, &ds.address_section, err)) return false;
-  if (str_i >= 0 && !relocated(r, mach, secs, unsigned(str_i), str, nullptr, err)) return false;
-  if (line_str_i >= 0 && !relocated(r, mach, secs, unsigned(line_str_i), line_str, nullptr, err)) return false;
-  ds.line = line;
-  ds.str = str;
-  ds.line_str = line_str;
-  LineInfo info;
+  if (!relocated(r, mach, secs, unsigned(line_i), t.line, &ds.address_section, err)) return false;
+  if (str_i >= 0 && !relocated(r, mach, secs, unsigned(str_i), t.str, nullptr, err)) return false;
+  if (line_str_i >= 0 && !relocated(r, mach, secs, unsigned(line_str_i), t.line_str, nullptr, err)) return false;
+  ds.line = t.line;
+  ds.str = t.str;
+  ds.line_str = t.line_str;
+  uint64_t code_bytes = 0;
+  for (const Section& s : secs)
+    if ((s.flags & 4 /*EXECINSTR*/) && s.type != 8 /*NOBITS*/) code_bytes += s.size;
+  auto key = [](const Line& l) { return std::make_pair(l.section, l.address); };
+  // Sorted, the last row of each address kept: at most one row per code
+  // byte, however many rows the program has.
+  auto compact = [&] {
+    std::stable_sort(t.rows.begin(), t.rows.end(), [&](const Line& a, const Line& b) { return key(a) < key(b); });
+    size_t n = 0;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      if (i + 1 < t.rows.size() && key(t.rows[i + 1]) == key(t.rows[i])) continue;
+      t.rows[n++] = t.rows[i];
+    }
+    t.rows.resize(n);
+  };
+  auto keep = [&](const LineRow& row) {
+    if (row.end_sequence || row.line == 0 || row.file < 0) return;
+    if (row.section == 0 || row.section >= secs.size()) return;
+    const Section& s = secs[row.section];
+    if (!(s.flags & 4 /*EXECINSTR*/) || s.type == 8 /*NOBITS*/ || row.address >= s.size) return;
+    Line l{row.section, row.address, row.file, row.line, row.column};
+    if (!t.rows.empty() && key(t.rows.back()) == key(l)) t.rows.back() = l;
+    else t.rows.push_back(l);
+    if (t.rows.size() > 2 * code_bytes + 1024) compact();
+  };
   std::string e;
-  if (!decode_line_programs(ds, info, e)) {
+  if (!decode_line_programs(ds, t.info, keep, e)) {
     err = "malformed .debug_line: " + e;
     return false;
   }
-  for (const LineRow& row : info.rows)
-    if (!row.end_sequence && row.line != 0 && row.file >= 0)
-      lines.push_back({row.section, row.address, info.files[size_t(row.file)], row.line, row.column});
-  std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
-    return std::make_pair(a.section, a.address) < std::make_pair(b.section, b.address);
-  });
+  compact();
   return true;
 }
 
 // `file:line: text` for a row; the text from Options::read_source (each
-// file read once), left out when it cannot be read.
+// file read once, at most kMaxSourceFiles of them and kMaxSourceBytes in
+// all), left out when it cannot be read.
 class SourceCache {
  public:
-  explicit SourceCache(const SourceReader& read) : read_(read) {}
+  SourceCache(const SourceReader& read, const LineInfo& info) : read_(read), info_(info) {}
   std::string describe(const Line& l) {
-    size_t slash = l.file.find_last_of('/');
-    std::string o = (slash == std::string::npos ? l.file : l.file.substr(slash + 1)) + ":" +
-                    std::to_string(l.line);
-    const std::vector<std::string>& text = lines_of(l.file);
-    if (l.line <= text.size()) o += ": " + text[l.line - 1];
+    const FileName& f = info_.files[size_t(l.file)];
+    std::string_view base = f.name.substr(f.name.find_last_of('/') == std::string_view::npos
+                                              ? 0 : f.name.find_last_of('/') + 1);
+    std::string o = shown(base, kMaxShownName) + ":" + std::to_string(l.line);
+    const Text* text = text_of(l.file);
+    if (text && l.line <= text->starts.size()) {
+      size_t a = text->starts[l.line - 1];
+      const std::string& t = text->text;
+      size_t e = l.line < text->starts.size() ? text->starts[l.line] - 1 : t.size();
+      if (e > a && t[e - 1] == '\n') --e;  // the last line's
+      size_t b = a, z = e;
+      while (b < z && (t[b] == ' ' || t[b] == '\t')) ++b;
+      while (z > b && (t[z - 1] == ' ' || t[z - 1] == '\t' || t[z - 1] == '\r')) --z;
+      o += ": " + shown(std::string_view(t).substr(b, z - b), kMaxShownSource, true);
+    }
     return o;
   }
 
  private:
-  const std::vector<std::string>& lines_of(const std::string& file) {
-    auto it = cache_.find(file);
-    if (it != cache_.end()) return it->second;
-    std::vector<std::string>& v = cache_[file];
-    std::string t;
-    if (!read_ || !read_(file, t)) return v;
-    for (size_t a = 0; a < t.size();) {
-      size_t e = t.find('\n', a);
-      if (e == std::string::npos) e = t.size();
-      size_t b = a, z = e;
-      while (b < z && (t[b] == ' ' || t[b] == '\t')) ++b;
-      while (z > b && (t[z - 1] == ' ' || t[z - 1] == '\t' || t[z - 1] == '\r')) --z;
-      v.push_back(t.substr(b, z - b));
-      a = e + 1;
+  struct Text {
+    std::string text;
+    std::vector<uint32_t> starts;  // where each line begins
+  };
+  const Text* text_of(int64_t file) {
+    if (file == last_file_) return last_;
+    last_file_ = file;
+    last_ = nullptr;
+    std::string path = info_.files[size_t(file)].path(kMaxPath);
+    if (path.empty() || !read_) return nullptr;
+    auto it = cache_.find(path);
+    if (it != cache_.end()) return last_ = it->second.get();
+    if (cache_.size() >= kMaxSourceFiles) return nullptr;
+    std::unique_ptr<Text>& t = cache_[path];
+    t = std::make_unique<Text>();
+    if (!read_(path, t->text) || t->text.size() > UINT32_MAX || t->text.size() > kMaxSourceBytes - read_bytes_) {
+      t->text.clear();
+      return nullptr;
     }
-    return v;
+    read_bytes_ += t->text.size();
+    for (size_t a = 0; a < t->text.size();) {
+      t->starts.push_back(uint32_t(a));
+      const void* nl = std::memchr(t->text.data() + a, '\n', t->text.size() - a);
+      a = nl ? size_t(static_cast<const char*>(nl) - t->text.data()) + 1 : t->text.size();
+    }
+    return last_ = t.get();
   }
   const SourceReader& read_;
-  std::map<std::string, std::vector<std::string>> cache_;
+  const LineInfo& info_;
+  std::map<std::string, std::unique_ptr<Text>> cache_;
+  size_t read_bytes_ = 0;
+  int64_t last_file_ = -1;
+  const Text* last_ = nullptr;
 };
 
 // AArch64 mapping symbols (ELF for the Arm 64-bit Architecture, 5.5.4):
@@ -247,10 +323,15 @@ using Mapping = std::map<unsigned, std::map<uint64_t, bool>>;
 // Function symbols (sorted by section and address) and mapping symbols.
 bool read_symbols(const Reader& r, const std::vector<Section>& secs, std::vector<Func>& funcs, Mapping& mapping,
                   std::string& err) {
+  int symtabs = 0;
   for (const Section& s : secs) {
     if (s.type != 2 /*SYMTAB*/) continue;
     if (s.link >= secs.size()) {
       err = "symbol table links to a missing string table";
+      return false;
+    }
+    if (++symtabs > 1) {  // ELF allows one; several over the same bytes would list them again and again
+      err = "more than one symbol table";
       return false;
     }
     const Section& str = secs[s.link];
@@ -276,7 +357,7 @@ bool read_symbols(const Reader& r, const std::vector<Section>& secs, std::vector
       if ((info & 0xf) != 2 /*FUNC*/) continue;
       f.global = (info >> 4) != 0;
       if (f.value > ts.size || f.size > ts.size - f.value) {
-        err = "function " + f.name + " lies outside its section";
+        err = "function " + shown(f.name, kMaxShownName) + " lies outside its section";
         return false;
       }
       funcs.push_back(f);
@@ -285,43 +366,94 @@ bool read_symbols(const Reader& r, const std::vector<Section>& secs, std::vector
   std::sort(funcs.begin(), funcs.end(), [](const Func& a, const Func& b) {
     return a.shndx != b.shndx ? a.shndx < b.shndx : a.value < b.value;
   });
+  // ptoas's functions never share bytes; overlapping ones would list the
+  // same code once per symbol (output quadratic in the object's size).
+  for (size_t i = 1; i < funcs.size(); ++i) {
+    const Func& a = funcs[i - 1];
+    const Func& b = funcs[i];
+    if (a.shndx == b.shndx && a.size && b.size && b.value < a.value + a.size) {
+      err = "functions " + shown(a.name, kMaxShownName) + " and " + shown(b.name, kMaxShownName) + " overlap";
+      return false;
+    }
+  }
   return true;
 }
 
-// Relocations against executable sections: (section, offset) -> text.
-std::map<std::pair<unsigned, uint64_t>, std::string> text_relocs(const Reader& r, const Machine& mach,
-                                                                 const std::vector<Section>& secs) {
-  std::map<std::pair<unsigned, uint64_t>, std::string> relocs;
+// A relocation against an executable section, shown below its instruction.
+struct TextReloc {
+  unsigned section;
+  uint64_t where;
+  uint32_t type, sym;
+  int64_t addend;
+  unsigned symtab;  // the RELA section's link
+  bool operator<(const TextReloc& o) const { return std::tie(section, where) < std::tie(o.section, o.where); }
+};
+
+// Sorted by (section, offset), the last of several at one offset kept (as
+// a linker would apply it last).
+std::vector<TextReloc> text_relocs(const Reader& r, const std::vector<Section>& secs) {
+  std::vector<TextReloc> relocs;
   for (const Section& s : secs) {
     if (s.type != 4 /*RELA*/ || s.info >= secs.size() || s.link >= secs.size()) continue;
-    const Section& symtab = secs[s.link];
-    const Section* str = symtab.link < secs.size() ? &secs[symtab.link] : nullptr;
+    if (!(secs[s.info].flags & 4 /*EXECINSTR*/)) continue;
     for (uint64_t off = 0; off + 24 <= s.size; off += 24) {
       uint64_t e = s.offset + off;
-      uint64_t where = r.get<uint64_t>(e), info = r.get<uint64_t>(e + 8);
-      int64_t addend = r.get<int64_t>(e + 16);
-      uint32_t sym = uint32_t(info >> 32), type = uint32_t(info);
-      std::string target = "sym#" + std::to_string(sym);
-      if (r.has(symtab.offset, symtab.size) && uint64_t(sym) * 24 + 24 <= symtab.size) {
-        uint64_t se = symtab.offset + uint64_t(sym) * 24;
-        uint32_t nm = r.get<uint32_t>(se);
-        uint8_t sinfo = r.get<uint8_t>(se + 4);
-        uint16_t shx = r.get<uint16_t>(se + 6);
-        if ((sinfo & 0xf) == 3 /*SECTION*/ && shx < secs.size()) target = secs[shx].name;
-        else if (str && nm < str->size) target = r.cstr(str->offset + nm, str->offset + str->size);
-      }
-      char a[32];
-      std::snprintf(a, sizeof a, "%+lld", (long long)addend);
-      relocs[{s.info, where}] = std::string(mach.reloc_name(type)) + " " + target + a;
+      uint64_t info = r.get<uint64_t>(e + 8);
+      relocs.push_back({s.info, r.get<uint64_t>(e), uint32_t(info), uint32_t(info >> 32), r.get<int64_t>(e + 16),
+                        s.link});
     }
   }
+  std::stable_sort(relocs.begin(), relocs.end());
+  size_t n = 0;
+  for (size_t i = 0; i < relocs.size(); ++i)
+    if (i + 1 == relocs.size() || relocs[i] < relocs[i + 1]) relocs[n++] = relocs[i];
+  relocs.resize(n);
   return relocs;
+}
+
+// `R_X86_64_PLT32 name+0`.
+std::string reloc_text(const Reader& r, const Machine& mach, const std::vector<Section>& secs, const TextReloc& t) {
+  const Section& symtab = secs[t.symtab];
+  const Section* str = symtab.link < secs.size() ? &secs[symtab.link] : nullptr;
+  std::string target = "sym#" + std::to_string(t.sym);
+  if (symtab.type != 8 /*NOBITS*/ && r.has(symtab.offset, symtab.size) && uint64_t(t.sym) * 24 + 24 <= symtab.size) {
+    uint64_t se = symtab.offset + uint64_t(t.sym) * 24;
+    uint32_t nm = r.get<uint32_t>(se);
+    uint8_t sinfo = r.get<uint8_t>(se + 4);
+    uint16_t shx = r.get<uint16_t>(se + 6);
+    if ((sinfo & 0xf) == 3 /*SECTION*/ && shx < secs.size()) target = shown(secs[shx].name, kMaxShownName);
+    else if (str && nm < str->size) target = shown(r.cstr(str->offset + nm, str->offset + str->size), kMaxShownName);
+  }
+  char a[32];
+  std::snprintf(a, sizeof a, "%+lld", (long long)t.addend);
+  return std::string(mach.reloc_name(t.type)) + " " + target + a;
+}
+
+// Refuses sections that share bytes of the file: each section's bytes are
+// then read once, so nothing (symbols, relocations) is multiplied by the
+// number of section headers pointing at the same data.
+bool sections_disjoint(const std::vector<Section>& secs, std::string& err) {
+  std::vector<std::pair<uint64_t, unsigned>> at;
+  for (unsigned i = 0; i < secs.size(); ++i)
+    if (secs[i].type != 0 && secs[i].type != 8 /*NOBITS*/ && secs[i].size) at.push_back({secs[i].offset, i});
+  std::sort(at.begin(), at.end());
+  for (size_t k = 1; k < at.size(); ++k) {
+    const Section& a = secs[at[k - 1].second];
+    if (at[k].first < a.offset + a.size) {
+      err = "sections #" + std::to_string(at[k - 1].second) + " and #" + std::to_string(at[k].second) +
+            " overlap in the file";
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
 
-bool disassemble(const std::string& name, const std::string& data, const Options& opt,
-                 std::string& out, std::string& err) {
+namespace {
+
+bool disassemble_checked(const std::string& name, const std::string& data, const Options& opt, std::string& out,
+                         std::string& err) {
   Reader r(data);
   auto bad = [&](const std::string& why) {
     err = name + ": " + why;
@@ -361,26 +493,29 @@ bool disassemble(const std::string& name, const std::string& data, const Options
   const Section& shstr = secs[shstrndx];
   for (unsigned i = 0; i < shnum; ++i) {
     uint32_t nameoff = r.get<uint32_t>(shoff + uint64_t(i) * 64);
-    if (nameoff < shstr.size) secs[i].name = r.cstr(shstr.offset + nameoff, shstr.offset + shstr.size);
+    if (shstr.type != 8 /*NOBITS*/ && nameoff < shstr.size)
+      secs[i].name = r.cstr(shstr.offset + nameoff, shstr.offset + shstr.size);
   }
+  std::string serr;
+  if (!sections_disjoint(secs, serr)) return bad(serr);
   std::vector<Func> funcs;
   Mapping mapping;
-  std::string serr;
   if (!read_symbols(r, secs, funcs, mapping, serr)) return bad(serr);
   if (!opt.function.empty()) {
     funcs.erase(std::remove_if(funcs.begin(), funcs.end(),
                                [&](const Func& f) { return f.name != opt.function; }),
                 funcs.end());
-    if (funcs.empty()) return bad("no function named '" + opt.function + "'");
+    if (funcs.empty()) return bad("no function named '" + shown(opt.function, kMaxShownName) + "'");
   }
   // Line table: the DWARF line programs (docs/debug_info.md).
-  std::vector<Line> lines;
+  LineTable table;
   if (opt.source) {
     std::string lerr;
-    if (!read_lines(r, *mach, secs, lines, lerr)) return bad(lerr);
+    if (!read_lines(r, *mach, secs, table, lerr)) return bad(lerr);
   }
-  SourceCache sources(opt.read_source);
-  std::map<std::pair<unsigned, uint64_t>, std::string> relocs = text_relocs(r, *mach, secs);
+  const std::vector<Line>& lines = table.rows;
+  SourceCache sources(opt.read_source, table.info);
+  std::vector<TextReloc> relocs = text_relocs(r, secs);
   // Made last: setting up LLVM costs more than rejecting a bad file.
   DecodeFn decode;
   if (em == kEmAArch64) {
@@ -390,12 +525,20 @@ bool disassemble(const std::string& name, const std::string& data, const Options
     decode = x86_decoder();
   }
 
+  // With a sink, the listing leaves in pieces of about this size.
+  constexpr size_t kPiece = size_t(1) << 20;
+  auto flush = [&](bool last) {
+    if (opt.write && (last || out.size() >= kPiece)) {
+      opt.write(out);
+      out.clear();
+    }
+  };
   out = name + ":\tfile format " + mach->format + "\n";
   if (funcs.empty()) out += "\n(no functions)\n";
   for (const Func& f : funcs) {
     const Section& ts = secs[f.shndx];
-    out += "\n" + f.name + " (" + (f.global ? "global" : "local") + ", " + std::to_string(f.size) +
-           " bytes) in " + ts.name + ":\n";
+    out += "\n" + shown(f.name, kMaxShownName) + " (" + (f.global ? "global" : "local") + ", " +
+           std::to_string(f.size) + " bytes) in " + shown(ts.name, kMaxShownName) + ":\n";
     const uint8_t* code = reinterpret_cast<const uint8_t*>(data.data() + ts.offset);
     const std::map<uint64_t, bool>& maps = mapping[f.shndx];
     uint64_t pc = f.value, end = f.value + f.size;
@@ -439,14 +582,29 @@ bool disassemble(const std::string& name, const std::string& data, const Options
         for (unsigned i = 0; i < len; ++i) bytes += hex(code[pc + i], 2) + " ";
       if (bytes.size() < mach->bytes_width) bytes.resize(mach->bytes_width, ' ');
       out += "  " + hex(pc, 6) + ":  " + bytes + "\t" + text + "\n";
-      for (unsigned i = 0; i < len; ++i) {
-        auto it = relocs.find({f.shndx, pc + i});
-        if (it != relocs.end()) out += "  " + std::string(8, ' ') + "  " + hex(pc + i, 6) + ": " + it->second + "\n";
-      }
+      TextReloc k{f.shndx, pc, 0, 0, 0, 0};
+      for (auto it = std::lower_bound(relocs.begin(), relocs.end(), k);
+           it != relocs.end() && it->section == f.shndx && it->where < pc + len; ++it)
+        out += "  " + std::string(8, ' ') + "  " + hex(it->where, 6) + ": " + reloc_text(r, *mach, secs, *it) + "\n";
       pc += len;
+      flush(false);
     }
   }
+  flush(true);
   return true;
+}
+
+}  // namespace
+
+bool disassemble(const std::string& name, const std::string& data, const Options& opt, std::string& out,
+                 std::string& err) {
+  try {
+    return disassemble_checked(name, data, opt, out, err);
+  } catch (const std::bad_alloc&) {
+    out.clear();
+    err = name + ": out of memory";
+    return false;
+  }
 }
 
 }  // namespace ptoas::dis

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <unistd.h>
 
 namespace ptoas::rt {
@@ -206,33 +207,47 @@ bool parse_header(std::string_view h, std::string& descr, bool& fortran,
 
 }  // namespace
 
-bool npy_parse(const uint8_t* p, size_t size, NpyArray& out, std::string& err) {
+namespace {
+
+// The fixed prefix of p[0..size): magic, version, header length; `hstart`
+// is where the header dict starts (10 or 12).
+bool parse_prefix(const uint8_t* p, size_t size, size_t& hstart, uint64_t& hlen, std::string& err) {
   static const char kMagic[] = "\x93NUMPY";
   if (size < 10 || std::memcmp(p, kMagic, 6) != 0) {
     err = "not a .npy file (bad magic)";
     return false;
   }
   unsigned major = p[6];
-  size_t hlen, hstart;
   if (major == 1) {
-    hlen = size_t(p[8]) | size_t(p[9]) << 8;
+    hlen = uint64_t(p[8]) | uint64_t(p[9]) << 8;
     hstart = 10;
   } else if (major == 2 || major == 3) {
     if (size < 12) {
       err = "truncated .npy header";
       return false;
     }
-    hlen = size_t(p[8]) | size_t(p[9]) << 8 | size_t(p[10]) << 16 | size_t(p[11]) << 24;
+    hlen = uint64_t(p[8]) | uint64_t(p[9]) << 8 | uint64_t(p[10]) << 16 | uint64_t(p[11]) << 24;
     hstart = 12;
   } else {
     err = "unsupported .npy version " + std::to_string(major) + "." + std::to_string(p[7]);
     return false;
   }
+  return true;
+}
+
+// The prefix and header dict of p[0..size) (which holds at least both):
+// the array's type and shape, where its data starts, and how many bytes it
+// has (UINT64_MAX when that overflows 64 bits).
+bool parse_image_header(const uint8_t* p, size_t size, NpyArray& out, size_t& data_at, uint64_t& need,
+                        std::string& err) {
+  size_t hstart;
+  uint64_t hlen;
+  if (!parse_prefix(p, size, hstart, hlen, err)) return false;
   if (hlen > size - hstart) {
     err = "truncated .npy header";
     return false;
   }
-  std::string_view h(reinterpret_cast<const char*>(p + hstart), hlen);
+  std::string_view h(reinterpret_cast<const char*>(p + hstart), size_t(hlen));
   std::string descr;
   bool fortran = false;
   std::vector<int64_t> shape;
@@ -250,34 +265,39 @@ bool npy_parse(const uint8_t* p, size_t size, NpyArray& out, std::string& err) {
     err = "Fortran-order arrays are not supported; save a C-order array (numpy.ascontiguousarray)";
     return false;
   }
-  size_t esize = dtype_bytes(dt);
-  size_t avail = size - hstart - hlen;
-  // Element count, guarding against overflow: no valid file holds more
-  // elements than it has bytes.
-  uint64_t n = 1;
+  need = dtype_bytes(dt);
   bool zero = false;
   for (int64_t d : shape) zero |= d == 0;
-  if (!zero)
-    for (int64_t d : shape) {
-      if (uint64_t(d) > avail || n > avail / uint64_t(d)) {
-        err = "truncated .npy data: the shape needs more bytes than the file holds";
-        return false;
-      }
-      n *= uint64_t(d);
-    }
+  if (zero) need = 0;
   else
-    n = 0;
-  uint64_t need = n * esize;
-  if (need != avail) {
-    err = need > avail ? "truncated .npy data: expected " + std::to_string(need) +
-                             " bytes, the file holds " + std::to_string(avail)
-                       : "the .npy file has " + std::to_string(avail - need) +
-                             " bytes after the array data";
-    return false;
-  }
+    for (int64_t d : shape)
+      if (need != UINT64_MAX && __builtin_mul_overflow(need, uint64_t(d), &need)) need = UINT64_MAX;
   out.dtype = dt;
   out.shape = std::move(shape);
-  out.data.assign(p + hstart + hlen, p + size);
+  data_at = hstart + size_t(hlen);
+  return true;
+}
+
+std::string truncated_data(uint64_t need, uint64_t avail) {
+  if (need == UINT64_MAX) return "truncated .npy data: the shape needs more bytes than the file holds";
+  return "truncated .npy data: expected " + std::to_string(need) + " bytes, the file holds " + std::to_string(avail);
+}
+
+}  // namespace
+
+bool npy_parse(const uint8_t* p, size_t size, NpyArray& out, std::string& err) {
+  NpyArray a;
+  size_t data_at;
+  uint64_t need;
+  if (!parse_image_header(p, size, a, data_at, need, err)) return false;
+  uint64_t avail = size - data_at;
+  if (need != avail) {
+    err = need > avail ? truncated_data(need, avail)
+                       : "the .npy file has " + std::to_string(avail - need) + " bytes after the array data";
+    return false;
+  }
+  a.data.assign(p + data_at, p + size);
+  out = std::move(a);
   return true;
 }
 
@@ -331,25 +351,63 @@ bool npy_serialize(const NpyArray& a, std::string& out, std::string& err) {
 
 bool npy_read(const std::string& path, NpyArray& out, std::string& err, bool* missing) {
   if (missing) *missing = false;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    err = "cannot open '" + path + "': " + std::strerror(errno);
+  // Through the bounded reader (asm/file_output.h), in steps: the prefix,
+  // the header, then exactly the bytes the header says the array has
+  // (checked against the input limit before anything is allocated, and
+  // read straight into the array), then one more to see that the file ends
+  // there. /dev/zero fails at its magic; a header promising terabytes fails
+  // before a byte of data is read.
+  BoundedInput in;
+  std::string why;
+  ReadStatus st = in.open(path, why);
+  auto fail = [&](const std::string& msg) {
+    err = msg;
+    return false;
+  };
+  if (st == ReadStatus::CannotOpen) {
     if (missing) *missing = true;
-    return false;
+    return fail("cannot open '" + path + "': " + why);
   }
-  std::vector<uint8_t> buf;
-  uint8_t chunk[65536];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf.insert(buf.end(), chunk, chunk + got);
-  bool bad = std::ferror(f) != 0;
-  std::fclose(f);
-  if (bad) {
-    err = "cannot read '" + path + "'";
-    return false;
-  }
-  if (!npy_parse(buf.data(), buf.size(), out, err)) {
-    err = path + ": " + err;
-    return false;
+  auto read_error = [&]() { return fail("cannot read '" + path + "': " + why); };
+  auto too_large = [&]() { return fail("cannot read '" + path + "': " + too_large_message(in.limit())); };
+  if (st != ReadStatus::Ok) return read_error();
+  size_t got = 0;
+  auto read = [&](void* p, size_t n) { return (st = in.read(p, n, got, why)) == ReadStatus::Ok; };
+  try {
+    std::string head(12, '\0');
+    if (!read(head.data(), 10)) return read_error();
+    size_t have = got;
+    if (have == 10 && (head[6] == 2 || head[6] == 3)) {
+      if (!read(head.data() + 10, 2)) return read_error();
+      have += got;
+    }
+    size_t hstart;
+    uint64_t hlen;
+    if (!parse_prefix(reinterpret_cast<const uint8_t*>(head.data()), have, hstart, hlen, err))
+      return fail(path + ": " + err);
+    if (hlen > in.limit()) return too_large();
+    head.resize(hstart + size_t(hlen));
+    if (!read(head.data() + hstart, size_t(hlen))) return st == ReadStatus::TooLarge ? too_large() : read_error();
+    head.resize(hstart + got);
+    NpyArray a;
+    size_t data_at;
+    uint64_t need;
+    if (!parse_image_header(reinterpret_cast<const uint8_t*>(head.data()), head.size(), a, data_at, need, err))
+      return fail(path + ": " + err);
+    // A regular file's size tells at once whether the data is all there.
+    int64_t size = in.regular_size();
+    if (size > 0 && uint64_t(size) >= in.consumed() && need > uint64_t(size) - in.consumed())
+      return fail(path + ": " + truncated_data(need, uint64_t(size) - in.consumed()));
+    if (need > in.limit() - in.consumed()) return too_large();
+    a.data.resize(size_t(need));
+    if (!read(a.data.data(), size_t(need))) return read_error();
+    if (got < need) return fail(path + ": " + truncated_data(need, got));
+    char extra;
+    if (!read(&extra, 1) && st != ReadStatus::TooLarge) return read_error();
+    if (st == ReadStatus::TooLarge || got) return fail(path + ": the .npy file has bytes after the array data");
+    out = std::move(a);
+  } catch (const std::bad_alloc&) {
+    return fail("cannot read '" + path + "': out of memory");
   }
   return true;
 }

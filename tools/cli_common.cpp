@@ -1,24 +1,22 @@
 // Command-line pieces shared by the program mains (see cli_common.h).
 #include "cli_common.h"
 
-#include <sys/stat.h>
-
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
+#include <cstdio>
+#include <cstdlib>
+
+#include "file_output.h"
 
 namespace ptoas::cli {
 
 std::vector<std::string> rewrite_args(int argc, char** argv,
                                       std::initializer_list<const char*> long_names) {
   std::vector<std::string> out;
+  bool options = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
+    if (options && a == "--") options = false;
+    if (options && a.size() > 2 && a[0] == '-' && a[1] != '-') {
       std::string name = a.substr(1, a.find('=') == std::string::npos ? std::string::npos
                                                                        : a.find('=') - 1);
       for (const char* k : long_names)
@@ -27,34 +25,22 @@ std::vector<std::string> rewrite_args(int argc, char** argv,
           break;
         }
     }
+    if (options && a.size() > 2 && a[0] == '-' && a[1] == '-' && a.find('=') == a.size() - 1) {
+      std::string prog = argc > 0 && argv[0] ? argv[0] : "ptoas";
+      prog = prog.substr(prog.find_last_of('/') == std::string::npos ? 0 : prog.find_last_of('/') + 1);
+      std::fprintf(stderr, "%s: error: empty value for %s\nRun '%s --help' for usage.\n", prog.c_str(),
+                   a.substr(0, a.size() - 1).c_str(), prog.c_str());
+      std::exit(2);
+    }
     out.push_back(a);
   }
   return out;
 }
 
-bool read_input(const std::string& path, std::string& text, std::string& err) {
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    err = std::strerror(EISDIR);
-    return false;
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    err = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) {
-    err = "read error";
-    return false;
-  }
-  text = ss.str();
-  return true;
+bool read_input(const std::string& path, std::string& text, std::string& err, int* exit_code) {
+  ReadStatus st = read_file_bounded(path, text, err);
+  if (exit_code) *exit_code = st == ReadStatus::Ok ? 0 : st == ReadStatus::CannotOpen ? 2 : 1;
+  return st == ReadStatus::Ok;
 }
 
 std::string lower_ascii(std::string s) {

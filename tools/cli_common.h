@@ -8,13 +8,21 @@ namespace ptoas::cli {
 
 // argv[1..] with LLVM-style single-dash long options (`-target=avx2`) in
 // `long_names` rewritten to `--target=avx2` for CLI11; short options (-o,
-// -O2) keep their meaning.
+// -O2) keep their meaning, and nothing after `--` is touched.
+// An option with an empty `=value` (`--pto-arch=`, `-target=`) is a usage
+// error: CLI11 would take the next argument (the input file) as its value,
+// so this prints `<program>: error: empty value for --pto-arch` and exits
+// with status 2.
 std::vector<std::string> rewrite_args(int argc, char** argv,
                                       std::initializer_list<const char*> long_names);
 
-// Reads a whole file, or standard input for "-". A directory is refused
-// (reading one yields no bytes, which would look like an empty kernel).
-bool read_input(const std::string& path, std::string& text, std::string& err);
+// Reads a whole file, or standard input for "-", through the bounded reader
+// (asm/file_output.h: at most the input limit, 1 GiB or
+// $PTOAS_MAX_INPUT_BYTES). false: `err` says why (without the path), and
+// `exit_code`, when given, is 2 for a file that cannot be opened (missing,
+// unreadable, a directory: bad usage) and 1 for one over the limit or that
+// fails to read (bad input).
+bool read_input(const std::string& path, std::string& text, std::string& err, int* exit_code = nullptr);
 
 std::string lower_ascii(std::string s);
 

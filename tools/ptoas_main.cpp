@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
       "-pto-arch=a5) are accepted as in the official tool.",
       "ptoas"};
   app.set_help_flag("-h,--help", "Print this help and exit");
+  app.footer("Environment: PTOAS_MAX_INPUT_BYTES=N[K|M|G] sets the input limit (default 1G; the front "
+             "end reads at most 1 GiB of source whatever it says). See docs/security_tools.md.");
 
   std::string input, output, target = "cce", emit, arch, level = "level2";
   bool insert_sync = false, syntax_only = false, show_version = false, stats = false;
@@ -58,7 +60,9 @@ int main(int argc, char** argv) {
 
   app.add_option("input", input, "Input .pto file, or - for standard input")->required();
   app.add_option("-o,--output", output,
-                 "Output file, or - for standard output (text outputs default to stdout)");
+                 "Output file, or - for standard output (text outputs default to stdout). Written "
+                 "through a temporary file renamed over it; a run that fails on its input leaves no "
+                 "output file, not even one that was there before");
   app.add_option("--target", target,
                  "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. avx2 and avx512 "
                  "generate x86-64 code, sve vector-length-agnostic AArch64 SVE code "
@@ -130,6 +134,10 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  if (app.count("-o") && output.empty()) {
+    std::fprintf(stderr, "ptoas: error: empty value for -o\nRun 'ptoas --help' for usage.\n");
+    return kExitUsage;
+  }
   ptoas::FrontendOptions opts;
   if (!arch.empty()) {
     std::string a = ptoas::cli::lower_ascii(arch);
@@ -162,12 +170,15 @@ int main(int argc, char** argv) {
   if (native && emit.empty()) emit = "obj";
   bool native_emit = native && (emit == "obj" || emit == "asm" || emit == "header");
   if (!syntax_only && emit != "ir" && !native_emit) {
-    if (native)
+    // An emit kind the target cannot produce is bad usage (DESIGN §1); a
+    // target without a backend yet is "not supported" (exit 1).
+    if (native) {
       std::fprintf(stderr, "ptoas: error: --emit=%s is not available for target %s (use obj, asm, "
                    "header or ir)\n", emit.c_str(), target.c_str());
-    else
-      std::fprintf(stderr, "ptoas: error: target %s is not implemented yet (use --emit=ir)\n",
-                   target.c_str());
+      return kExitUsage;
+    }
+    std::fprintf(stderr, "ptoas: error: target %s is not implemented yet (use --emit=ir)\n",
+                 target.c_str());
     return kExitBadInput;
   }
   if (!syntax_only && emit == "obj") {
@@ -189,10 +200,23 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::string text, err;
-  if (!ptoas::cli::read_input(input, text, err)) {
-    std::fprintf(stderr, "ptoas: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
+  // Reading the input over its output would lose it on a failed run (the
+  // output is removed then), as gcc refuses.
+  if (!output.empty() && output != "-" && input != "-" && ptoas::same_file(input, output)) {
+    std::fprintf(stderr, "ptoas: error: input file '%s' is the same as output file\n", input.c_str());
     return kExitUsage;
+  }
+  // From here a failed run leaves no output file, even one that existed
+  // before (gcc's rule; a usage error above leaves it alone).
+  auto bad_input = [&]() {
+    ptoas::remove_failed_output(output);
+    return kExitBadInput;
+  };
+  std::string text, err;
+  int read_rc = 0;
+  if (!ptoas::cli::read_input(input, text, err, &read_rc)) {
+    std::fprintf(stderr, "ptoas: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
+    return read_rc == kExitUsage ? kExitUsage : bad_input();
   }
   ptoas::SourceFile src(input == "-" ? "<stdin>" : input, std::move(text));
   ptoas::Diag diag(&src);
@@ -203,7 +227,7 @@ int main(int argc, char** argv) {
   if (stats)
     std::fprintf(stderr, "ptoas: %zu tokens, %zu statements, %zu instructions, %zu IR bytes\n",
                  st.tokens, st.statements, st.instructions, st.ir_bytes);
-  if (!ok) return kExitBadInput;
+  if (!ok) return bad_input();
   if (syntax_only) return 0;
   ptoas::opt::Options oo;
   oo.level = ptoas::opt::Level(opt_level);
@@ -214,20 +238,20 @@ int main(int argc, char** argv) {
   bool opt_ok = ptoas::opt::optimize(module, oo, ptoas::cg::opt_target(native ? cg_target : ptoas::cg::Target::Avx2),
                                      diag, &report);
   std::fputs(report.c_str(), stderr);
-  if (!opt_ok) return kExitBadInput;
-  if (emit == "ir") return write_output(output, ptoas::print_module(module)) ? 0 : kExitBadInput;
+  if (!opt_ok) return bad_input();
+  if (emit == "ir") return write_output(output, ptoas::print_module(module)) ? 0 : bad_input();
   if (emit == "header") {
     std::string h;
-    if (!ptoas::cg::c_header(module, h, diag)) return kExitBadInput;
-    return write_output(output, h) ? 0 : kExitBadInput;
+    if (!ptoas::cg::c_header(module, h, diag)) return bad_input();
+    return write_output(output, h) ? 0 : bad_input();
   }
   ptoas::cg::ModuleCode code;
-  if (!ptoas::cg::compile_module(module, cg_target, code, diag)) return kExitBadInput;
-  if (emit == "asm") return write_output(output, ptoas::cg::asm_listing(module, code)) ? 0 : kExitBadInput;
+  if (!ptoas::cg::compile_module(module, cg_target, code, diag)) return bad_input();
+  if (emit == "asm") return write_output(output, ptoas::cg::asm_listing(module, code)) ? 0 : bad_input();
   std::string obj;
   if (!ptoas::cg::write_object(module, code, obj, err)) {
     std::fprintf(stderr, "ptoas: error: %s\n", err.c_str());
-    return kExitBadInput;
+    return bad_input();
   }
-  return write_output(output, obj) ? 0 : kExitBadInput;
+  return write_output(output, obj) ? 0 : bad_input();
 }

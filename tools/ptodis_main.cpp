@@ -3,12 +3,14 @@
 // libptoas_disasm (disasm/ptodis.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
-#include <sys/stat.h>
 
 #include "cli_common.h"
+#include "file_output.h"
 #include "ptodis.h"
 
 int main(int argc, char** argv) {
@@ -18,22 +20,24 @@ int main(int argc, char** argv) {
       "text, and the .pto source line above each instruction group.",
       "ptodis"};
   app.set_help_flag("-h,--help", "Print this help and exit");
+  app.footer("Environment: PTOAS_MAX_INPUT_BYTES=N[K|M|G] sets the input limit (default 1G) for the "
+             "object and for each source file shown. Source lines come from the regular files the "
+             "object's line table names; use --no-source for an object you do not trust. See "
+             "docs/security_tools.md.");
   std::string input, function;
   bool no_source = false, show_version = false;
   app.add_option("input", input, "Object file (.o), - for standard input")->required();
   app.add_flag("--no-source", no_source, "Do not show the .pto source lines");
   app.add_option("--function", function, "Disassemble only this function");
   app.add_flag("--version", show_version, "Print the version and exit");
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-no-source" || a.rfind("-function", 0) == 0) a = "-" + a;  // LLVM-style single dash
+  // LLVM-style single-dash long options (-no-source, -function=f).
+  std::vector<std::string> args =
+      ptoas::cli::rewrite_args(argc, argv, {"no-source", "function", "version", "help"});
+  for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptodis %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
       return 0;
     }
-    args.push_back(a);
-  }
   std::reverse(args.begin(), args.end());  // CLI11 2.1 takes the vector reversed
   try {
     app.parse(args);
@@ -45,25 +49,39 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string data, out, err;
-  if (!ptoas::cli::read_input(input, data, err)) {
+  int read_rc = 0;
+  if (!ptoas::cli::read_input(input, data, err, &read_rc)) {
     std::fprintf(stderr, "ptodis: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
-    return 2;
+    return read_rc;
   }
   ptoas::dis::Options opt;
   opt.source = !no_source;
   opt.function = function;
   // The source text shown above each group: the .pto file the line table
   // names (made absolute with the compilation directory), if still there.
-  // Regular files only: a crafted name must not make ptodis read a device.
-  opt.read_source = [](const std::string& path, std::string& text) {
-    struct stat st;
+  // Regular files only, bounded like every input: a crafted name must not
+  // make ptodis read a device or wait on a pipe.
+  uint64_t limit = 0;
+  if (!ptoas::max_input_bytes(limit, err)) {
+    std::fprintf(stderr, "ptodis: error: %s\n", err.c_str());
+    return 1;
+  }
+  opt.read_source = [limit](const std::string& path, std::string& text) {
     std::string why;
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ptoas::cli::read_input(path, text, why);
+    return path != "-" && ptoas::read_file_bounded(path, limit, text, why, true) == ptoas::ReadStatus::Ok;
+  };
+  // The listing goes out in pieces, not held whole.
+  bool write_failed = false;
+  opt.write = [&](std::string_view piece) {
+    if (std::fwrite(piece.data(), 1, piece.size(), stdout) != piece.size()) write_failed = true;
   };
   if (!ptoas::dis::disassemble(input, data, opt, out, err)) {
     std::fprintf(stderr, "ptodis: error: %s\n", err.c_str());
     return 1;
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (write_failed || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "ptodis: error: cannot write the listing: %s\n", std::strerror(errno));
+    return 1;
+  }
   return 0;
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # CLI smoke test for ptoas: options (both dash styles), exit codes (0 ok,
-# 1 bad input / not implemented, 2 usage), -o through temp+rename (a failed
-# run leaves nothing behind), stdin/stdout, --pto-arch precedence,
+# 1 bad input / not implemented, 2 usage: an empty `=value`, an emit kind
+# the target cannot produce), -o through temp+rename (atomic: a new inode,
+# the mode kept; a failed run leaves no output file, not even one that
+# existed before; a missing directory, a directory, the input itself, a
+# terminal for an object), stdin/stdout, --pto-arch precedence,
 # --syntax-only, the diagnostic format, determinism, and the official tool's
 # level/addr rules (../shared/spec/PTOAS_COMPAT.md §1.1).
 # Usage: tests/cli/cli_test.sh PTOAS
@@ -158,6 +161,27 @@ run --emit=ir good.pto good.pto
 expect_rc 2 "two inputs" || true
 run --emit=ir good.pto -o
 expect_rc 2 "-o without a file" || true
+run --emit=ir good.pto -o ''
+expect_rc 2 "-o with an empty name" || true
+# An empty `=value` must not take the next argument as the value (CLI11
+# would read `--pto-arch= good.pto` as --pto-arch=good.pto, no input).
+run --emit=ir --pto-arch= good.pto
+expect_rc 2 "--pto-arch= (empty value)" || true
+expect_out err.txt "empty value for --pto-arch" "--pto-arch= message"
+run --emit=ir -pto-arch= good.pto
+expect_rc 2 "-pto-arch= (empty value, single dash)" || true
+run --target= --emit=ir good.pto
+expect_rc 2 "--target= (empty value)" || true
+expect_out err.txt "empty value for --target" "--target= message"
+run --emit=ir -- --pto-arch=
+expect_rc 2 "after --, --pto-arch= is the input file (missing)" || true
+expect_out err.txt "cannot read '--pto-arch='" "after -- the argument is a file name"
+# An emit kind the target cannot produce is bad usage.
+run --emit=ptx -target=avx2 good.pto
+expect_rc 2 "--emit=ptx -target=avx2" || true
+expect_out err.txt "--emit=ptx is not available for target avx2" "--emit=ptx -target=avx2 message"
+run --emit=cpp -target=sve good.pto
+expect_rc 2 "--emit=cpp -target=sve" || true
 
 # ---- option spellings -----------------------------------------------------------------
 
@@ -239,12 +263,14 @@ expect_rc 0 "successful run with -o" || true
 cmp -s outdir/out.pto reference.ir || fail "-o FILE content differs from stdout output"
 [ "$(ls -A outdir)" = "out.pto" ] || fail "-o left extra files: $(ls -A outdir)"
 
-# A failed run does not clobber an existing output either.
+# A failed run leaves no output file, even one that existed before (gcc's
+# rule): a stale kernel.o must not pass for the result of this run.
 cp reference.ir outdir/keep.pto
 run --emit=ir bad.pto -o outdir/keep.pto
 expect_rc 1 "failed run onto an existing file" || true
-[ "$(ls -A outdir | sort | tr '\n' ' ')" = "keep.pto out.pto " ] ||
-  fail "failed run onto an existing file left: $(ls -A outdir)"
+[ -e outdir/keep.pto ] && fail "a failed run left the existing output file"
+[ "$(ls -A outdir)" = "out.pto" ] || fail "failed run onto an existing file left: $(ls -A outdir)"
+cp reference.ir outdir/keep.pto
 
 # A successful run replaces an existing output (written anew, no leftovers).
 echo stale >outdir/keep.pto
@@ -268,7 +294,79 @@ cmp -s from_pipe.txt reference.ir || fail "-o onto a pipe: what the reader got d
 
 run --emit=ir good.pto -o no/such/dir/out.pto
 expect_rc 1 "unwritable output" || true
-expect_out err.txt "cannot write" "unwritable output message"
+expect_out err.txt "cannot write 'no/such/dir/out.pto': No such file or directory" "unwritable output message"
+[ -e no ] && fail "-o into a missing directory created something"
+
+# Replacing is atomic: a new file (a new inode) renamed over the old one, so
+# a hard link to the old file (a reader holding it) keeps the old content;
+# the permission bits carry over.
+echo stale >outdir/atomic.pto
+chmod 640 outdir/atomic.pto
+ln outdir/atomic.pto oldlink.pto
+ino_before=$(stat -c %i outdir/atomic.pto)
+run --emit=ir good.pto -o outdir/atomic.pto
+expect_rc 0 "replacing an existing output" || true
+[ "$(stat -c %i outdir/atomic.pto)" != "$ino_before" ] || fail "the output was rewritten in place (same inode)"
+[ "$(cat oldlink.pto)" = stale ] || fail "a hard link to the old output lost its content"
+cmp -s outdir/atomic.pto reference.ir || fail "replacing an existing output: content"
+[ "$(stat -c %a outdir/atomic.pto)" = 640 ] || fail "replacing lost the mode: $(stat -c %a outdir/atomic.pto)"
+[ -z "$(ls -A outdir | grep tmp-)" ] || fail "replacing left a temporary file: $(ls -A outdir)"
+rm -f outdir/atomic.pto oldlink.pto
+
+# Through a symbolic link: its target is replaced, the link stays.
+echo stale >outdir/target.pto
+ln -s target.pto outdir/link.pto
+run --emit=ir good.pto -o outdir/link.pto
+expect_rc 0 "-o through a symbolic link" || true
+[ -L outdir/link.pto ] || fail "-o through a symbolic link replaced the link"
+cmp -s outdir/target.pto reference.ir || fail "-o through a symbolic link: the target's content"
+rm -f outdir/target.pto outdir/link.pto
+
+# A directory as -o: refused, and the directory stays.
+mkdir outdir/sub
+run --emit=ir good.pto -o outdir/sub
+expect_rc 1 "-o onto a directory" || true
+expect_out err.txt "cannot write 'outdir/sub': Is a directory" "-o onto a directory message"
+[ -d outdir/sub ] || fail "-o onto a directory removed it"
+run --emit=ir bad.pto -o outdir/sub
+[ -d outdir/sub ] || fail "a failed run with -o onto a directory removed it"
+rmdir outdir/sub
+
+# A destination that exists but takes no file beside it: the message says
+# what is wrong with it, not only the temporary file's errno.
+if [ -e /proc/version ]; then
+  run --emit=ir good.pto -o /proc/version
+  expect_rc 1 "-o /proc/version" || true
+  grep -qE "cannot write '/proc/version': (Permission denied|cannot create a temporary file in '/proc')" err.txt ||
+    fail "-o /proc/version message: $(cat err.txt)"
+  [ -n "$(head -c 1 /proc/version)" ] || fail "-o /proc/version emptied it"
+fi
+
+# The input as its own output: refused before anything is read or removed.
+cp bad.pto self.pto
+run --emit=ir self.pto -o self.pto
+expect_rc 2 "input file as the output file" || true
+expect_out err.txt "is the same as output file" "input as output message"
+cmp -s self.pto bad.pto || fail "input as output: the input changed"
+
+# An object: -o - writes it to standard output (a pipe here); a terminal is
+# refused (through script(1), which gives the command a pseudo-terminal).
+cat >obj.pto <<'PTO'
+func.func @k(%x: !pto.ptr<f32>) {
+  return
+}
+PTO
+run -target=avx2 obj.pto -o obj.o
+expect_rc 0 "object to a file" || true
+run -target=avx2 obj.pto -o -
+expect_rc 0 "object to standard output (a pipe)" || true
+cmp -s out.txt obj.o || fail "-o - does not write the object to standard output"
+if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then
+  script -qec "'$PTOAS' -target=avx2 obj.pto -o -; echo \"rc=\$?\"" /dev/null >tty.txt 2>&1 || true
+  checks=$((checks + 1))
+  grep -q "refusing to write an object file to a terminal" tty.txt || fail "object to a terminal: $(head -c 300 tty.txt)"
+  grep -q "rc=2" tty.txt || fail "object to a terminal: not exit 2: $(head -c 300 tty.txt)"
+fi
 
 run --emit=ir good.pto --output=outdir/long.pto
 expect_rc 0 "--output=FILE" || true

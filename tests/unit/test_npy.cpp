@@ -264,3 +264,88 @@ TEST_CASE("npy: files are read and written through a temporary and missing ones 
   CHECK(err.find(p) != std::string::npos);
   std::remove(p.c_str());
 }
+
+namespace {
+// Writes `s` to a fresh file; returns its path.
+std::string write_tmp(const char* name, const std::string& s) {
+  std::string p = tmp_path(name);
+  FILE* f = std::fopen(p.c_str(), "wb");
+  REQUIRE(f);
+  std::fwrite(s.data(), 1, s.size(), f);
+  std::fclose(f);
+  return p;
+}
+}  // namespace
+
+TEST_CASE("npy: reads are bounded by the input limit, header first", "[npy]") {
+  NpyArray b;
+  std::string err;
+  bool missing = true;
+  // /dev/zero: the magic is wrong after 10 bytes; nothing more is read.
+  CHECK_FALSE(npy_read("/dev/zero", b, err, &missing));
+  CHECK_FALSE(missing);
+  CHECK(err.find("bad magic") != std::string::npos);
+
+  // A header that asks for more than the limit: refused before the data is
+  // read or allocated (the file here holds 64 bytes of data).
+  std::string data(64, '\0');
+  std::string p = write_tmp("huge.npy",
+                            raw_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 1048576), }", data));
+  CHECK_FALSE(npy_read(p, b, err));
+  CHECK(err.find("truncated .npy data") != std::string::npos);  // a regular file: its size says so
+  std::remove(p.c_str());
+
+  // The limit from PTOAS_MAX_INPUT_BYTES: a file of N bytes reads under a
+  // limit of N and fails under N - 1.
+  NpyArray a = make(DType::F32, {16});
+  std::string img = image(a);
+  p = write_tmp("limit.npy", img);
+  ::setenv("PTOAS_MAX_INPUT_BYTES", std::to_string(img.size()).c_str(), 1);
+  CHECK(npy_read(p, b, err));
+  CHECK(b.data == a.data);
+  ::setenv("PTOAS_MAX_INPUT_BYTES", std::to_string(img.size() - 1).c_str(), 1);
+  CHECK_FALSE(npy_read(p, b, err));
+  CHECK(err.find("larger than the input limit of " + std::to_string(img.size() - 1) + " bytes") != std::string::npos);
+  ::unsetenv("PTOAS_MAX_INPUT_BYTES");
+  std::remove(p.c_str());
+
+  // Bytes after the data, and data cut short, through the file reader.
+  p = write_tmp("extra.npy", img + "x");
+  CHECK_FALSE(npy_read(p, b, err));
+  CHECK(err.find("bytes after the array data") != std::string::npos);
+  std::remove(p.c_str());
+  p = write_tmp("short.npy", img.substr(0, img.size() - 1));
+  CHECK_FALSE(npy_read(p, b, err));
+  CHECK(err.find("truncated .npy data: expected 64 bytes, the file holds 63") != std::string::npos);
+  std::remove(p.c_str());
+  // A v2 header and an empty array read back.
+  NpyArray e = make(DType::I32, {0, 3});
+  p = write_tmp("empty.npy", image(e));
+  REQUIRE(npy_read(p, b, err));
+  CHECK(b.shape == e.shape);
+  CHECK(b.data.empty());
+  std::remove(p.c_str());
+}
+
+TEST_CASE("npy: the file reader agrees with npy_parse on every truncation and corruption", "[npy]") {
+  NpyArray a = make(DType::F32, {3, 5});
+  std::string img = image(a);
+  std::mt19937 rng(99);
+  std::string p = tmp_path("agree.npy");
+  for (int iter = 0; iter < 400; ++iter) {
+    std::string s = img;
+    if (iter % 2) s[rng() % s.size()] = char(rng());
+    if (iter % 3 == 0) s.resize(rng() % s.size());
+    write_tmp("agree.npy", s);
+    NpyArray x, y;
+    std::string ex, ey;
+    bool in_memory = parse(s, x, ex);
+    bool from_file = npy_read(p, y, ey);
+    CHECK(in_memory == from_file);
+    if (in_memory && from_file) {
+      CHECK(x.shape == y.shape);
+      CHECK(x.data == y.data);
+    }
+  }
+  std::remove(p.c_str());
+}
