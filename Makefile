@@ -5,9 +5,9 @@
 #   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
 #                  FUZZ_TARGET (fuzz_frontend): the front end; fuzz_ptodis: ptodis's
 #                  object reader, seeded with ptoas's objects (built in build/)
-#   make check-full  test + the long ctest runs (ctest -C full -L sve_full: the
-#                  SVE differential suite at 128, 512 and 2048 bits) + 600 s of
-#                  fuzzing + bench
+#   make check-full  test + the long ctest runs (ctest -C full: the SVE
+#                  differential suite at 128, 512 and 2048 bits, the execution
+#                  differential on every CPU target) + 600 s of fuzzing + bench
 # Variables: JOBS (2), CMAKE_FLAGS (extra -D options, e.g. -DPTOAS_WERROR=ON),
 #            CORPUS_DIR (../shared/corpus/ptoas), FUZZ_SECONDS, FUZZ_TARGET,
 #            FUZZ_ARGS (extra libFuzzer flags, e.g. -seed=1), BENCH_ARGS.
@@ -91,7 +91,7 @@ fuzz-run-fuzz_ptodis:
 
 check-full:
 	$(MAKE) test
-	ctest --test-dir build --output-on-failure -j$(JOBS) -C full -L sve_full
+	ctest --test-dir build --output-on-failure -j$(JOBS) -C full -L 'sve_full|exec_full'
 	$(MAKE) fuzz FUZZ_SECONDS=600
 	$(MAKE) bench
 

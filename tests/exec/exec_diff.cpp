@@ -1,0 +1,640 @@
+// exec_diff: the execution differential over real programs.
+//
+// Every kernel of every given .pto file (the samples, bench/kernels, the
+// regression kernels of tests/exec/cases, the official corpora) that the
+// reference interpreter can run is run on it at -O0 (the reference) and
+// then on each target configuration asked for (interp -O2, avx2, avx512,
+// sve at a vector length; -O0 or -O2), from the same inputs, and every
+// buffer the kernel gets is compared afterwards: bytes the reference wrote
+// must match (exec_compare.h: by DESIGN §6's classes), bytes it left alone
+// must still hold the input. Inputs are sized by the kernel's own views
+// (the view probe, as ptorun sizes --out arrays), filled with random values
+// of each element type (with NaN, infinities, -0 and subnormals in every
+// other kernel), and scalars come from tests/exec/scalars.tsv or are
+// inferred from what the kernel does with them (exec_inputs.h).
+//
+// Each run happens in a child process with a time limit, so a kernel that
+// crashes or hangs on one target is reported as a difference, not the end
+// of the test. A target that refuses a kernel (an op it does not lower, a
+// limit) is listed with its reason: a refusal is never counted as agreement.
+//
+//   exec_diff [--targets=LIST] [--scalars=FILE] [--timeout=S] [--emu-max-mib=N] [-v] PATH...
+// PATH: a .pto file, a directory of them (searched recursively), or a
+// corpus directory with a MANIFEST.tsv (its `accept` files, with the flags
+// the manifest gives). LIST: comma-separated configurations NAME-OLEVEL or
+// sve-OLEVEL@BITS, default interp-O2,avx2-O2,sve-O2@256. --emu-max-mib: a
+// kernel whose buffers pass N MiB is not run under qemu or Bochs (a refusal
+// with that reason; the fast CI subset sets it). One summary line
+// per PATH and one in total:
+//   exec-diff: N files, N agree, N refused (reason: count, ...), N differ
+// and the files that were not runnable (why). Exit 1 when any differ.
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bochs_runner.h"
+#include "codegen.h"
+#include "exec_compare.h"
+#include "exec_inputs.h"
+#include "jit.h"
+#include "emu_job.h"
+#include "launch.h"
+#include "opt.h"
+#include "ptort.h"
+#include "qemu_runner.h"
+
+namespace fs = std::filesystem;
+using namespace ptoas;
+using namespace execdiff;
+
+namespace {
+
+struct Config {
+  std::string target;  // interp avx2 avx512 sve
+  int olevel = 2;
+  unsigned vl = 0;     // sve: bits
+  std::string name() const {
+    return target + "-O" + std::to_string(olevel) + (vl ? "@" + std::to_string(vl) : "");
+  }
+};
+
+bool parse_configs(const std::string& list, std::vector<Config>& out, std::string& err) {
+  std::istringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    Config c;
+    size_t at = item.find('@');
+    if (at != std::string::npos) {
+      c.vl = unsigned(std::stoul(item.substr(at + 1)));
+      item = item.substr(0, at);
+    }
+    size_t dash = item.rfind("-O");
+    if (dash == std::string::npos || dash + 3 != item.size() || item[dash + 2] < '0' || item[dash + 2] > '2') {
+      err = "bad configuration '" + item + "' (expected e.g. avx2-O2 or sve-O2@256)";
+      return false;
+    }
+    c.target = item.substr(0, dash);
+    c.olevel = item[dash + 2] - '0';
+    if (c.target != "interp" && c.target != "avx2" && c.target != "avx512" && c.target != "sve") {
+      err = "unknown target '" + c.target + "'";
+      return false;
+    }
+    if (c.target == "sve" && !c.vl) c.vl = 256;
+    if (c.target != "sve" && c.vl) {
+      err = "a vector length is for sve only: '" + item + "'";
+      return false;
+    }
+    out.push_back(c);
+  }
+  return true;
+}
+
+// One input file, with the front-end flags its manifest gives.
+struct Input {
+  std::string path, shown;  // shown: relative to its PATH argument
+  FrontendOptions fo;
+};
+
+void apply_flags(const std::string& flags, FrontendOptions& fo) {
+  std::istringstream in(flags);
+  for (std::string f; in >> f;) {
+    if (f == "--pto-arch=a5" || f == "--pto-arch=A5") fo.arch = Arch::A5, fo.arch_from_cli = true;
+    else if (f == "--pto-arch=a3" || f == "--pto-arch=A3") fo.arch = Arch::A3, fo.arch_from_cli = true;
+    else if (f == "--pto-level=level1") fo.level = Level::Level1;
+    else if (f == "--pto-level=level3") fo.level = Level::Level3;
+    else if (f == "--enable-insert-sync") fo.enable_insert_sync = true;
+  }
+}
+
+std::vector<Input> collect(const std::string& arg) {
+  std::vector<Input> out;
+  fs::path p(arg);
+  if (fs::is_regular_file(p)) {
+    out.push_back({arg, p.filename().string(), {}});
+    return out;
+  }
+  if (!fs::is_directory(p)) return out;
+  fs::path manifest = p / "MANIFEST.tsv";
+  if (fs::exists(manifest)) {
+    std::ifstream in(manifest);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      std::vector<std::string> col;
+      std::istringstream ls(line);
+      for (std::string c; std::getline(ls, c, '\t');) col.push_back(c);
+      if (col.size() < 2 || col[1] != "accept") continue;
+      Input i{(p / col[0]).string(), col[0], {}};
+      if (col.size() > 2) apply_flags(col[2], i.fo);
+      out.push_back(i);
+    }
+    return out;
+  }
+  for (const auto& e : fs::recursive_directory_iterator(p))
+    if (e.is_regular_file() && e.path().extension() == ".pto")
+      out.push_back({e.path().string(), fs::relative(e.path(), p).string(), {}});
+  std::sort(out.begin(), out.end(), [](const Input& a, const Input& b) { return a.path < b.path; });
+  return out;
+}
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+// The first line of a message without its location prefix and compiler
+// noise: what a refusal is grouped by.
+std::string reason_of(const std::string& msg) {
+  std::string line = msg.substr(0, msg.find('\n'));
+  if (size_t e = line.find("error: "); e != std::string::npos) line = line.substr(e + 7);
+  // Group "op X with dtype Y is not supported on T" by op and dtype only.
+  for (const char* t : {" on avx2", " on avx512", " on sve"})
+    if (size_t k = line.find(t); k != std::string::npos && k + std::strlen(t) == line.size()) line.resize(k);
+  return line.empty() ? "(no message)" : line;
+}
+
+// ---- running one configuration in a child process ----------------------------------
+
+enum class RunStatus : int32_t { Ok = 0, Refused = 1, RunFailed = 2, FrontEnd = 3 };
+
+struct SharedOut {
+  int32_t status = -1;
+  char message[8192] = {};
+};
+
+struct Kernel {
+  const Input* in = nullptr;
+  std::string text, fn_name;
+  std::string variant;  // the table's scalars, when several rows give runs of one kernel
+  std::vector<rt::ParamInfo> params;
+  ScalarChoice scalars;
+  std::vector<std::vector<uint8_t>> inputs;  // per parameter (empty for scalars)
+  std::vector<int64_t> elems;                // per parameter: elements
+  Tol tol = Tol::Exact;
+  size_t total_bytes = 0;  // all buffers together
+};
+
+// A run's buffers after it, where the child left them (shared memory).
+class SharedBuffers {
+ public:
+  explicit SharedBuffers(const std::vector<std::vector<uint8_t>>& sizes) {
+    total_ = sizeof(SharedOut);
+    for (const auto& b : sizes) {
+      at_.push_back(total_);
+      total_ += (b.size() + 63) & ~size_t(63);
+    }
+    mem_ = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem_ == MAP_FAILED) mem_ = nullptr;
+    else new (mem_) SharedOut();
+  }
+  SharedBuffers(const SharedBuffers&) = delete;
+  SharedBuffers& operator=(const SharedBuffers&) = delete;
+  ~SharedBuffers() {
+    if (mem_) munmap(mem_, total_);
+  }
+  bool ok() const { return mem_ != nullptr; }
+  SharedOut& out() { return *static_cast<SharedOut*>(mem_); }
+  uint8_t* buf(size_t i) { return static_cast<uint8_t*>(mem_) + at_[i]; }
+
+ private:
+  void* mem_ = nullptr;
+  size_t total_ = 0;
+  std::vector<size_t> at_;
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::RunFailed;
+  std::string message;
+};
+
+// Parses, optimizes for `c`, compiles and runs kernel k on `bufs` (in the
+// child process). The blocks run in order, as the emulators run them, on
+// the buffers where they are: no launcher copy (these are up to hundreds of
+// MiB) and no second check of their sizes (the view probe sized them).
+RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::string& msg) {
+  SourceFile src(k.in->path, std::string(k.text));
+  Diag diag(&src);
+  Module m;
+  if (!run_frontend(src, k.in->fo, m, diag)) {
+    msg = diag.text();
+    return RunStatus::FrontEnd;
+  }
+  cg::Target ct = cg::Target::Avx2;
+  cg::parse_target(c.target, ct);
+  opt::Options oo;
+  oo.level = opt::Level(c.olevel);
+  if (!opt::optimize(m, oo, cg::opt_target(ct), diag)) {
+    msg = diag.text();
+    return RunStatus::FrontEnd;
+  }
+  rt::Interpreter interp(m);
+  std::string err;
+  InstId fn = interp.find_function(k.fn_name, err);
+  if (fn == kNone) {
+    msg = err;
+    return RunStatus::FrontEnd;
+  }
+  std::vector<rt::Arg> args(k.params.size());
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    if (k.params[i].kind == rt::ParamInfo::Kind::Ptr) {
+      args[i].kind = rt::Arg::Kind::Ptr;
+      args[i].data = bufs.buf(i);
+      args[i].bytes = k.inputs[i].size();
+    } else if (!rt::parse_scalar(k.params[i].elem, k.scalars.value[i], args[i], err)) {
+      msg = err;
+      return RunStatus::FrontEnd;
+    }
+  }
+  const int64_t nb = k.scalars.blocks;
+  // The inputs go in only once the kernel compiled (a refusal costs nothing).
+  auto fill = [&] {
+    for (size_t i = 0; i < k.inputs.size(); ++i)
+      if (!k.inputs[i].empty()) std::memcpy(bufs.buf(i), k.inputs[i].data(), k.inputs[i].size());
+  };
+  if (c.target == "interp") {
+    fill();
+    for (int64_t b = 0; b < nb; ++b)
+      if (!interp.run_block(fn, args, b, nb, err)) {
+        msg = err;
+        return RunStatus::RunFailed;
+      }
+    return RunStatus::Ok;
+  }
+  rt::JitKernel jit;
+  bool native = rt::cpu_supports(c.target);
+  if (!(native ? jit.load(m, fn, c.target, diag, err) : jit.load_for_emulator(m, fn, c.target, diag, err))) {
+    msg = diag.text().empty() ? err : diag.text();
+    return RunStatus::Refused;
+  }
+  fill();
+  if (native) {
+    for (int64_t b = 0; b < nb; ++b) jit.run(args, b, nb);
+    return RunStatus::Ok;
+  }
+  std::vector<rt::EmuJob> jobs{rt::emu_job(m, fn, *jit.image(), args, nb)};
+  bool ok;
+  std::vector<std::string> job_errors;
+  if (jit.under_qemu()) {
+    rt::QemuOptions qo;
+    qo.vl_bits = c.vl;
+    rt::QemuResult res;
+    ok = rt::qemu_run(jobs, qo, res, err);
+    job_errors = res.job_errors;
+  } else {
+    rt::BochsResult res;
+    ok = rt::bochs_run(jobs, rt::BochsOptions{}, res, err);
+    job_errors = res.job_errors;
+  }
+  if (!ok) {
+    msg = !job_errors.empty() && !job_errors[0].empty() ? job_errors[0] : err;
+    return RunStatus::RunFailed;
+  }
+  return RunStatus::Ok;
+}
+
+unsigned g_timeout = 120;
+size_t g_emu_max_bytes = 0;  // --emu-max-mib: 0 for no limit
+
+// Runs under qemu or Bochs here (their payloads are copied several times).
+bool emulated(const Config& c) { return c.target != "interp" && !rt::cpu_supports(c.target); }
+
+// Runs kernel k for configuration c in a child process, on `bufs` (the
+// child fills them with the inputs), within g_timeout seconds.
+RunResult run_config(const Kernel& k, const Config& c, SharedBuffers& bufs) {
+  RunResult r;
+  SharedOut& so = bufs.out();
+  so.status = -1;
+  so.message[0] = 0;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(g_timeout);
+    std::string msg;
+    RunStatus st = run_here(k, c, bufs, msg);
+    std::snprintf(so.message, sizeof so.message, "%s", msg.c_str());
+    so.status = int32_t(st);
+    _exit(0);
+  }
+  int ws = 0;
+  waitpid(pid, &ws, 0);
+  if (WIFSIGNALED(ws)) {
+    int sig = WTERMSIG(ws);
+    r.message = sig == SIGALRM ? "timed out after " + std::to_string(g_timeout) + " s"
+                               : std::string("crashed: ") + strsignal(sig);
+  } else if (so.status < 0) {
+    r.message = "the run ended without a result (exit status " + std::to_string(WEXITSTATUS(ws)) + ")";
+  } else {
+    r.status = RunStatus(so.status);
+    r.message = so.message;
+  }
+  return r;
+}
+
+// ---- one file -------------------------------------------------------------------------
+
+struct Tally {
+  size_t files = 0, agree = 0, refused = 0, differ = 0;
+  std::map<std::string, size_t> refusals;      // reason -> files
+  std::map<std::string, size_t> not_runnable;  // reason -> files
+  std::vector<std::string> differing;
+  void add(const Tally& o) {
+    files += o.files, agree += o.agree, refused += o.refused, differ += o.differ;
+    for (auto& [k, v] : o.refusals) refusals[k] += v;
+    for (auto& [k, v] : o.not_runnable) not_runnable[k] += v;
+    differing.insert(differing.end(), o.differing.begin(), o.differing.end());
+  }
+};
+
+bool g_verbose = false;
+size_t g_max_bytes = size_t(256) << 20;  // per kernel, all buffers together
+
+// Chooses the scalars of kernel k (`rows` of the table), sizes its buffers by
+// the view probe and fills them; false with `why` when it cannot run.
+bool size_kernel(const Input& in, const Module& m, const rt::Interpreter& interp, InstId fn,
+                const std::vector<const ScalarTable::Row*>& rows, uint64_t seed, Kernel& k, std::string& why) {
+  std::string err;
+  k.scalars = choose_scalars(m, fn, rows);
+  for (const std::string& h : k.scalars.how)
+    if (h.find("(table)") != std::string::npos) k.variant += (k.variant.empty() ? "" : " ") + h.substr(0, h.find(' '));
+  // Size the buffers by the views, as ptorun sizes --out arrays.
+  std::vector<rt::Arg> args(k.params.size());
+  bool bad = false;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    if (k.params[i].kind == rt::ParamInfo::Kind::Ptr) {
+      args[i].kind = rt::Arg::Kind::Ptr;
+      continue;
+    }
+    std::string e;
+    if (!rt::parse_scalar(k.params[i].elem, k.scalars.value[i], args[i], e)) bad = true;
+  }
+  std::vector<rt::ViewExtent> ext;
+  if (bad || !interp.probe_views(fn, args, k.scalars.blocks, ext, err)) {
+    why = "the view probe fails with the chosen scalars: " + reason_of(err);
+    return false;
+  }
+  size_t total = 0;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    k.elems.push_back(0);
+    k.inputs.emplace_back();
+    if (k.params[i].kind != rt::ParamInfo::Kind::Ptr) continue;
+    int64_t n = i < ext.size() && ext[i].seen ? std::max<int64_t>(ext[i].max_elems, 1) : 64;
+    size_t bytes = size_t(n) * std::max(1u, dtype_bytes(k.params[i].elem));
+    total += bytes;
+    if (total > g_max_bytes) break;
+    k.elems[i] = n;
+    // Every other kernel of a run gets special values in its inputs.
+    bool specials = (hash64(in.shown + "/" + k.fn_name) ^ seed) & 1;
+    k.inputs[i] = input_bytes(k.params[i].elem, size_t(n), hash64(in.shown + k.fn_name + std::to_string(i)) ^ seed,
+                              specials);
+  }
+  if (total > g_max_bytes) {
+    why = "its views need more than " + std::to_string(g_max_bytes >> 20) + " MiB of buffers";
+    return false;
+  }
+  k.total_bytes = total;
+  return true;
+}
+
+// Prepares the kernels of one file on the reference module; "" on success,
+// else why the file is not runnable.
+std::string prepare(const Input& in, const ScalarTable& table, std::vector<Kernel>& out, uint64_t seed) {
+  std::string text;
+  if (!read_file(in.path, text)) return "cannot read";
+  SourceFile src(in.path, std::string(text));
+  Diag diag(&src);
+  Module m;
+  if (!run_frontend(src, in.fo, m, diag)) return "not accepted by the front end";
+  rt::Interpreter interp(m);
+  std::vector<InstId> fns;
+  std::string err;
+  if (InstId e = interp.find_function("", err); e != kNone) {
+    fns.push_back(e);
+  } else if (m.body != kNone) {
+    const Region& body = m.regions[m.body];
+    for (unsigned i = 0; i < body.inst_count; ++i) {
+      InstId id = m.region_inst(body, i);
+      const Inst& f = m.inst(id);
+      if (f.op == Op::Func && f.n_regions && m.attr_word(f, "sym_visibility") != "private") fns.push_back(id);
+    }
+  }
+  std::string why = "no function with a !pto.ptr parameter";
+  for (InstId fn : fns) {
+    Kernel k;
+    k.in = &in;
+    k.text = text;
+    k.fn_name = std::string(m.attr_word(m.inst(fn), "sym_name"));
+    k.params = rt::kernel_params(m, fn);
+    bool has_ptr = false, other = false;
+    for (const auto& p : k.params) {
+      has_ptr |= p.kind == rt::ParamInfo::Kind::Ptr;
+      other |= p.kind == rt::ParamInfo::Kind::Other;
+    }
+    if (!has_ptr) continue;
+    if (other) {
+      why = "a parameter that is neither a pointer nor a scalar (tile, memref)";
+      continue;
+    }
+    // Several table rows for one kernel: one run each (say, both arms of
+    // a branch on a flag).
+    std::vector<const ScalarTable::Row*> rows = table.find(in.path, k.fn_name);
+    std::vector<std::vector<const ScalarTable::Row*>> variants;
+    for (const ScalarTable::Row* r : rows) variants.push_back({r});
+    if (variants.empty()) variants.emplace_back();
+    k.tol = kernel_tolerance(m, fn);
+    for (const auto& variant : variants) {
+      Kernel kv = k;
+      if (size_kernel(in, m, interp, fn, variant, seed, kv, why)) out.push_back(std::move(kv));
+    }
+  }
+  return out.empty() ? why : "";
+}
+
+void run_file(const Input& in, const ScalarTable& table, const std::vector<Config>& configs, uint64_t seed,
+              Tally& t) {
+  std::vector<Kernel> kernels;
+  std::string why = prepare(in, table, kernels, seed);
+  if (!why.empty()) {
+    ++t.not_runnable[why];
+    if (g_verbose) std::printf("  not runnable: %s: %s\n", in.shown.c_str(), why.c_str());
+    return;
+  }
+  bool differ = false, refused = false, ran = false;
+  std::string refusal, not_run;
+  for (const Kernel& k : kernels) {
+    // The reference's buffers, and one set every configuration reuses.
+    SharedBuffers ref_bufs(k.inputs), bufs(k.inputs);
+    if (!ref_bufs.ok() || !bufs.ok()) {
+      not_run = "cannot map the buffers";
+      continue;
+    }
+    Config ref{"interp", 0, 0};
+    RunResult r0 = run_config(k, ref, ref_bufs);
+    if (r0.status != RunStatus::Ok) {
+      std::string reason = reason_of(r0.message);
+      not_run = reason.find("not supported by the interpreter") != std::string::npos
+                    ? "an op the interpreter does not run"
+                    : "the reference run fails: " + reason;
+      if (g_verbose) {
+        std::printf("  reference %s @%s: %s\n", in.shown.c_str(), k.fn_name.c_str(), r0.message.c_str());
+        for (const std::string& h : k.scalars.how)
+          if (!h.empty()) std::printf("    %s\n", h.c_str());
+      }
+      continue;
+    }
+    ran = true;
+    for (const Config& c : configs) {
+      if (g_emu_max_bytes && emulated(c) && k.total_bytes > g_emu_max_bytes) {
+        refused = true;
+        refusal = "an emulated run of more than " + std::to_string(g_emu_max_bytes >> 20) +
+                  " MiB of buffers (--emu-max-mib)";
+        continue;
+      }
+      auto t0 = std::chrono::steady_clock::now();
+      RunResult r = run_config(k, c, bufs);
+      if (g_verbose)
+        std::printf("  %s @%s [%s]: %.2f s\n", in.shown.c_str(), k.fn_name.c_str(), c.name().c_str(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      std::string where = in.shown + " @" + k.fn_name + (k.variant.empty() ? "" : " (" + k.variant + ")") + " [" + c.name() + "]";
+      if (r.status == RunStatus::Refused) {
+        refused = true;
+        refusal = reason_of(r.message);
+        if (g_verbose) std::printf("  refused: %s: %s\n", where.c_str(), refusal.c_str());
+        continue;
+      }
+      if (r.status != RunStatus::Ok) {
+        differ = true;
+        t.differing.push_back(where + ": " + reason_of(r.message));
+        continue;
+      }
+      for (size_t i = 0; i < k.inputs.size(); ++i) {
+        if (k.inputs[i].empty()) continue;
+        std::vector<Mismatch> first;
+        size_t bad = compare_buffers(k.params[i].elem, k.tol, ref_bufs.buf(i), bufs.buf(i), k.inputs[i].size(), first);
+        if (!bad) continue;
+        differ = true;
+        std::string d = where + ": %" + k.params[i].name + ": " + std::to_string(bad) + " of " +
+                        std::to_string(k.elems[i]) + " elements differ (" + tol_name(k.tol) + ")";
+        for (const Mismatch& x : first)
+          d += "\n      [" + std::to_string(x.index) + "] ref " + element_text(k.params[i].elem, x.ref) + " got " +
+               element_text(k.params[i].elem, x.got);
+        t.differing.push_back(d);
+      }
+    }
+  }
+  if (!ran) {
+    ++t.not_runnable[not_run];
+    return;
+  }
+  ++t.files;
+  if (differ) ++t.differ;
+  else if (refused) ++t.refused, ++t.refusals[refusal];
+  else ++t.agree;
+}
+
+void print_tally(const std::string& label, const Tally& t) {
+  std::printf("exec-diff%s: %zu files, %zu agree, %zu refused", label.c_str(), t.files, t.agree, t.refused);
+  if (!t.refusals.empty()) {
+    std::printf(" (");
+    bool first = true;
+    for (auto& [k, v] : t.refusals) std::printf("%s%s: %zu", first ? "" : "; ", k.c_str(), v), first = false;
+    std::printf(")");
+  }
+  std::printf(", %zu differ\n", t.differ);
+  size_t nr = 0;
+  for (auto& [k, v] : t.not_runnable) nr += v;
+  if (nr) {
+    std::printf("  not runnable: %zu files (", nr);
+    bool first = true;
+    for (auto& [k, v] : t.not_runnable) std::printf("%s%s: %zu", first ? "" : "; ", k.c_str(), v), first = false;
+    std::printf(")\n");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string targets = "interp-O2,avx2-O2,sve-O2@256", scalars_path;
+  std::vector<std::string> paths;
+  uint64_t seed = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto val = [&](const char* key) -> const char* {
+      size_t n = std::strlen(key);
+      return a.compare(0, n, key) == 0 ? a.c_str() + n : nullptr;
+    };
+    if (const char* v = val("--targets=")) targets = v;
+    else if (const char* v = val("--scalars=")) scalars_path = v;
+    else if (const char* v = val("--timeout=")) g_timeout = unsigned(std::stoul(v));
+    else if (const char* v = val("--emu-max-mib=")) g_emu_max_bytes = size_t(std::stoull(v)) << 20;
+    else if (const char* v = val("--seed=")) seed = std::stoull(v);
+    else if (a == "-v") g_verbose = true;
+    else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "exec_diff: unknown option %s\n", a.c_str());
+      return 2;
+    } else {
+      paths.push_back(a);
+    }
+  }
+  std::vector<Config> configs;
+  std::string err;
+  if (!parse_configs(targets, configs, err)) {
+    std::fprintf(stderr, "exec_diff: %s\n", err.c_str());
+    return 2;
+  }
+  for (const Config& c : configs) {
+    if (c.target == "sve" && !rt::cpu_supports("sve") && !rt::qemu_available(nullptr)) {
+      std::fprintf(stderr, "exec_diff: sve needs qemu-aarch64 here; SKIP\n");
+      return 77;
+    }
+    if (c.target == "avx512" && !rt::cpu_supports("avx512") && !rt::bochs_available(nullptr)) {
+      std::fprintf(stderr, "exec_diff: avx512 needs AVX-512 or Bochs here; SKIP\n");
+      return 77;
+    }
+  }
+  ScalarTable table;
+  if (!scalars_path.empty() && !table.load(scalars_path, err)) {
+    std::fprintf(stderr, "exec_diff: %s\n", err.c_str());
+    return 2;
+  }
+  std::printf("exec-diff: reference interp-O0; configurations:");
+  for (const Config& c : configs) std::printf(" %s", c.name().c_str());
+  std::printf("\n");
+  Tally all;
+  for (const std::string& p : paths) {
+    std::vector<Input> inputs = collect(p);
+    if (inputs.empty()) {
+      std::printf("exec-diff [%s]: no .pto files (skipped)\n", p.c_str());
+      continue;
+    }
+    Tally t;
+    for (const Input& in : inputs) {
+      auto t0 = std::chrono::steady_clock::now();
+      run_file(in, table, configs, seed, t);
+      double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (g_verbose && sec > 1.0) std::printf("  slow: %s took %.1f s\n", in.shown.c_str(), sec);
+    }
+    for (const std::string& d : t.differing) std::printf("  DIFFER %s\n", d.c_str());
+    print_tally(" [" + p + "]", t);
+    all.add(t);
+  }
+  print_tally("", all);
+  return all.differ ? 1 : 0;
+}
