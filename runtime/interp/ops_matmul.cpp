@@ -54,16 +54,23 @@ void matmul(Exec& ex, const Inst& in) {
       ex.fail(in, std::string(op_name(op)) + ": the bias must have dst's element type");
   }
   // Compute the whole result first: C may alias an input (TMATMUL_ACC in place).
+  // The operands are read once each into dense arrays (A by rows, B by
+  // columns), not once per multiply through their (boxed) layouts.
   std::vector<double> fout;
   std::vector<int64_t> iout;
   if (f32) fout.resize(size_t(m * n));
   else iout.resize(size_t(m * n));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      if (f32) {
+  if (f32) {
+    std::vector<float> ad(size_t(m * k)), bd(size_t(n * k));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p) ad[size_t(i * k + p)] = float(a.getf(i, p));
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) bd[size_t(j * k + p)] = float(b.getf(p, j));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const float *ar = &ad[size_t(i * k)], *bc = &bd[size_t(j * k)];
         float acc = 0.0f;
-        for (int64_t p = 0; p < k; ++p)
-          acc = std::fma(float(a.getf(i, p)), float(b.getf(p, j)), acc);
+        for (int64_t p = 0; p < k; ++p) acc = std::fma(ar[p], bc[p], acc);
         if (acc_in) {
           double c0 = cin.getf(i, j);
           acc = float(nan_first(c0, acc, c0 + double(acc)));
@@ -73,15 +80,22 @@ void matmul(Exec& ex, const Inst& in) {
           acc = float(nan_first(acc, b0, double(acc) + b0));
         }
         fout[size_t(i * n + j)] = acc;
-      } else {
+      }
+  } else {
+    std::vector<int32_t> ad(size_t(m * k)), bd(size_t(n * k));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p) ad[size_t(i * k + p)] = int32_t(a.geti(i, p));
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) bd[size_t(j * k + p)] = int32_t(b.geti(p, j));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
         uint32_t acc = 0;
-        for (int64_t p = 0; p < k; ++p)
-          acc += uint32_t(int32_t(a.geti(i, p)) * int32_t(b.geti(p, j)));
+        for (int64_t p = 0; p < k; ++p) acc += uint32_t(ad[size_t(i * k + p)] * bd[size_t(j * k + p)]);
         if (acc_in) acc += uint32_t(cin.geti(i, j));
         if (bias) acc += uint32_t(bt.geti(0, j));
         iout[size_t(i * n + j)] = int32_t(acc);
       }
-    }
+  }
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       if (f32) c.setf(i, j, fout[size_t(i * n + j)]);
