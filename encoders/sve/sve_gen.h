@@ -215,7 +215,12 @@ class Gen {
     return 31;
   }
   void tmov(const Inst& in);
-  void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
+  // tload / tstore of a boxed tile (any view rank), or of an unboxed one
+  // through a view of rank 3 and up; the pad fill of a load (any tile);
+  // x9 capped by a view's rows (every shape but the last).
+  void tcopy_grid(const Inst& in, ValueId t, ValueId v, bool load);
+  void pad_fill(ValueId t);
+  void cap_view_rows(ValueId v, unsigned rank, int64_t cap);
   void matmul(const Inst& in);
   // exp / log / rsqrt in double (sve_math.cpp).
   void math_begin();  // the constants block at x8 (on the stack), p6 all .d lanes
