@@ -28,6 +28,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lower.h"
@@ -109,6 +110,16 @@ class Gen {
   std::vector<uint32_t> code_;
   std::vector<llvm::MCInst> block_;  // straight-line instructions not yet scheduled
   bool schedule_ = true;
+  // The scheduler's scratch (sve_sched.cpp), kept across blocks so that a
+  // block allocates nothing once the vectors have grown.
+  struct SchedWork {
+    std::vector<long> writer, stamp;               // by register unit; by instruction
+    std::vector<std::vector<uint32_t>> readers;    // by register unit
+    std::vector<unsigned> touched, lat, prio;
+    std::vector<uint8_t> lat_of;                   // by opcode, 0 until known
+    std::vector<uint32_t> loads, first, npred, succ, at, ready;
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+  } sched_;
   std::vector<LineEntry>* lines_ = nullptr;
   bool ok_ = true;
   int epilogue_ = -1;
