@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen.h"
 #include "lower.h"
 
 namespace ptoas::cg {
@@ -116,6 +117,14 @@ bool view_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool loa
 // tmov between tiles of one element type (any layouts); `skip`: src is
 // dst, nothing to do.
 bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why);
+
+// The code size limit of one function: kMaxFunctionCodeBytes, or less
+// with PTOAS_TEST_CODE_LIMIT=BYTES (the tests' way to reach it with a
+// small kernel). An encoder checks it before each op (code_limit_error,
+// then throws CodeLimitReached, which its compile_function catches).
+size_t code_limit();
+struct CodeLimitReached {};
+void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, Target t, size_t limit);
 
 // The predicate of arith.cmpi as a condition: eq ne slt sle sgt sge ult ule
 // ugt uge -> 0..9; -1 for an unknown one.

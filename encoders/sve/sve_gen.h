@@ -144,8 +144,13 @@ class Gen {
     unsupported(m_, in, diag_, Target::Sve, what);
     ok_ = false;
   }
+  size_t code_limit_ = code_limit();
   void mark(const Inst& in) {
     schedule_block();
+    if (size() > code_limit_) {
+      code_limit_error(m_, fn_, in, diag_, Target::Sve, code_limit_);
+      throw CodeLimitReached{};
+    }
     uint32_t off = uint32_t(size());
     if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
     else lines_->push_back({off, in.loc});

@@ -238,7 +238,12 @@ class Gen : public CodeGenerator {
     CodeGenerator::L(label);
   }
 
+  size_t code_limit_ = code_limit();
   void mark(const Inst& in) {
+    if (getSize() > code_limit_) {
+      code_limit_error(m_, fn_, in, diag_, tg_, code_limit_);
+      throw CodeLimitReached{};
+    }
     uint32_t off = uint32_t(getSize());
     if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
     else lines_->push_back({off, in.loc});
