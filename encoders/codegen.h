@@ -40,6 +40,10 @@ opt::TargetDesc opt_target(Target t);
 
 inline constexpr uint32_t kNoFixup = ~0u;
 inline constexpr size_t kMaxTileArenaBytes = size_t(1) << 20;  // 1 MiB of stack
+// The most machine code one function may have (docs/x86_backend.md,
+// "Limits"): past it the encoders stop with a located error instead of
+// growing without bound. About 170,000 tile ops of avx2 code.
+inline constexpr size_t kMaxFunctionCodeBytes = size_t(64) << 20;
 
 // One line-table row: the code of the instruction at source byte offset
 // `src_loc` starts at `offset` (bytes from the start of the function).

@@ -3,6 +3,7 @@
 #include "tile_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace ptoas::cg {
 
@@ -340,13 +341,28 @@ bool boxed_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool lo
   const Type& tt = m.type_of(t);
   const Type& vt = m.type_of(v);
   unsigned es = dtype_bytes(tt.elem);
-  if (vt.kind == TypeKind::Ptr || rank != 2 || dtype_bytes(vt.elem) != es || vt.elem != tt.elem ||
-      (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0) {
+  if (vt.kind == TypeKind::Ptr || rank < 1 || rank > kMaxViewRank || dtype_bytes(vt.elem) != es ||
+      vt.elem != tt.elem || (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0) {
     why = std::string(load ? "pto.tload into" : "pto.tstore from") + " a boxed tile with this view or element type";
     return false;
   }
   if (load && tt.pad != 0 && tt.pad != 1) {
     why = "pto.tload into a boxed tile with a pad value";
+    return false;
+  }
+  return true;
+}
+
+bool view_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why) {
+  const Type& tt = m.type_of(t);
+  const Type& vt = m.type_of(v);
+  if (vt.kind == TypeKind::Ptr || rank < 1 || rank > kMaxViewRank) {
+    why = std::string(load ? "pto.tload from" : "pto.tstore to") + " a view of rank " + std::to_string(rank);
+    return false;
+  }
+  if (dtype_bytes(vt.elem) != dtype_bytes(tt.elem)) return generic(why);
+  if (!load && vt.elem != tt.elem) {
+    why = "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " + std::string(dtype_name(vt.elem));
     return false;
   }
   return true;
@@ -373,6 +389,20 @@ bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool
   if (es != 1 && es != 2 && es != 4) return generic(why);
   skip = src == dst;
   return true;
+}
+
+size_t code_limit() {
+  const char* e = std::getenv("PTOAS_TEST_CODE_LIMIT");
+  if (!e || !*e) return kMaxFunctionCodeBytes;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(e, &end, 10);
+  return *end ? kMaxFunctionCodeBytes : std::min<size_t>(size_t(v), kMaxFunctionCodeBytes);
+}
+
+void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, Target t, size_t limit) {
+  diag.error(at.loc, 0, "the code of @" + std::string(m.attr_word(m.inst(fn), "sym_name")) +
+                            " passes the limit of " + std::to_string(limit) + " bytes per function on " +
+                            std::string(target_name(t)) + " here; split it into smaller functions");
 }
 
 int cmpi_predicate(std::string_view p) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen.h"
 #include "lower.h"
 
 namespace ptoas::cg {
@@ -95,15 +96,35 @@ struct MatmulPlan {
 };
 bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& why);
 
+// The highest view rank tload / tstore take on the CPU targets (the
+// official GlobalTensor is 5-D). A view of rank n addresses tile element
+// (r, c) at c * stride[n-1] plus r split over dimensions 0 .. n-2 in
+// row-major (mixed-radix) order, as runtime/interp/ops_memory.cpp does.
+inline constexpr unsigned kMaxViewRank = 5;
+
 // tload / tstore between a boxed tile t and view v (`rank`: the view's
 // rank as the frame plan holds it): what both CPU backends take (1-, 2-
-// and 4-byte elements of one type, a rank-2 view, a static shape, a zero
-// pad); false with the refusal in `why`.
+// and 4-byte elements of one type, a view of rank 1 .. kMaxViewRank, a
+// static shape, a zero pad); false with the refusal in `why`.
 bool boxed_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why);
+
+// tload / tstore between an unboxed tile t and a view v of rank 3 ..
+// kMaxViewRank (ranks 1 and 2 have their own lowerings): elements of one
+// size, a store that does not convert; false with the refusal in `why`
+// (empty: the generic message).
+bool view_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why);
 
 // tmov between tiles of one element type (any layouts); `skip`: src is
 // dst, nothing to do.
 bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why);
+
+// The code size limit of one function: kMaxFunctionCodeBytes, or less
+// with PTOAS_TEST_CODE_LIMIT=BYTES (the tests' way to reach it with a
+// small kernel). An encoder checks it before each op (code_limit_error,
+// then throws CodeLimitReached, which its compile_function catches).
+size_t code_limit();
+struct CodeLimitReached {};
+void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, Target t, size_t limit);
 
 // The predicate of arith.cmpi as a condition: eq ne slt sle sgt sge ult ule
 // ugt uge -> 0..9; -1 for an unknown one.

@@ -50,6 +50,14 @@ bool row_wise(const Module& m, const Inst& in) {
   return vec_tiles(m, in);
 }
 
+// The longest region made: a longer run is cut into several. Every op of a
+// region runs in each row of its loop nest, so one longer region gains
+// nothing over two, while an encoder plans a region in time that grows with
+// the square of its length (x86_fuse_plan.cpp); without the cut, 100,000
+// independent load-add-store chains became one region that took the x86
+// encoder most of its time. The samples' longest region has 21 ops.
+constexpr size_t kMaxFuseOps = 64;
+
 // An allocation without an explicit address: moving it earlier changes
 // where the tile lives, never what any op computes.
 bool movable_alloc(const Inst& in) { return in.op == Op::AllocTile && !(in.flags & kInstHasAddr); }
@@ -104,6 +112,7 @@ struct Fuser {
       const uint32_t first_region = m.insts[id].region, n_regions = m.insts[id].n_regions;
       for (unsigned k = 0; k < n_regions; ++k) region(first_region + k);
       if (row_wise(m, m.insts[id]) && (!target.fusable || target.fusable(m, m.insts[id]))) {
+        if (run.size() == kMaxFuseOps) close_run();
         run.push_back(id);
       } else if (!run.empty() && (is_pure(m, m.insts[id]) || movable_alloc(m.insts[id]))) {
         hoisted.push_back(id);

@@ -424,8 +424,12 @@ bool compile_function(const Module& m, InstId fn, FuncCode& out, Diag& diag) {
   out.global = m.attr_word(f, "sym_visibility") != "private";
   out.code.clear();
   out.lines.clear();
-  Gen g(*mc, m, fn, plan, diag);
-  return g.run(out);
+  try {
+    Gen g(*mc, m, fn, plan, diag);
+    return g.run(out);
+  } catch (const CodeLimitReached&) {  // reported where it was reached
+    return false;
+  }
 }
 
 // void thunk(const uint64_t* args): every parameter from its 64-bit slot

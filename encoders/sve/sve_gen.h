@@ -28,6 +28,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lower.h"
@@ -109,6 +110,16 @@ class Gen {
   std::vector<uint32_t> code_;
   std::vector<llvm::MCInst> block_;  // straight-line instructions not yet scheduled
   bool schedule_ = true;
+  // The scheduler's scratch (sve_sched.cpp), kept across blocks so that a
+  // block allocates nothing once the vectors have grown.
+  struct SchedWork {
+    std::vector<long> writer, stamp;               // by register unit; by instruction
+    std::vector<std::vector<uint32_t>> readers;    // by register unit
+    std::vector<unsigned> touched, lat, prio;
+    std::vector<uint8_t> lat_of;                   // by opcode, 0 until known
+    std::vector<uint32_t> loads, first, npred, succ, at, ready;
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+  } sched_;
   std::vector<LineEntry>* lines_ = nullptr;
   bool ok_ = true;
   int epilogue_ = -1;
@@ -133,8 +144,13 @@ class Gen {
     unsupported(m_, in, diag_, Target::Sve, what);
     ok_ = false;
   }
+  size_t code_limit_ = code_limit();
   void mark(const Inst& in) {
     schedule_block();
+    if (size() > code_limit_) {
+      code_limit_error(m_, fn_, in, diag_, Target::Sve, code_limit_);
+      throw CodeLimitReached{};
+    }
     uint32_t off = uint32_t(size());
     if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
     else lines_->push_back({off, in.loc});
@@ -215,7 +231,12 @@ class Gen {
     return 31;
   }
   void tmov(const Inst& in);
-  void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
+  // tload / tstore of a boxed tile (any view rank), or of an unboxed one
+  // through a view of rank 3 and up; the pad fill of a load (any tile);
+  // x9 capped by a view's rows (every shape but the last).
+  void tcopy_grid(const Inst& in, ValueId t, ValueId v, bool load);
+  void pad_fill(ValueId t);
+  void cap_view_rows(ValueId v, unsigned rank, int64_t cap);
   void matmul(const Inst& in);
   // exp / log / rsqrt in double (sve_math.cpp).
   void math_begin();  // the constants block at x8 (on the stack), p6 all .d lanes

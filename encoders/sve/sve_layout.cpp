@@ -1,6 +1,7 @@
 // AArch64 SVE ops that address tiles of any layout (ND, DN, boxed) through
 // the row-part + column-part offset form of lower.h (AxisMap): tmov between
-// layouts, tload / tstore of boxed tiles, and tmatmul. Column offsets are
+// layouts, tload / tstore of boxed tiles and through views of rank 3 and
+// up, and tmatmul. Column offsets are
 // vectors (gathers / scatters), row offsets scalars.
 #include <algorithm>
 
@@ -101,55 +102,146 @@ void Gen::tmov(const Inst& in) {
   });
 }
 
-// tload / tstore of a boxed tile: the whole storage zeroed first (a load),
-// then per row of the overlap of the valid region and the view: view
-// columns contiguous (stride 1) as vectors, scattered into / gathered from
-// the tile; any other view stride element by element.
-void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
+// A tload's pad fill of tile t's whole storage: a boxed tile's zeroed a
+// word at a time (whole boxes: a multiple of 4 bytes), an unboxed one's
+// rows x cols elements set to its pad value. Clobbers x0, x10, x11, x16,
+// z0, p0.
+void Gen::pad_fill(ValueId t) {
   const ptoas::Type& tt = ty(t);
   unsigned es = dtype_bytes(tt.elem);
+  bool boxed = tt.slayout != SLayout::NoneBox;
+  int fill = new_label();
+  tile_ptr(X(0), t);
+  if (boxed) {
+    I("DUP_ZI_S", {Z(0), 0, 0});
+    mov_imm(X(10), tile_storage_bytes(tt) / 4);
+  } else {
+    mov_imm(X(16), pad_bits(tt));
+    I("DUP_ZR_S", {Z(0), W(16)});
+    mov_imm(X(10), uint64_t(tt.rows) * uint64_t(tt.cols));
+  }
+  mov(X(11), xzr());
+  I("WHILELO_PXX_S", {P(0), X(11), X(10)});
+  bind(fill);
+  if (boxed) I("ST1W", {Z(0), P(0), X(0), X(11)});
+  else st_e(es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8, Z(0), P(0), X(0), X(11));
+  I("INCW_XPiI", {X(11), X(11), 31, 1});
+  I("WHILELO_PXX_S", {P(0), X(11), X(10)});
+  bcc(MI, fill);
+}
+
+// x9 = min(x9, view v's rows): the product of every shape but the last,
+// each taken in [0, cap] and the product capped there too (no overflow:
+// both factors fit 32 bits). Clobbers x1, x16, x17.
+void Gen::cap_view_rows(ValueId v, unsigned rank, int64_t cap) {
+  mov_imm(X(1), 1);
+  mov_imm(X(17), uint64_t(cap));
+  for (unsigned k = 0; k + 1 < rank; ++k) {
+    ldx(X(16), v, 1 + k);
+    I("SUBSXri", {xzr(), X(16), 0, 0});
+    I("CSELXr", {X(16), xzr(), X(16), int(LT)});
+    I("SUBSXrs", {xzr(), X(16), X(17), 0});
+    I("CSELXr", {X(16), X(17), X(16), int(GT)});
+    I("MADDXrrr", {X(1), X(1), X(16), xzr()});
+    I("SUBSXrs", {xzr(), X(1), X(17), 0});
+    I("CSELXr", {X(1), X(17), X(1), int(GT)});
+  }
+  I("SUBSXrs", {xzr(), X(9), X(1), 0});
+  I("CSELXr", {X(9), X(1), X(9), int(GT)});
+}
+
+// tload / tstore between tile t and view v, element by element or a row
+// at a time, for a boxed tile (any view rank) and for an unboxed one with
+// a view of rank 3 and up (tcopy takes ranks 1 and 2): the pad fill of a
+// load, then per row of the overlap of the valid region and the view:
+// view columns contiguous (stride 1) as vectors, scattered into /
+// gathered from the tile (a row-major unboxed tile: contiguous too); any
+// other view stride element by element. The view's row pointer x6 steps
+// by its row stride (rank 2), or (any other rank) is the view base x15
+// plus the row's element offset x13, kept by an odometer over the
+// dimensions but the last (view_step): the interpreter's row-major split
+// of the row index.
+void Gen::tcopy_grid(const Inst& in, ValueId t, ValueId v, bool load) {
+  const ptoas::Type& tt = ty(t);
+  unsigned es = dtype_bytes(tt.elem);
+  unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  bool boxed = tt.slayout != SLayout::NoneBox, nd = rank != 2;
   std::string why;
-  if (!boxed_copy_ok(m_, t, v, (p_.slots[v].count - 1u) / 2u, load, why)) return fail(in, why);
+  if (boxed ? !boxed_copy_ok(m_, t, v, rank, load, why) : !view_copy_ok(m_, t, v, rank, load, why))
+    return fail(in, why);
   AxisMap tr, tc;
   if (!axis(in, tt, true, tr) || !axis(in, tt, false, tc)) return;
   DType bits = es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
-  I("PTRUE_S", {P(7), 31});
-  if (load) {
-    int fill = new_label();
-    tile_ptr(X(0), t);
-    I("DUP_ZI_S", {Z(0), 0, 0});
-    mov_imm(X(10), tile_storage_bytes(tt) / 4);  // whole boxes: a multiple of 4 bytes
-    mov(X(11), xzr());
-    I("WHILELO_PXX_S", {P(0), X(11), X(10)});
-    bind(fill);
-    I("ST1W", {Z(0), P(0), X(0), X(11)});
-    I("INCW_XPiI", {X(11), X(11), 31, 1});
-    I("WHILELO_PXX_S", {P(0), X(11), X(10)});
-    bcc(MI, fill);
-  }
-  valid_region(t, tt.rows, tt.cols);
-  cap_slot(X(9), v, 1);
-  cap_slot(X(10), v, 2);
-  ldx(X(4), v, 3);  // view strides, elements
-  ldx(X(5), v, 4);
-  ldx(X(6), v, 0);  // view row pointer
-  tile_ptr(X(0), t);
   int sh = es == 4 ? 2 : es == 2 ? 1 : 0;
-  if (sh) I("UBFMXri", {X(4), X(4), 64 - sh, 63 - sh});
+  I("PTRUE_S", {P(7), 31});
+  if (load) pad_fill(t);
+  valid_region(t, tt.rows, tt.cols);
+  // The digits i_1 .. i_3 of the row index (i_0 needs no counter).
+  const R digit[] = {X(14), X(8), X(4)};
+  if (!nd) {
+    cap_slot(X(9), v, 1);
+    cap_slot(X(10), v, 2);
+    ldx(X(4), v, 3);  // view strides, elements
+    ldx(X(5), v, 4);
+    ldx(X(6), v, 0);  // view row pointer
+  } else {
+    cap_view_rows(v, rank, tt.rows);
+    cap_slot(X(10), v, rank);
+    ldx(X(5), v, 2 * rank);  // the column stride, elements
+    ldx(X(15), v, 0);
+    mov(X(6), X(15));
+    mov(X(13), xzr());
+    for (unsigned k = 1; k + 1 < rank; ++k) mov(digit[k - 1], xzr());
+  }
+  tile_ptr(X(0), t);
+  if (sh && !nd) I("UBFMXri", {X(4), X(4), 64 - sh, 63 - sh});
+  // The next row's view pointer (rank other than 2).
+  auto view_step = [&] {
+    int next = new_label();
+    for (int k = int(rank) - 2; k >= 1; --k) {
+      R d = digit[k - 1];
+      ldx(X(16), v, 1 + rank + unsigned(k));
+      I("ADDXrs", {X(13), X(13), X(16), 0});
+      I("ADDXri", {d, d, 1, 0});
+      ldx(X(17), v, 1 + unsigned(k));
+      I("SUBSXrs", {xzr(), d, X(17), 0});
+      bcc(LT, next);
+      I("MSUBXrrr", {X(13), d, X(16), X(13)});  // the digit back to 0, carried out
+      mov(d, xzr());
+    }
+    if (rank >= 2) {
+      ldx(X(16), v, 1 + rank);
+      I("ADDXrs", {X(13), X(13), X(16), 0});
+    }
+    bind(next);
+    I("ADDXrs", {X(6), X(15), X(13), sh});  // lsl #sh: bytes
+  };
+  bool tile_contig = tc.shift == 63 && tc.unit == 1;  // a row-major unboxed tile's row
   mov(X(12), xzr());
   int general = new_label(), done = new_label();
   I("SUBSXri", {xzr(), X(5), 1, 0});
   bcc(NE, general);
-  row_loop({X(6)}, {-5}, [&](R pg) {  // x4: the view's row stride in bytes
-    axis_vec(Z(1), tc, X(11));
+  std::vector<R> bases;
+  std::vector<int64_t> strides;
+  if (!nd) {
+    bases = {X(6)};
+    strides = {-5};  // x4: the view's row stride in bytes
+  }
+  row_loop(bases, strides, [&](R pg) {
+    if (!tile_contig) axis_vec(Z(1), tc, X(11));
     if (load) {
       ld_e(bits, Z(0), pg, X(6), X(11));
-      I(scatter_name(es), {Z(0), pg, X(2), Z(1)});
+      if (tile_contig) st_e(bits, Z(0), pg, X(2), X(11));
+      else I(scatter_name(es), {Z(0), pg, X(2), Z(1)});
     } else {
-      I(gather_name(es), {Z(0), pg, X(2), Z(1)});
+      if (tile_contig) ld_e(bits, Z(0), pg, X(2), X(11));
+      else I(gather_name(es), {Z(0), pg, X(2), Z(1)});
       st_e(bits, Z(0), pg, X(6), X(11));
     }
-  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+  }, [&] {
+    I("ADDXri", {X(12), X(12), 1, 0});
+    if (nd) view_step();
+  }, [&] {
     axis_scalar(X(2), tr, X(12));
     I("ADDXrs", {X(2), X(2), X(0), 0});
   });
@@ -178,7 +270,8 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
     I("ADDXri", {X(11), X(11), 1, 0});
     I("SUBSXrs", {xzr(), X(11), X(10), 0});
     bcc(LT, col);
-    I("ADDXrs", {X(6), X(6), X(4), 0});
+    if (nd) view_step();
+    else I("ADDXrs", {X(6), X(6), X(4), 0});
     I("ADDXri", {X(12), X(12), 1, 0});
     I("SUBSXrs", {xzr(), X(12), X(9), 0});
     bcc(LT, row);

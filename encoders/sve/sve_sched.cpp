@@ -9,7 +9,9 @@
 // overlap through the register units (an S or D register is part of its Z
 // register, a W register of its X register); a store is ordered after
 // every earlier load and store, a load after every earlier store; an
-// instruction with unmodelled side effects ends the block. The order is
+// instruction with unmodelled side effects counts as a store. The graph
+// is built in time linear in the block (per unit: its last writer and its
+// readers since). The order is
 // deterministic: among ready instructions the longest remaining path goes
 // first, then program order.
 #include <llvm/MC/MCInst.h>
@@ -53,63 +55,118 @@ void Gen::schedule_block() {
     return;
   }
   const McImpl& mc = *mc_.impl();
-  struct Node {
-    std::vector<unsigned> defs, uses;
-    bool load = false, store = false;
-    unsigned lat = 1, prio = 0, npred = 0;
-    std::vector<uint32_t> succ;
-  };
-  std::vector<Node> nodes(n);
-  for (size_t i = 0; i < n; ++i) {
-    const llvm::MCInst& mi = block_[i];
-    const llvm::MCInstrDesc& d = mc.mii->get(mi.getOpcode());
-    Node& nd = nodes[i];
-    for (unsigned k = 0; k < mi.getNumOperands(); ++k) {
-      const llvm::MCOperand& o = mi.getOperand(k);
-      if (!o.isReg() || o.getReg() == 0) continue;
-      (k < d.getNumDefs() ? nd.defs : nd.uses).push_back(o.getReg());
-    }
-    for (llvm::MCPhysReg r : d.implicit_defs()) nd.defs.push_back(r);
-    for (llvm::MCPhysReg r : d.implicit_uses()) nd.uses.push_back(r);
-    nd.load = d.mayLoad();
-    nd.store = d.mayStore() || d.hasUnmodeledSideEffects();
-    nd.lat = latency(std::string_view(mc_.opcode_name(mi.getOpcode())));
+  // Dependencies through the register units each instruction reads and
+  // writes: an edge from a unit's last writer to its next reader and
+  // writer, and from its readers since then to that writer; for memory,
+  // from the last store to each load and store after it, and from the
+  // loads since then to that store. That is fewer edges than comparing
+  // every pair of the block (which this replaces: it was most of -target=sve
+  // compile time) with the same transitive closure, so the same priorities
+  // (a longest path is one through the edges kept) and the same order.
+  SchedWork& w = sched_;
+  w.first.assign(n + 1, 0);
+  w.edges.clear();
+  w.lat.resize(n);
+  if (w.writer.empty()) {
+    w.writer.assign(mc.mri->getNumRegUnits(), -1);
+    w.readers.assign(mc.mri->getNumRegUnits(), {});
+    w.lat_of.assign(mc.mii->getNumOpcodes(), 0);
   }
-  auto overlap = [&](const std::vector<unsigned>& a, const std::vector<unsigned>& b) {
-    for (unsigned x : a)
-      for (unsigned y : b)
-        if (mc.mri->regsOverlap(x, y)) return true;
-    return false;
+  w.touched.clear();
+  w.loads.clear();
+  w.stamp.assign(n, -1);
+  long last_store = -1;
+  std::vector<std::pair<uint32_t, uint32_t>>& edges = w.edges;  // (from, to)
+  auto edge = [&](long from, size_t to) {
+    if (from < 0 || size_t(from) == to || w.stamp[size_t(from)] == long(to)) return;
+    w.stamp[size_t(from)] = long(to);
+    edges.push_back({uint32_t(from), uint32_t(to)});
   };
-  for (size_t j = 0; j < n; ++j)
-    for (size_t i = 0; i < j; ++i) {
-      const Node &a = nodes[i], &b = nodes[j];
-      bool dep = overlap(a.defs, b.uses) || overlap(a.uses, b.defs) || overlap(a.defs, b.defs) ||
-                 (a.store && (b.load || b.store)) || (a.load && b.store);
-      if (dep) {
-        nodes[i].succ.push_back(uint32_t(j));
-        ++nodes[j].npred;
+  auto touch = [&](unsigned u) {
+    if (w.writer[u] == -1 && w.readers[u].empty()) w.touched.push_back(u);
+  };
+  for (size_t j = 0; j < n; ++j) {
+    const llvm::MCInst& mi = block_[j];
+    unsigned opc = mi.getOpcode();
+    const llvm::MCInstrDesc& d = mc.mii->get(opc);
+    uint8_t& lat = w.lat_of[opc];
+    if (lat == 0) lat = uint8_t(latency(std::string_view(mc_.opcode_name(opc))));
+    w.lat[j] = lat;
+    // Reads first (RAW), then writes (WAW, WAR).
+    auto each_reg = [&](bool defs, auto&& f) {
+      for (unsigned k = 0; k < mi.getNumOperands(); ++k) {
+        const llvm::MCOperand& o = mi.getOperand(k);
+        if (o.isReg() && o.getReg() != 0 && (k < d.getNumDefs()) == defs) f(o.getReg());
       }
+      for (llvm::MCPhysReg r : defs ? d.implicit_defs() : d.implicit_uses()) f(r);
+    };
+    each_reg(false, [&](unsigned r) {
+      for (llvm::MCRegUnitIterator u(r, mc.mri.get()); u.isValid(); ++u) edge(w.writer[*u], j);
+    });
+    each_reg(true, [&](unsigned r) {
+      for (llvm::MCRegUnitIterator u(r, mc.mri.get()); u.isValid(); ++u) {
+        edge(w.writer[*u], j);
+        for (uint32_t rd : w.readers[*u]) edge(long(rd), j);
+      }
+    });
+    each_reg(false, [&](unsigned r) {
+      for (llvm::MCRegUnitIterator u(r, mc.mri.get()); u.isValid(); ++u) {
+        touch(*u);
+        w.readers[*u].push_back(uint32_t(j));
+      }
+    });
+    each_reg(true, [&](unsigned r) {
+      for (llvm::MCRegUnitIterator u(r, mc.mri.get()); u.isValid(); ++u) {
+        touch(*u);
+        w.writer[*u] = long(j);
+        w.readers[*u].clear();
+      }
+    });
+    bool load = d.mayLoad(), store = d.mayStore() || d.hasUnmodeledSideEffects();
+    if (load || store) edge(last_store, j);
+    if (store) {
+      for (uint32_t l : w.loads) edge(long(l), j);
+      w.loads.clear();
+      last_store = long(j);
+    } else if (load) {
+      w.loads.push_back(uint32_t(j));
     }
+  }
+  for (unsigned u : w.touched) {
+    w.writer[u] = -1;
+    w.readers[u].clear();
+  }
+  // Successors by source (CSR), predecessor counts.
+  w.npred.assign(n, 0);
+  for (auto [from, to] : edges) {
+    ++w.first[from + 1];
+    ++w.npred[to];
+  }
+  for (size_t i = 0; i < n; ++i) w.first[i + 1] += w.first[i];
+  w.succ.resize(edges.size());
+  w.at.assign(w.first.begin(), w.first.end() - 1);
+  for (auto [from, to] : edges) w.succ[w.at[from]++] = to;
+  w.prio.assign(n, 0);
   for (size_t i = n; i-- > 0;) {  // longest path to the end of the block
     unsigned best = 0;
-    for (uint32_t s : nodes[i].succ) best = std::max(best, nodes[s].prio);
-    nodes[i].prio = best + nodes[i].lat;
+    for (uint32_t k = w.first[i]; k < w.first[i + 1]; ++k) best = std::max(best, w.prio[w.succ[k]]);
+    w.prio[i] = best + w.lat[i];
   }
-  std::vector<uint32_t> ready;
+  std::vector<uint32_t>& ready = w.ready;
+  ready.clear();
   for (size_t i = 0; i < n; ++i)
-    if (!nodes[i].npred) ready.push_back(uint32_t(i));
+    if (!w.npred[i]) ready.push_back(uint32_t(i));
   for (size_t done = 0; done < n; ++done) {
     size_t pick = 0;
     for (size_t k = 1; k < ready.size(); ++k) {
-      const Node &c = nodes[ready[k]], &p = nodes[ready[pick]];
-      if (c.prio > p.prio || (c.prio == p.prio && ready[k] < ready[pick])) pick = k;
+      unsigned c = w.prio[ready[k]], p = w.prio[ready[pick]];
+      if (c > p || (c == p && ready[k] < ready[pick])) pick = k;
     }
     uint32_t i = ready[pick];
     ready.erase(ready.begin() + long(pick));
     put(block_[i]);
-    for (uint32_t s : nodes[i].succ)
-      if (--nodes[s].npred == 0) ready.push_back(s);
+    for (uint32_t k = w.first[i]; k < w.first[i + 1]; ++k)
+      if (--w.npred[w.succ[k]] == 0) ready.push_back(w.succ[k]);
   }
   block_.clear();
 }

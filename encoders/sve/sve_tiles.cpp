@@ -215,12 +215,13 @@ void Gen::row_loop(const std::vector<R>& bases, const std::vector<int64_t>& stri
 // other pairing element by element. A load first fills the whole tile with
 // the pad value. Copies move bits (no conversion).
 void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
-  if (ty(t).kind == TypeKind::TileBuf && ty(t).slayout != SLayout::NoneBox) return tcopy_boxed(in, t, v, load);
+  if (ty(t).kind == TypeKind::TileBuf && ty(t).slayout != SLayout::NoneBox) return tcopy_grid(in, t, v, load);
   if (!tile_type_ok(in, t)) return;
   const ptoas::Type& tt = ty(t);
   const ptoas::Type& vt = ty(v);
   const char* what = load ? "pto.tload from" : "pto.tstore to";
   unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  if (vt.kind != TypeKind::Ptr && rank > 2) return tcopy_grid(in, t, v, load);
   if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
     return fail(in, std::string(what) + " a view of rank " + std::to_string(rank));
   unsigned es = dtype_bytes(tt.elem);
@@ -232,20 +233,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   DType bits = es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
   TileGeo g = geo(t);
   I("PTRUE_S", {P(7), 31});
-  if (load) {  // the pad value over the whole tile
-    int fill = new_label();
-    tile_ptr(X(0), t);
-    mov_imm(X(16), pad_bits(tt));
-    I("DUP_ZR_S", {Z(0), W(16)});
-    mov_imm(X(10), uint64_t(tt.rows) * uint64_t(tt.cols));
-    mov(X(11), xzr());
-    I("WHILELO_PXX_S", {P(0), X(11), X(10)});
-    bind(fill);
-    st_e(bits, Z(0), P(0), X(0), X(11));
-    I("INCW_XPiI", {X(11), X(11), 31, 1});
-    I("WHILELO_PXX_S", {P(0), X(11), X(10)});
-    bcc(MI, fill);
-  }
+  if (load) pad_fill(t);  // the pad value over the whole tile
   // x9 x x10 = rows x cols of the overlap; x12 / x13 = the view's row /
   // column stride in bytes; x14 = the view base, x15 = the tile base.
   ldx(X(9), t, 1);

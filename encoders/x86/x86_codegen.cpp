@@ -742,6 +742,8 @@ bool compile_function(const Module& m, InstId fn, Target t, FuncCode& out, Diag&
   } catch (const std::bad_alloc&) {
     diag.error(f.loc, 0, "x86 encoder: out of memory");
     return false;
+  } catch (const CodeLimitReached&) {  // reported where it was reached
+    return false;
   }
 }
 

@@ -5,7 +5,10 @@
 // An element's address on either side is a row part plus a column part:
 // for a tile, tile_elem_index splits that way in every layout (the parts
 // come from per-row and per-column offset tables built in scratch below
-// rsp); for a rank-2 view, r * row stride + c * column stride. A run is
+// rsp); for a rank-2 view, r * row stride + c * column stride; for a view
+// of any other rank, c * its last stride plus a row part from a table of
+// row offsets (r split over the other dimensions in row-major order, the
+// interpreter's mapping, built by an odometer). A run is
 // `L` consecutive columns starting at a multiple of L (or rows, for
 // column-major storage) that are adjacent in memory on both sides: an NZ
 // tile's inner box rows, a view's rows when its column stride is 1. Runs
@@ -62,13 +65,60 @@ void Gen::stack_scratch(uint32_t bytes) {
   or_(qword[rsp], 0);
 }
 
+// The view's row offsets in bytes, one qword per row r < r8 at rsp + off:
+// sum over dimensions k < rank - 1 of i_k * stride_k, (i_0 .. i_{rank-2})
+// the row-major digits of r; r8 is at most the product of those shapes
+// (tcopy_views), so the outermost digit never wraps. Clobbers rax, rcx,
+// rdx, rdi, r10-r12.
+void Gen::view_row_table(ValueId v, unsigned rank, int off) {
+  static const Reg64 digit[] = {r10, r11, r12};  // i_1 .. i_3 (i_0 needs no counter)
+  unsigned ves = dtype_bytes(ty(v).elem);
+  int ls = ves == 8 ? 3 : ves == 4 ? 2 : ves == 2 ? 1 : 0;
+  Label row, done;
+  lea(rdi, ptr[rsp + off]);
+  mov(rcx, r8);
+  xor_(eax, eax);  // the row's offset in elements
+  for (unsigned k = 1; k + 1 < rank; ++k) xor_(digit[k - 1].cvt32(), digit[k - 1].cvt32());
+  test(rcx, rcx);
+  jle(done, T_NEAR);
+  L(row);
+  mov(rdx, rax);
+  if (ls) shl(rdx, ls);
+  mov(qword[rdi], rdx);
+  add(rdi, 8);
+  dec(rcx);
+  jz(done, T_NEAR);
+  // The next row: the innermost digit steps; one that reaches its shape
+  // goes back to 0 and carries into the next outer one.
+  for (int k = int(rank) - 2; k >= 1; --k) {
+    const Reg64& d = digit[k - 1];
+    add(rax, q(v, 1 + rank + k));
+    inc(d);
+    cmp(d, q(v, 1 + k));
+    jl(row, T_NEAR);
+    mov(rdx, d);
+    imul(rdx, q(v, 1 + rank + k));
+    sub(rax, rdx);
+    xor_(d.cvt32(), d.cvt32());
+  }
+  if (rank >= 2) add(rax, q(v, 1 + rank));
+  jmp(row, T_NEAR);
+  L(done);
+}
+
 // Copies r8 x r9 (rows x columns) elements of es bytes from side 0 to side
 // 1; at most one side is a view, and the caller has capped r8 / r9 to
-// max_rows / max_cols. Clobbers every general register but rbp, r14, r15,
-// and the vector registers (V0; Ymm0-15 in the transposed blocks).
+// max_rows / max_cols (a view of rank other than 2: to its rows, the
+// product of every shape but the last, too). Clobbers every general
+// register but rbp, r14, r15, and the vector registers (V0; Ymm0-15 in the
+// transposed blocks).
 void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int64_t max_rows, int64_t max_cols) {
-  // Scratch: a tile side's row table, then its column table.
-  int tab[2][2] = {{-1, -1}, {-1, -1}};
+  int vs = side[0].view ? 0 : side[1].view ? 1 : -1;
+  unsigned rank = vs >= 0 ? (p_.slots[side[vs].v].count - 1u) / 2u : 2;
+  bool row_tab = rank != 2;  // the view's row parts come from a table
+  // Scratch: a tile side's row table, then its column table (then the
+  // view's row table).
+  int tab[2][2] = {{-1, -1}, {-1, -1}}, vtab = -1;
   uint32_t size = 0;
   for (int k = 0; k < 2; ++k) {
     if (side[k].view) continue;
@@ -76,6 +126,10 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
     size += uint32_t((max_rows * 4 + 63) / 64 * 64);
     tab[k][1] = int(size);
     size += uint32_t((max_cols * 4 + 63) / 64 * 64);
+  }
+  if (row_tab) {
+    vtab = int(size);
+    size += uint32_t((max_rows * 8 + 63) / 64 * 64);
   }
   size += 64;  // the transposed blocks' bounds
   stack_scratch(size);
@@ -85,27 +139,32 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
     mm_table(in, ty(side[k].v), false, r9, tab[k][1]);
   }
   if (!ok_) return;
+  if (row_tab) view_row_table(side[vs].v, rank, vtab);
   // Bases: r10 (side 0), r11 (side 1); a view's strides in bytes: r12
-  // (rows), rbx (columns).
-  int vs = side[0].view ? 0 : side[1].view ? 1 : -1;
+  // (rows; not with a row table), rbx (columns).
   for (int k = 0; k < 2; ++k) {
     const Reg64& b = k ? r11 : r10;
     if (side[k].view) mov(b, q(side[k].v, 0));
     else tile_ptr(b, side[k].v);
   }
   int ls = es == 8 ? 3 : es == 4 ? 2 : es == 2 ? 1 : 0;
-  if (vs >= 0) {
+  if (vs >= 0 && !row_tab) {
     mov(r12, q(side[vs].v, 3));
     mov(rbx, q(side[vs].v, 4));
     if (ls) {
       shl(r12, ls);
       shl(rbx, ls);
     }
+  } else if (vs >= 0) {
+    mov(rbx, q(side[vs].v, 2 * rank));
+    if (ls) shl(rbx, ls);
   }
   // Side k's row (row = true) or column part of index idx + plus, in out.
   auto part = [&](int k, bool row, const Reg64& idx, int plus, const Reg64& out) {
     if (!side[k].view) {
       mov(out.cvt32(), dword[rsp + tab[k][row ? 0 : 1] + idx * 4 + plus * 4]);
+    } else if (row && row_tab) {
+      mov(out, qword[rsp + vtab + idx * 8 + plus * 8]);
     } else {
       lea(out, ptr[idx + plus]);
       imul(out, row ? r12 : rbx);
@@ -220,22 +279,24 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
     else if (runs8(0, true) && runs8(1, false)) transposed(true);
     else nest(false, 0, r8);
   } else {
-    // A view's runs exist at run time: its stride along the run is 1.
+    // A view's runs exist at run time: its stride along the run is 1. A
+    // view with a row table has runs along its rows only.
     int t = 1 - vs;
+    int col_stride = int(2 * rank), row_stride = row_tab ? -1 : 3;
     Label not_across, not_down, not_tr1, not_tr2;
     auto when = [&](bool cond, int stride_slot, Label& skip, const std::function<void()>& body) {
-      if (!cond) return;
-      cmp(q(side[vs].v, stride_slot), 1);
+      if (!cond || stride_slot < 0) return;
+      cmp(q(side[vs].v, unsigned(stride_slot)), 1);
       jne(skip, T_NEAR);
       body();
       jmp(done, T_NEAR);
       L(skip);
     };
-    when(across, 4, not_across, [&] { nest(false, across, r8); });
-    when(down, 3, not_down, [&] { nest(true, down, r9); });
+    when(across, col_stride, not_across, [&] { nest(false, across, r8); });
+    when(down, row_stride, not_down, [&] { nest(true, down, r9); });
     // The tile's runs go one way, the view's the other.
-    when(runs8(t, true), 4, not_tr1, [&] { transposed(vs == 1); });
-    when(runs8(t, false), 3, not_tr2, [&] { transposed(vs == 0); });
+    when(runs8(t, true), col_stride, not_tr1, [&] { transposed(vs == 1); });
+    when(runs8(t, false), row_stride, not_tr2, [&] { transposed(vs == 0); });
     nest(false, 0, r8);
   }
   L(done);
@@ -248,8 +309,10 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
 void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   const ptoas::Type& tt = ty(t);
   unsigned es = dtype_bytes(tt.elem);
+  unsigned rank = (p_.slots[v].count - 1u) / 2u;
   std::string why;
-  if (!boxed_copy_ok(m_, t, v, (p_.slots[v].count - 1u) / 2u, load, why)) return fail(in, why);
+  if (!boxed_copy_ok(m_, t, v, rank, load, why)) return fail(in, why);
+  if (rank != 2) return tcopy_views(in, t, v, load);
   mov(r8, q(t, 1));
   mov(r9, q(t, 2));
   clamp(r8, tt.rows);
@@ -258,6 +321,53 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   if (load) {
     uint64_t bytes = tile_storage_bytes(tt);
     pad_fill(t, bytes, 1, 0, bytes == uint64_t(tt.rows) * uint64_t(tt.cols) * es);
+  }
+  CopySide tile{t, false}, view{v, true};
+  if (load) copy_grid(in, {view, tile}, es, tt.rows, tt.cols);
+  else copy_grid(in, {tile, view}, es, tt.rows, tt.cols);
+}
+
+// tload / tstore between tile t (any layout) and a view of rank 1 ..
+// kMaxViewRank that tcopy and tcopy_boxed leave to it (rank 3 and up;
+// rank 1 with a boxed tile): the pad fill of a load, then the overlap of
+// the valid region and the view (its rows: the product of every shape but
+// the last) through copy_grid, the view's rows from a table.
+void Gen::tcopy_views(const Inst& in, ValueId t, ValueId v, bool load) {
+  const ptoas::Type& tt = ty(t);
+  unsigned es = dtype_bytes(tt.elem);
+  unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  bool boxed = tt.slayout != SLayout::NoneBox;
+  std::string why;
+  if (boxed ? !boxed_copy_ok(m_, t, v, rank, load, why) : !view_copy_ok(m_, t, v, rank, load, why))
+    return fail(in, why);
+  mov(r8, q(t, 1));
+  mov(r9, q(t, 2));
+  clamp(r8, tt.rows);
+  clamp(r9, tt.cols);
+  // rax = the view's rows, each shape taken in [0, tile rows] and the
+  // product capped there too (no overflow: both factors fit 32 bits).
+  mov(eax, 1);
+  mov(rdx, tt.rows);
+  xor_(esi, esi);
+  for (unsigned k = 0; k + 1 < rank; ++k) {
+    mov(rcx, q(v, 1 + k));
+    test(rcx, rcx);
+    cmovs(rcx, rsi);
+    cmp(rcx, rdx);
+    cmovg(rcx, rdx);
+    imul(rax, rcx);
+    cmp(rax, rdx);
+    cmovg(rax, rdx);
+  }
+  cmp(r8, rax);
+  cmovg(r8, rax);
+  mov(rcx, q(v, rank));
+  cmp(r9, rcx);
+  cmovg(r9, rcx);
+  if (load) {
+    uint64_t bytes = tile_storage_bytes(tt), elems = uint64_t(tt.rows) * uint64_t(tt.cols);
+    if (boxed) pad_fill(t, bytes, 1, 0, bytes == elems * es);
+    else pad_fill(t, elems, es, pad_bits(tt), true);
   }
   CopySide tile{t, false}, view{v, true};
   if (load) copy_grid(in, {view, tile}, es, tt.rows, tt.cols);

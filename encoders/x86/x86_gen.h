@@ -244,7 +244,12 @@ class Gen : public CodeGenerator {
     CodeGenerator::L(label);
   }
 
+  size_t code_limit_ = code_limit();
   void mark(const Inst& in) {
+    if (getSize() > code_limit_) {
+      code_limit_error(m_, fn_, in, diag_, tg_, code_limit_);
+      throw CodeLimitReached{};
+    }
     uint32_t off = uint32_t(getSize());
     if (!lines_->empty() && lines_->back().offset == off) lines_->back().src_loc = in.loc;
     else lines_->push_back({off, in.loc});
@@ -282,12 +287,14 @@ class Gen : public CodeGenerator {
   bool elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const Reg64& c);
   void grid_loop(const std::function<bool()>& body);  // r13 < r8 rows x rsi < r9 columns
   // 2-D copies between any layouts (x86_copy.cpp): one side of a copy is a
-  // tile or a rank-2 view.
+  // tile or a view (of rank 1 .. kMaxViewRank).
   struct CopySide {
     ValueId v;
     bool view;
   };
   void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
+  void tcopy_views(const Inst& in, ValueId t, ValueId v, bool load);  // ranks other than tcopy's
+  void view_row_table(ValueId v, unsigned rank, int off);
   void tmov(const Inst& in);
   void copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int64_t max_rows, int64_t max_cols);
   int run_bytes(const CopySide (&side)[2], unsigned es, bool down) const;

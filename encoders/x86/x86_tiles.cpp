@@ -99,6 +99,7 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   const ptoas::Type& vt = ty(v);
   const char* what = load ? "pto.tload from" : "pto.tstore to";
   unsigned rank = (p_.slots[v].count - 1u) / 2u;
+  if (vt.kind != TypeKind::Ptr && rank > 2) return tcopy_views(in, t, v, load);
   if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
     return fail(in, std::string(what) + " a view of rank " + std::to_string(rank));
   unsigned es = dtype_bytes(tt.elem);

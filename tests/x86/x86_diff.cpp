@@ -639,6 +639,7 @@ int main(int argc, char** argv) {
   reduce_cases(cases);
   misc_cases(cases);
   ops_cases(cases);
+  view_cases(cases);
   // -O2 computes f32 exp in f32 arithmetic: DESIGN §6's exp class, 2 ULP.
   if (g_o2)
     for (Case& c : cases)

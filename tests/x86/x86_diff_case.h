@@ -109,6 +109,9 @@ void reduce_cases(std::vector<Case>& out);       // x86_diff_fused.cpp: row / co
 // x86_diff_ops.cpp: tcvt (every lane type pair, rmode, sat_mode), tcmp(s) +
 // tsel(s), tfillpad(_inplace/_expand), textract / tinsert at offsets.
 void ops_cases(std::vector<Case>& out);
+// x86_diff_views.cpp: tload / tstore through views of rank 1 to 5, every
+// tile layout, packed / padded / strided / transposed strides.
+void view_cases(std::vector<Case>& out);
 // Op / dtype pairs the case generators left out because the op table allows
 // them on neither a3 nor a5 ("trelu i16").
 const std::vector<std::string>& skipped_pairs();
