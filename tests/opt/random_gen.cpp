@@ -761,7 +761,7 @@ void Gen::build() {
     views_.push_back(v);
   }
   alloc_tiles();
-  if (p.aliases) alias_tiles();
+  if (p.aliases || p.level3) alias_tiles();
   if (p.et != ET::I32 && (p.et == ET::F16 || p.C >= 16) && r2_.chance(0.6)) {  // 16-bit tiles: 32-byte rows
     cvt_ = "%cvw";
     cvt_t_ = full_t(p.et == ET::F16 ? "f32" : r2_.chance(0.5) ? "bf16" : "f16");

@@ -96,6 +96,8 @@ std::string Gen::view_t(const View& v) const {
 
 // ---- storage shared by name -------------------------------------------------------
 
+// Called for aliases or level3 programs: level 3 shares storage by giving a
+// tile an earlier tile's address, the others by a treshape.
 void Gen::alias_tiles() {
   int n = r3_.range(1, 2);
   for (int i = 0; i < n; ++i) {
@@ -109,7 +111,7 @@ void Gen::alias_tiles() {
     line(name + " = pto.alloc_tile " + valid_args(col) + ": " + T);
     int a = add_tile(name, col, tiles_[size_t(t)].taint);
     tiles_[size_t(a)].defined = tiles_[size_t(t)].defined;
-    if (p_.level3 && r3_.chance(0.5)) {
+    if (p_.level3 && (!p_.aliases || r3_.chance(0.5))) {
       same_addr_[name] = tiles_[size_t(t)].name;  // place_tiles gives it t's address
     } else {
       line("pto.treshape ins(" + tiles_[size_t(t)].name + " : " + T + ") outs(" + name + " : " + T + ")");
@@ -239,14 +241,23 @@ bool Gen::write_twice() {
   if (gd >= 0 && (tiles_[size_t(a)].group == gd || tiles_[size_t(b)].group == gd)) return false;
   std::string T = fullt_;
   const std::string& nd = tiles_[size_t(d)].name;
-  if (!scalars_.empty())
+  // A tload first: it pads the whole tile, the op after it writes only the
+  // valid region, so the pad stays (and wide-tile ops read it).
+  std::vector<int> inputs;
+  for (size_t i = 0; i < views_.size(); ++i)
+    if (!views_[i].col && !p_.bufs[size_t(views_[i].buf)].output) inputs.push_back(int(i));
+  bool pad_first = !inputs.empty() && r3_.chance(0.5);
+  if (pad_first) {
+    const View& w = views_[size_t(r3_.pick(inputs))];
+    line("pto.tload ins(" + w.name + " : " + view_t(w) + ") outs(" + nd + " : " + T + ")");
+  } else if (!scalars_.empty())
     line("pto.texpands ins(" + r3_.pick(scalars_) + " : " + et() + ") outs(" + nd + " : " + T + ")");
   else
     line("pto.tabs ins(" + tiles_[size_t(a)].name + " : " + T + ") outs(" + nd + " : " + T + ")");
   line("pto." + r3_.pick(std::vector<std::string>{"tadd", "tmul", "tmax"}) + " ins(" + tiles_[size_t(a)].name + ", " +
        tiles_[size_t(b)].name + " : " + T + ", " + T + ") outs(" + nd + " : " + T + ")");
   tiles_[size_t(d)].defined = true;
-  tiles_[size_t(d)].padded = false;
+  tiles_[size_t(d)].padded = pad_first;
   tiles_[size_t(d)].taint = tiles_[size_t(a)].taint | tiles_[size_t(b)].taint;
   p_.n_ops += 2;
   return true;
