@@ -98,6 +98,7 @@ class Gen {
     bool col = false;
     bool stored = false;  // stored in this body (a tload from it is defined)
     int rank = 2;         // 3-5: leading extents of 1
+    bool split = false;   // rank 3-5 with the rows as (R/2) x 2 (tv_split_)
   };
   std::string partition(const std::string& tv, bool col, bool dup_index);
   void store(int tile, int view);
@@ -143,6 +144,9 @@ class Gen {
   std::vector<Group> groups_;
   std::vector<std::string> tv_rank_;  // per buf: a rank 3-5 tensor view ("" if none)
   std::vector<int> tv_rank_n_;
+  // per buf: the rank 3-5 view splits the rows into (m/2) x 2, so a tile's
+  // rows walk two dimensions (the row odometer carries)
+  std::vector<bool> tv_split_;
   std::map<std::string, std::string> same_addr_;  // level3: tile -> the earlier tile whose address it takes
 };
 

@@ -89,9 +89,12 @@ std::string Gen::view_t(const View& v) const {
   std::string t = part_t();
   if (v.rank <= 2) return t;
   std::string lead;
-  for (int k = 2; k < v.rank; ++k) lead += "1x";
+  for (int k = v.split ? 3 : 2; k < v.rank; ++k) lead += "1x";
   size_t at = t.find('<') + 1;
-  return t.substr(0, at) + lead + t.substr(at);
+  if (!v.split) return t.substr(0, at) + lead + t.substr(at);
+  // the row extent (R or ?) becomes R/2 x 2
+  size_t x = t.find('x', at);
+  return t.substr(0, at) + lead + std::to_string(p_.R / 2) + "x2" + t.substr(x);
 }
 
 // ---- storage shared by name -------------------------------------------------------
@@ -272,24 +275,38 @@ bool Gen::pattern_op() {
 
 // ---- views of rank 3-5 --------------------------------------------------------------
 
+// Leading extents of 1, or (when every row tile is whole, so a tile's first
+// row is even) the rows split as (m/2) x 2 below them, as the official
+// samples' 1x1x16x16x16 views walk 256 rows through two dimensions.
 void Gen::high_rank_views() {
   line("%mn = arith.muli %m, %n : index");
+  bool can_split = p_.m % p_.R == 0;
+  if (can_split) {
+    line("%hr2 = arith.constant 2 : index");
+    line("%hrR = arith.constant " + std::to_string(p_.R / 2) + " : index");
+    line("%hrm = arith.divui %m, %hr2 : index");
+    line("%hrn = arith.muli %n, %hr2 : index");
+  }
   for (size_t i = 0; i < p_.bufs.size(); ++i) {
     const Buf& b = p_.bufs[i];
     if (b.col_out) {
       tv_rank_.push_back("");
       tv_rank_n_.push_back(2);
+      tv_split_.push_back(false);
       continue;
     }
     int r = r3_.range(3, 5);
+    bool split = can_split && r3_.chance(0.75);
     std::string shape, strides, ty = "!pto.tensor_view<";
-    for (int k = 2; k < r; ++k) shape += "%c1, ", strides += "%mn, ", ty += "?x";
-    ty += "?x?x" + et() + ">";
+    for (int k = split ? 3 : 2; k < r; ++k) shape += "%c1, ", strides += "%mn, ", ty += "?x";
+    ty += split ? "?x?x?x" + et() + ">" : "?x?x" + et() + ">";
     std::string tv = "%q" + b.name;
-    line(tv + " = pto.make_tensor_view %" + b.name + ", shape = [" + shape + "%m, %n], strides = [" + strides +
-         "%n, %c1] : " + ty);
+    std::string rows = split ? "%hrm, %hr2, %n], strides = [" + strides + "%hrn, %n, %c1] : "
+                             : "%m, %n], strides = [" + strides + "%n, %c1] : ";
+    line(tv + " = pto.make_tensor_view %" + b.name + ", shape = [" + shape + rows + ty);
     tv_rank_.push_back(tv);
     tv_rank_n_.push_back(r);
+    tv_split_.push_back(split);
   }
 }
 
@@ -302,9 +319,19 @@ int Gen::high_rank_partition(int view) {
   tvt += "?x?x" + et() + ">";
   View v = w;
   v.rank = r;
+  v.split = tv_split_[size_t(w.buf)];
   v.name = fresh("pr");
-  line(v.name + " = pto.partition_view " + tv_rank_[size_t(w.buf)] + ", offsets = [" + off + r0_ + ", " + k0_ +
-       "], sizes = [" + sz + vr_ + ", " + vc_ + "] : " + tvt + " -> " + view_t(v));
+  std::string rows = r0_ + ", " + k0_ + "], sizes = [" + sz + vr_ + ", " + vc_;
+  if (v.split) {
+    off.clear(), sz.clear(), tvt = "!pto.tensor_view<";
+    for (int k = 3; k < r; ++k) off += "%c0, ", sz += "%c1, ", tvt += "?x";
+    tvt += "?x?x?x" + et() + ">";
+    std::string h = fresh("hr");
+    line(h + " = arith.divui " + r0_ + ", %hr2 : index");
+    rows = h + ", %c0, " + k0_ + "], sizes = [" + sz + "%hrR, %hr2, " + vc_;
+  }
+  line(v.name + " = pto.partition_view " + tv_rank_[size_t(w.buf)] + ", offsets = [" + off + rows + "] : " + tvt +
+       " -> " + view_t(v));
   views_.push_back(v);
   return int(views_.size()) - 1;
 }
