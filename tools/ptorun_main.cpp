@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
       "ptorun"};
   app.set_help_flag("-h,--help", "Print this help and exit");
 
-  std::string input, target = "host", arch, function;
+  std::string input, target = "host", function;
+  ptoas::cli::FrontendFlags fe_flags;
   std::vector<std::string> arg_opts, out_opts, inout_opts;
   int64_t blocks = 1;
   unsigned threads = 0;
@@ -94,9 +95,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads,
                  "Worker threads (default: the number of hardware threads, at most --blocks)")
       ->check(CLI::Range(0u, 4096u));
-  app.add_option("--pto-arch", arch,
-                 "a3 or a5 (case-insensitive): sets the tile memory sizes; overrides the "
-                 "module's pto.target_arch; default a3");
+  ptoas::cli::add_frontend_flags(app, fe_flags);
   app.add_option("--function", function,
                  "The function to run (default: the one with pto.entry, else the only one)");
   app.add_flag("--time", show_time,
@@ -112,8 +111,8 @@ int main(int argc, char** argv) {
   // Single-dash long options as ptoas takes them (-target=interp).
   std::vector<std::string> args = ptoas::cli::rewrite_args(
       argc, argv,
-      {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "function", "sve-vl",
-       "version", "help"});
+      {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "pto-level", "function",
+       "sve-vl", "version", "help"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptorun %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -132,16 +131,7 @@ int main(int argc, char** argv) {
   }
 
   ptoas::FrontendOptions opts;
-  if (!arch.empty()) {
-    std::string a = ptoas::cli::lower_ascii(arch);
-    if (a != "a3" && a != "a5") {
-      std::fprintf(stderr, "ptorun: error: invalid --pto-arch='%s'; expected 'a3' or 'a5'\n",
-                   arch.c_str());
-      return kExitUsage;
-    }
-    opts.arch_from_cli = true;
-    opts.arch = a == "a5" ? ptoas::Arch::A5 : ptoas::Arch::A3;
-  }
+  if (!ptoas::cli::apply_frontend_flags("ptorun", fe_flags, opts)) return kExitUsage;
 
   // NAME=VALUE pairs.
   std::vector<Binding> binds;
