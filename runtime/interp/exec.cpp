@@ -53,6 +53,10 @@ bool is_float(DType d) { return dtype_is_float(d); }
 // ---- layouts: asm/tile_layout.h ------------------------------------------------------
 
 uint8_t* TileAcc::at(int64_t r, int64_t c) const {
+  if (r < 0 || c < 0 || r >= t->rows || c >= t->cols)
+    throw RtError{"tile element (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the " +
+                      std::to_string(t->rows) + "x" + std::to_string(t->cols) + " tile",
+                  loc};
   return base + tile_elem_index(*t, r, c) * esize;
 }
 
@@ -101,8 +105,10 @@ RtTile& Exec::tile_desc(const Inst& in, ValueId v) {
 TileAcc Exec::tile(const Inst& in, ValueId v) {
   RtTile& d = tile_desc(in, v);
   const Type& t = m.types.get(d.type);
-  TileAcc a{arena[size_t(d.loc)].data() + d.offset, &t, t.elem,
-            std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol};
+  size_t l = size_t(d.loc);
+  if (l >= 7 || d.offset > arena[l].size() || arena[l].size() - d.offset < tile_storage_bytes(t))
+    fail(in, "tile %" + std::string(m.str(m.values[v].name)) + " lies outside its tile memory");
+  TileAcc a{arena[l].data() + d.offset, &t, t.elem, std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol, in.loc};
   return a;
 }
 
@@ -608,9 +614,10 @@ void Exec::exec_view(const Inst& in) {
       const Type& src = m.types.get(t.type);
       if (src.slayout != SLayout::NoneBox || src.blayout != BLayout::RowMajor)
         fail(in, "pto.subset is supported on row-major tiles only");
-      int64_t r = opnd(in, 1).i, c = opnd(in, 2).i;
+      int64_t r = opnd(in, 1).i, c = opnd(in, 2).i, re = 0, ce = 0;
       const Type& rt = m.type_of(in.res);
-      if (r < 0 || c < 0 || r + rt.rows > src.rows || c + rt.cols > src.cols)
+      if (r < 0 || c < 0 || __builtin_add_overflow(r, rt.rows, &re) || __builtin_add_overflow(c, rt.cols, &ce) ||
+          re > src.rows || ce > src.cols)
         fail(in, "subset window is outside the tile");
       if (rt.cols != src.cols) fail(in, "pto.subset must keep whole rows to stay addressable");
       t.offset += uint32_t((r * src.cols + c) * dtype_bytes(src.elem));
@@ -634,7 +641,12 @@ void Exec::exec_alloc(const Inst& in) {
   d.vcol = t.vcol;
   unsigned k = 0;
   int64_t addr = -1;
-  if (in.flags & kInstHasAddr) addr = opnd(in, k++).i;
+  if (in.flags & kInstHasAddr) {
+    addr = opnd(in, k++).i;
+    // A negative address is not "no address": it would be bump-allocated.
+    if (addr < 0)
+      fail(in, "tile at addr " + std::to_string(addr) + ": a tile address must not be negative");
+  }
   if (in.flags & kInstHasValidRow) d.vrow = int32_t(std::clamp<int64_t>(opnd(in, k++).i, -1, 1 << 24));
   if (in.flags & kInstHasValidCol) d.vcol = int32_t(std::clamp<int64_t>(opnd(in, k++).i, -1, 1 << 24));
   if (d.vrow < 0) d.vrow = t.rows;
@@ -643,8 +655,8 @@ void Exec::exec_alloc(const Inst& in) {
   size_t loc = size_t(t.loc);
   if (loc >= 7) fail(in, "tile location not supported by the interpreter");
   size_t bytes = tile_storage_bytes(t);
-  if (addr >= 0) {
-    if (size_t(addr) + bytes > sizes.bytes[loc] || bytes > sizes.bytes[loc])
+  if (in.flags & kInstHasAddr) {
+    if (bytes > sizes.bytes[loc] || uint64_t(addr) > sizes.bytes[loc] - bytes)
       fail(in, "tile at addr " + std::to_string(addr) + " (" + std::to_string(bytes) +
                    " bytes) does not fit the " + std::string(loc_name(t.loc)) + " memory of " +
                    std::to_string(sizes.bytes[loc]) + " bytes");

@@ -55,6 +55,10 @@ struct TileAcc {
   DType elem;
   unsigned esize;
   int32_t vrow, vcol;   // current valid extent
+  uint32_t loc;         // the op's source offset (for the error below)
+  // Element (r, c) of the physical tile. A position outside it (a handler
+  // that missed a check on an untrusted offset) is a located runtime
+  // error, never an access outside the tile arena.
   uint8_t* at(int64_t r, int64_t c) const;
   double getf(int64_t r, int64_t c) const { return load_f(at(r, c), elem); }
   int64_t geti(int64_t r, int64_t c) const { return load_i(at(r, c), elem); }
