@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "bochs_runner.h"
+#include "file_output.h"
 #include "qemu_runner.h"
 #include "elem.h"
 
@@ -255,11 +256,24 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       return false;
     }
   }
-  constexpr uint64_t kMaxBytes = uint64_t(1) << 40;
+  // Outputs are at most the input limit each (what ptorun could read back).
+  uint64_t max_bytes;
+  {
+    std::string e;
+    if (!max_input_bytes(max_bytes, e)) {
+      err = e;
+      return false;
+    }
+  }
+  // The arrays given first, then the outputs: a request that fails on an
+  // existing array allocates nothing.
+  for (int pass = 0; pass < 2; ++pass)
   for (size_t k = 0; k < params.size(); ++k) {
     const ParamInfo& p = params[k];
     if (p.kind != ParamInfo::Kind::Ptr) continue;
     const KernelArg& a = req.args[size_t(which[k])];
+    if ((a.kind == KernelArg::Kind::Output) != (pass == 1)) continue;
+    if (pass == 1 && !errs.empty()) break;
     const ViewExtent& x = k < ext.size() ? ext[k] : ViewExtent{};
     uint64_t esize = dtype_bytes(p.elem);
     std::string pn = "parameter %" + p.name;
@@ -284,9 +298,10 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       } else {
         out.shape = {x.max_elems};  // views beyond the largest one's shape: flat
       }
-      if (n > kMaxBytes / esize) {
+      if (n > max_bytes / esize) {
         errs.push_back("the output for " + pn + " would need " + std::to_string(n) +
-                       " elements, more than this runner allocates");
+                       " elements, more than this runner allocates (the input limit of " +
+                       std::to_string(max_bytes) + " bytes; " + kMaxInputEnv + " sets it)");
         continue;
       }
       try {

@@ -152,5 +152,67 @@ PTO
 # -O0: nothing reads the view, and -O2 deletes it.
 check_refused "partition offset * stride" omul.pto 8 "partition offset 4611686018427387903 times stride 16 in dimension 0 overflows 64 bits" --arg x=x16.npy --arg o=4611686018427387903 -O0
 
+# ---- 4. memory: the probe keeps no views, a refused request allocates nothing ---------
+# rss_kb CMD...: runs ptorun under /usr/bin/time; $rss is its peak RSS in KB.
+rss_run() {
+  set +e
+  /usr/bin/time -f "%M" -o rss.txt "$PTORUN" "$@" >out.txt 2>err.txt
+  rc=$?
+  set -e
+  checks=$((checks + 1))
+  rss=$(tail -n1 rss.txt)
+}
+if [ -x /usr/bin/time ]; then
+  # 3,000,000 iterations that each build a view, a pointer and a tile: the
+  # probe used to keep ~170 bytes per view (half a gigabyte here).
+  cat >loop.pto <<'PTO'
+func.func @k(%x: !pto.ptr<f32>, %n: index) attributes {pto.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %xv = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+    %q = pto.addptr %x, %c1 : !pto.ptr<f32> -> !pto.ptr<f32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x16xf32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<1x16xf32>) outs(%t : !pto.tile_buf<vec, 1x16xf32>)
+  }
+  return
+}
+PTO
+  rss_run loop.pto --target=${targets[1]:-interp} --arg x=x16.npy --arg n=3000000 -O0
+  expect_rc 0 "3M-iteration view loop"
+  [ "$rss" -lt 100000 ] || fail "3M-iteration view loop: peak RSS $rss KB (expected < 100 MB)"
+  # vadd with n = 2^30 and 1000-element arrays: "too small", at once, and
+  # the 4 GiB --out array is never allocated.
+  cat >vadd.pto <<'PTO'
+func.func @vadd(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>, %n: index) attributes {pto.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %xv = pto.make_tensor_view %x, shape = [%c1, %n], strides = [%n, %c1] : !pto.tensor_view<?x?xf32>
+  %yv = pto.make_tensor_view %y, shape = [%c1, %n], strides = [%n, %c1] : !pto.tensor_view<?x?xf32>
+  %zv = pto.make_tensor_view %z, shape = [%c1, %n], strides = [%n, %c1] : !pto.tensor_view<?x?xf32>
+  return
+}
+PTO
+  "$PY" -c 'import numpy as np; np.save("x1000.npy", np.ones(1000, dtype=np.float32))'
+  rss_run vadd.pto --target=interp --arg x=x1000.npy --arg y=x1000.npy --out z=z.npy --arg n=1073741824
+  expect_rc 1 "vadd n=2^30"
+  expect_err "the array for parameter %x is too small: the kernel's views reach 1073741824 elements" "vadd n=2^30"
+  expect_err "the array for parameter %y is too small" "vadd n=2^30"
+  [ "$rss" -lt 100000 ] || fail "vadd n=2^30: peak RSS $rss KB: the output was allocated"
+  [ ! -e z.npy ] || fail "vadd n=2^30: z.npy written"
+  # An --out array over the input limit is refused, not allocated.
+  rss_run vadd.pto --target=interp --out x=x.npy --out y=y.npy --out z=z.npy --arg n=1073741824
+  expect_rc 1 "outputs of 4 GiB"
+  expect_err "the output for parameter %x would need 1073741824 elements, more than this runner allocates (the input limit of 1073741824 bytes; PTOAS_MAX_INPUT_BYTES sets it)" "outputs of 4 GiB"
+  [ "$rss" -lt 100000 ] || fail "outputs of 4 GiB: peak RSS $rss KB"
+  PTOAS_MAX_INPUT_BYTES=4K rss_run vadd.pto --target=interp --out x=x.npy --out y=y.npy --out z=z.npy --arg n=1025
+  expect_rc 1 "outputs over PTOAS_MAX_INPUT_BYTES=4K"
+  expect_err "more than this runner allocates (the input limit of 4096 bytes" "PTOAS_MAX_INPUT_BYTES=4K"
+else
+  echo "ptorun_bounds: note: /usr/bin/time missing: memory checks skipped"
+fi
+
 echo "ptorun_bounds: $checks checks, $failures failures (targets: ${targets[*]}$([ $bochs = 1 ] && echo ', bochs'))"
 [ "$failures" -eq 0 ]
