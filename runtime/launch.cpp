@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cerrno>
 #include <cctype>
 #include <cmath>
@@ -174,6 +177,11 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   std::string fname = "@" + std::string(m.attr_word(m.inst(req.fn), "sym_name"));
   std::vector<std::string> errs;
   if (req.blocks < 1) errs.push_back("the block count must be at least 1 (got " + std::to_string(req.blocks) + ")");
+  if (req.blocks > kMaxBlocks)
+    errs.push_back("the block count must be at most " + std::to_string(kMaxBlocks) + " (got " +
+                   std::to_string(req.blocks) + ")");
+  if (!(req.timeout_s >= 0) || req.timeout_s > 1e9)
+    errs.push_back("the time limit must be from 0 (none) to 1e9 seconds");
 
   // Bind names.
   std::vector<ParamInfo> params = kernel_params(m, req.fn);
@@ -247,6 +255,18 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
 
   // What the views reach, for every block.
   Interpreter interp(m);
+  using Clock = Interpreter::Clock;
+  const bool limited = req.timeout_s > 0;
+  const Clock::time_point deadline =
+      limited ? Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(req.timeout_s))
+              : Clock::time_point::max();
+  if (limited) interp.set_deadline(deadline, req.timeout_s);
+  auto remaining_s = [&] {
+    return std::max(0.001, std::chrono::duration<double>(deadline - Clock::now()).count());
+  };
+  auto timed_out = [&] { return limited && Clock::now() >= deadline; };
+  char limit_text[32];
+  std::snprintf(limit_text, sizeof limit_text, "%g", req.timeout_s);
   std::vector<ViewExtent> ext;
   {
     std::string e;
@@ -338,10 +358,13 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   // copies the buffers in and back (runtime/bochs/bochs_runner.h).
   if (req.native && req.native->under_bochs()) {
     std::vector<BochsJob> jobs{bochs_job(m, req.fn, *req.native->image(), args, nb)};
+    BochsOptions bo;
+    if (limited) bo.timeout_s = remaining_s();
     BochsResult res;
     std::string e;
-    if (!bochs_run(jobs, BochsOptions{}, res, e)) {
+    if (!bochs_run(jobs, bo, res, e)) {
       err = "under Bochs: " + (res.job_errors.empty() || res.job_errors[0].empty() ? e : res.job_errors[0]);
+      if (timed_out()) err = std::string("the run exceeded the time limit of ") + limit_text + " s (under Bochs)";
       return false;
     }
     return true;
@@ -352,10 +375,12 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
     std::vector<QemuJob> jobs{qemu_job(m, req.fn, *req.native->image(), args, nb)};
     QemuOptions qo;
     qo.vl_bits = req.sve_vl_bits;
+    if (limited) qo.timeout_s = remaining_s();
     QemuResult res;
     std::string e;
     if (!qemu_run(jobs, qo, res, e)) {
       err = "under qemu-aarch64: " + (res.job_errors.empty() || res.job_errors[0].empty() ? e : res.job_errors[0]);
+      if (timed_out()) err = std::string("the run exceeded the time limit of ") + limit_text + " s (under qemu-aarch64)";
       return false;
     }
     return true;
@@ -396,6 +421,23 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       }
     }
   };
+  // Native code cannot be interrupted: a watchdog hands a run past its
+  // deadline to the caller's handler, which ends the process.
+  std::mutex wd_mu;
+  std::condition_variable wd_cv;
+  bool wd_done = false;
+  std::thread watchdog;
+  if (limited && req.native && req.on_native_timeout) {
+    try {
+      watchdog = std::thread([&] {
+        std::unique_lock<std::mutex> lock(wd_mu);
+        if (!wd_cv.wait_until(lock, deadline, [&] { return wd_done; })) req.on_native_timeout(req.timeout_s);
+      });
+    } catch (const std::system_error&) {
+      err = "cannot start the watchdog thread that enforces the time limit";
+      return false;
+    }
+  }
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < nt; ++t) {
     try {
@@ -406,6 +448,14 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   }
   worker();
   for (std::thread& t : pool) t.join();
+  if (watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(wd_mu);
+      wd_done = true;
+    }
+    wd_cv.notify_all();
+    watchdog.join();
+  }
   if (fail_block != std::numeric_limits<int64_t>::max()) {
     err = fail_msg + " (block " + std::to_string(fail_block) + " of " + std::to_string(nb) + ")";
     if (run_error) *run_error = true;

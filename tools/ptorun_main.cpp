@@ -35,6 +35,16 @@ void error(const std::string& msg) {
   while (std::getline(in, line)) std::fprintf(stderr, "ptorun: error: %s\n", line.c_str());
 }
 
+// The launcher calls this from its watchdog thread when native code runs
+// past --timeout: nothing can stop it in-process, so the process ends
+// here, before any output is written.
+void native_timeout(double seconds) {
+  std::fprintf(stderr, "ptorun: error: the run exceeded the time limit of %g s (--timeout, PTORUN_TIMEOUT); "
+               "stopped, no output written\n", seconds);
+  std::fflush(stderr);
+  std::_Exit(kExitBadInput);
+}
+
 struct Binding {
   enum Kind { Arg, Out, InOut } kind;
   std::string name, value;
@@ -90,8 +100,16 @@ int main(int argc, char** argv) {
                  "successful run")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--blocks", blocks, "Number of blocks to launch (default 1)")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 31));
+  app.add_option("--blocks", blocks,
+                 "Number of blocks to launch (default 1, at most 1048576 = 2^20: the view probe and "
+                 "the run are per block)")
+      ->check(CLI::Range(int64_t(1), ptoas::rt::kMaxBlocks));
+  double timeout_s = -1;
+  app.add_option("--timeout", timeout_s,
+                 "Wall-clock limit in seconds for the view probe and the run, on every target "
+                 "(default: $PTORUN_TIMEOUT, else 600; 0: none). Past it the run fails (exit 1) "
+                 "and no output is written")
+      ->check(CLI::Range(0.0, 1e9));
   app.add_option("--threads", threads,
                  "Worker threads (default: the number of hardware threads, at most --blocks)")
       ->check(CLI::Range(0u, 4096u));
@@ -112,7 +130,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args = ptoas::cli::rewrite_args(
       argc, argv,
       {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "pto-level", "function",
-       "sve-vl", "version", "help"});
+       "sve-vl", "timeout", "version", "help"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptorun %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -132,6 +150,19 @@ int main(int argc, char** argv) {
 
   ptoas::FrontendOptions opts;
   if (!ptoas::cli::apply_frontend_flags("ptorun", fe_flags, opts)) return kExitUsage;
+  if (timeout_s < 0) {
+    timeout_s = 600;
+    if (const char* e = std::getenv("PTORUN_TIMEOUT"); e && *e) {
+      char* end = nullptr;
+      errno = 0;
+      double v = std::strtod(e, &end);
+      if (end == e || *end || errno || !(v >= 0) || v > 1e9) {
+        std::fprintf(stderr, "ptorun: error: PTORUN_TIMEOUT=%s: expected seconds from 0 (no limit) to 1e9\n", e);
+        return kExitUsage;
+      }
+      timeout_s = v;
+    }
+  }
 
   // NAME=VALUE pairs.
   std::vector<Binding> binds;
@@ -183,9 +214,12 @@ int main(int argc, char** argv) {
 
   // The kernel.
   std::string text, err;
-  if (!ptoas::cli::read_input(input, text, err)) {
+  int read_rc = 0;
+  if (!ptoas::cli::read_input(input, text, err, &read_rc)) {
+    // Missing or unreadable: usage (2); over the input limit or a read
+    // error: bad input (1).
     std::fprintf(stderr, "ptorun: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
-    return kExitUsage;
+    return read_rc;
   }
   ptoas::SourceFile src(input == "-" ? "<stdin>" : input, std::move(text));
   ptoas::Diag diag(&src);
@@ -265,6 +299,8 @@ int main(int argc, char** argv) {
   req.threads = threads;
   if (target == "avx2" || target == "avx512" || target == "sve") req.native = &jit;
   req.sve_vl_bits = sve_vl;
+  req.timeout_s = timeout_s;
+  req.on_native_timeout = native_timeout;
   bool missing_file = false, bad_file = false;
   struct Writeback {
     std::string path;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "diag.h"
@@ -262,8 +263,15 @@ std::vector<RtValue> Exec::run_region(const Region& r, const std::vector<RtValue
   bind_all(r.arg_count, [&](unsigned i) { return m.region_arg(r, i); }, a);
   std::vector<RtValue> term;
   bool stop = false;
-  for (unsigned i = 0; i < r.inst_count && !stop; ++i)
-    exec_inst(m.inst(m.region_inst(r, i)), term, stop, returned);
+  for (unsigned i = 0; i < r.inst_count && !stop; ++i) {
+    const Inst& in = m.inst(m.region_inst(r, i));
+    if (deadline && (++steps & 255) == 0 && Interpreter::Clock::now() > *deadline) {
+      char s[32];
+      std::snprintf(s, sizeof s, "%g", limit_s);
+      fail(in, std::string("the time limit of ") + s + " s was exceeded");
+    }
+    exec_inst(in, term, stop, returned);
+  }
   return term;
 }
 
@@ -736,6 +744,10 @@ bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t blo
                             int64_t block_num, std::string& err) const {
   try {
     Exec ex(m_, args, block_idx, block_num, false);
+    if (has_deadline_) {
+      ex.deadline = &deadline_;
+      ex.limit_s = limit_s_;
+    }
     std::vector<RtValue> params;
     ex.bind_params(fn, params);
     ex.call(fn, params);
@@ -764,6 +776,10 @@ bool Interpreter::probe_views(InstId fn, const std::vector<Arg>& args, int64_t b
     try {
       Exec ex(m_, a, b, block_num, true);
       ex.extents = &out;
+      if (has_deadline_) {
+        ex.deadline = &deadline_;
+        ex.limit_s = limit_s_;
+      }
       std::vector<RtValue> params;
       ex.bind_params(fn, params);
       ex.call(fn, params);

@@ -137,6 +137,10 @@ class Exec {
   int64_t block_idx, block_num;
   const std::vector<Arg>& args;
   bool probe;  // scalar-only run (probe_views): tile ops are skipped
+  // The wall-clock limit (Interpreter::set_deadline); checked every 256 ops.
+  const Interpreter::Clock::time_point* deadline = nullptr;
+  double limit_s = 0;
+  uint32_t steps = 0;
   InstId entry_fn = kNone;  // the function bind_params bound (for messages)
   // "parameter %name" of the entry function's parameter i.
   std::string param_name(int i) const;
