@@ -19,6 +19,7 @@
 #include "bochs_runner.h"
 #include "cli_common.h"
 #include "codegen.h"
+#include "file_output.h"
 #include "opt.h"
 #include "ptort.h"
 #include "qemu_runner.h"
@@ -346,11 +347,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptorun: time %.3f ms (%lld block%s on %s)\n",
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
                  (long long)blocks, blocks == 1 ? "" : "s", target.c_str());
-  int rc = 0;
-  for (const Writeback& w : writes)
-    if (!ptoas::rt::npy_write(w.path, *w.array, err)) {
-      error(err);
-      rc = kExitBadInput;
+  // Every output or none: each goes to a temporary file, and they are
+  // renamed into place only when all were written (asm/file_output.h).
+  ptoas::OutputBatch batch;
+  for (const Writeback& w : writes) {
+    std::string img;
+    if (!ptoas::rt::npy_serialize(*w.array, img, err)) {
+      error("cannot write '" + w.path + "': " + err);
+      return kExitBadInput;
     }
-  return rc;
+    if (!batch.add(w.path, img, "ptorun", err)) {
+      error(err);
+      return kExitBadInput;
+    }
+  }
+  if (!batch.commit(err)) {
+    error(err);
+    return kExitBadInput;
+  }
+  return 0;
 }
