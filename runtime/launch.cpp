@@ -221,16 +221,16 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
     }
     const KernelArg& a = req.args[size_t(which[k])];
     if (p.kind == ParamInfo::Kind::Ptr) {
-      if (a.kind == KernelArg::Kind::Scalar || !a.array) {
+      if (a.kind == KernelArg::Kind::Scalar || (!a.array && !a.data)) {
         errs.push_back(pn + " is a pointer (" + p.type_text + "): pass an array, not a value");
         continue;
       }
       args[k].kind = Arg::Kind::Ptr;
-      if (a.kind == KernelArg::Kind::Buffer && !npy_dtype_matches(p.elem, a.array->dtype)) {
+      if (a.kind == KernelArg::Kind::Buffer && !npy_dtype_matches(p.elem, a.buffer_dtype())) {
         std::string want(npy_descr(p.elem));
-        std::string have(npy_descr(a.array->dtype));
+        std::string have(npy_descr(a.buffer_dtype()));
         errs.push_back(pn + " is " + p.type_text + " but the array's dtype is " +
-                       (have.empty() ? "unsupported" : "'" + have + "' (" + std::string(dtype_name(a.array->dtype)) + ")") +
+                       (have.empty() ? "unsupported" : "'" + have + "' (" + std::string(dtype_name(a.buffer_dtype())) + ")") +
                        (want.empty() ? "; element type " + std::string(dtype_name(p.elem)) + " has no .npy equivalent"
                                      : "; expected '" + want + "'"));
       }
@@ -333,21 +333,21 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       *a.array = std::move(out);
     } else if (x.seen) {
       uint64_t need = uint64_t(std::max<int64_t>(0, x.max_elems));
-      uint64_t have = a.array->data.size() / esize;
+      uint64_t have = a.buffer_bytes() / esize;
       if (have < need)
         errs.push_back("the array for " + pn + " is too small: the kernel's views reach " +
                        std::to_string(need) + " elements (" + std::to_string(need * esize) +
                        " bytes) but it holds " + std::to_string(have) + " (" +
-                       std::to_string(a.array->data.size()) + " bytes)");
+                       std::to_string(a.buffer_bytes()) + " bytes)");
     }
   }
   if (!errs.empty()) return fail();
 
   for (size_t k = 0; k < params.size(); ++k)
     if (args[k].kind == Arg::Kind::Ptr) {
-      NpyArray* arr = req.args[size_t(which[k])].array;
-      args[k].data = arr->data.data();
-      args[k].bytes = arr->data.size();
+      const KernelArg& a = req.args[size_t(which[k])];
+      args[k].data = a.buffer_data();
+      args[k].bytes = a.buffer_bytes();
     }
 
   // Run the blocks: workers take block numbers in order; after a failure no

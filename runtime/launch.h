@@ -33,12 +33,24 @@ struct KernelArg {
   std::string name;
   NpyArray* array = nullptr;  // Buffer, Output
   std::string text;           // Scalar
+  // A Buffer that is caller's memory rather than an NpyArray (array null):
+  // `bytes` bytes of `elem` elements at `data` (an embedder's buffers, the
+  // bounds tests' guarded pages).
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+  DType elem = DType::None;
 
   static KernelArg buffer(std::string name, NpyArray& a) { return {Kind::Buffer, std::move(name), &a, {}}; }
   static KernelArg output(std::string name, NpyArray& a) { return {Kind::Output, std::move(name), &a, {}}; }
   static KernelArg scalar(std::string name, std::string text) {
     return {Kind::Scalar, std::move(name), nullptr, std::move(text)};
   }
+  static KernelArg memory(std::string name, DType elem, uint8_t* data, size_t bytes) {
+    return {Kind::Buffer, std::move(name), nullptr, {}, data, bytes, elem};
+  }
+  DType buffer_dtype() const { return array ? array->dtype : elem; }
+  size_t buffer_bytes() const { return array ? array->data.size() : bytes; }
+  uint8_t* buffer_data() const { return array ? array->data.data() : data; }
 };
 
 // The most blocks one launch runs (the probe and the run are per block, so
