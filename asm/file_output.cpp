@@ -213,7 +213,15 @@ std::string dir_of(const std::string& path) {
 
 }  // namespace
 
-bool write_file_atomic(const std::string& path, std::string_view data, const char* tag, std::string& err) {
+namespace {
+
+// write_file_atomic up to the rename: `tmp` is the temporary file written
+// (renamed over `dest` by the caller), or "" for a destination that is not
+// a regular file (`in_place`: write into it).
+bool stage_output(const std::string& path, std::string_view data, const char* tag, std::string& dest,
+                  std::string& tmp, bool& in_place, std::string& err) {
+  in_place = false;
+  tmp.clear();
   auto fail = [&](int e, const std::string& detail = "") {
     err = "cannot write '" + path + "': " + detail + std::strerror(e);
     return false;
@@ -222,9 +230,13 @@ bool write_file_atomic(const std::string& path, std::string_view data, const cha
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (!exists && errno != ENOENT) return fail(errno);  // ENOTDIR, ELOOP, EACCES, ...
   if (exists && S_ISDIR(st.st_mode)) return fail(EISDIR);
-  if (exists && !S_ISREG(st.st_mode)) return write_in_place(path, data) || fail(errno);
+  if (exists && !S_ISREG(st.st_mode)) {
+    in_place = true;
+    dest = path;
+    return true;
+  }
   // Through a symbolic link: replace what it points to, keep the link.
-  std::string dest = path;
+  dest = path;
   struct stat lst;
   if (exists && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
     if (char* real = ::realpath(path.c_str(), nullptr)) {
@@ -241,7 +253,7 @@ bool write_file_atomic(const std::string& path, std::string_view data, const cha
   }
   // The temporary file: O_EXCL under a fresh name (the kernel applies the
   // umask to 0666, as for any new file).
-  std::string dir = dir_of(dest), tmp;
+  std::string dir = dir_of(dest);
   int fd = -1;
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
@@ -267,14 +279,68 @@ bool write_file_atomic(const std::string& path, std::string_view data, const cha
   if (::close(fd) != 0) {
     int e = errno;
     ::unlink(tmp.c_str());
-    return fail(e);
-  }
-  if (std::rename(tmp.c_str(), dest.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
+    tmp.clear();
     return fail(e);
   }
   return true;
+}
+
+bool rename_output(const std::string& path, const std::string& tmp, const std::string& dest, std::string& err) {
+  if (std::rename(tmp.c_str(), dest.c_str()) == 0) return true;
+  int e = errno;
+  ::unlink(tmp.c_str());
+  err = "cannot write '" + path + "': " + std::strerror(e);
+  return false;
+}
+
+bool write_in_place_or_say(const std::string& path, std::string_view data, std::string& err) {
+  if (write_in_place(path, data)) return true;
+  err = "cannot write '" + path + "': " + std::strerror(errno);
+  return false;
+}
+
+}  // namespace
+
+bool write_file_atomic(const std::string& path, std::string_view data, const char* tag, std::string& err) {
+  std::string dest, tmp;
+  bool in_place;
+  if (!stage_output(path, data, tag, dest, tmp, in_place, err)) return false;
+  if (in_place) return write_in_place_or_say(path, data, err);
+  return rename_output(path, tmp, dest, err);
+}
+
+OutputBatch::~OutputBatch() {
+  for (const Pending& p : pending_)
+    if (!p.tmp.empty()) ::unlink(p.tmp.c_str());
+}
+
+bool OutputBatch::add(const std::string& path, std::string_view data, const char* tag, std::string& err) {
+  Pending p;
+  if (!stage_output(path, data, tag, p.dest, p.tmp, p.in_place, err)) return false;
+  p.path = path;
+  if (p.in_place) p.data.assign(data);
+  pending_.push_back(std::move(p));
+  return true;
+}
+
+bool OutputBatch::commit(std::string& err) {
+  bool ok = true;
+  auto note = [&](const std::string& e) {
+    if (ok) err = e;
+    ok = false;
+  };
+  for (Pending& p : pending_) {
+    if (p.in_place) continue;
+    std::string e;
+    if (!rename_output(p.path, p.tmp, p.dest, e)) note(e);
+    p.tmp.clear();
+  }
+  for (const Pending& p : pending_) {
+    std::string e;
+    if (p.in_place && !write_in_place_or_say(p.path, p.data, e)) note(e);
+  }
+  pending_.clear();
+  return ok;
 }
 
 void remove_failed_output(const std::string& path) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ptoas {
 
@@ -79,6 +80,32 @@ std::string too_large_message(uint64_t limit);
 // directory is refused. false: `err` says why, naming the destination's
 // problem (not the temporary file's), and no temporary file is left.
 bool write_file_atomic(const std::string& path, std::string_view data, const char* tag, std::string& err);
+
+// Several outputs that appear together or not at all (ptorun's --out and
+// --inout arrays): add() writes each to its temporary file exactly as
+// write_file_atomic does, and commit() renames them over their destinations
+// only once every add() succeeded. Temporaries not committed are removed
+// (the destructor). Outputs that are not regular files (/dev/null, a pipe)
+// are kept in memory and written into at commit(), after the renames.
+// Renames in one directory do not fail in practice; if one does, the
+// outputs renamed before it stay.
+class OutputBatch {
+ public:
+  OutputBatch() = default;
+  OutputBatch(const OutputBatch&) = delete;
+  OutputBatch& operator=(const OutputBatch&) = delete;
+  ~OutputBatch();
+  bool add(const std::string& path, std::string_view data, const char* tag, std::string& err);
+  bool commit(std::string& err);
+
+ private:
+  struct Pending {
+    std::string path, dest, tmp;
+    bool in_place = false;  // not a regular file: written into at commit
+    std::string data;       // in-place outputs only
+  };
+  std::vector<Pending> pending_;
+};
 
 // After a failed run (gcc's rule): removes `path` if it names a regular file,
 // even one that existed before the run; anything else (/dev/null, a pipe, a

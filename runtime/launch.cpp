@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cerrno>
 #include <cctype>
 #include <cmath>
@@ -15,6 +18,7 @@
 #include <thread>
 
 #include "bochs_runner.h"
+#include "file_output.h"
 #include "qemu_runner.h"
 #include "elem.h"
 
@@ -173,6 +177,11 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   std::string fname = "@" + std::string(m.attr_word(m.inst(req.fn), "sym_name"));
   std::vector<std::string> errs;
   if (req.blocks < 1) errs.push_back("the block count must be at least 1 (got " + std::to_string(req.blocks) + ")");
+  if (req.blocks > kMaxBlocks)
+    errs.push_back("the block count must be at most " + std::to_string(kMaxBlocks) + " (got " +
+                   std::to_string(req.blocks) + ")");
+  if (!(req.timeout_s >= 0) || req.timeout_s > 1e9)
+    errs.push_back("the time limit must be from 0 (none) to 1e9 seconds");
 
   // Bind names.
   std::vector<ParamInfo> params = kernel_params(m, req.fn);
@@ -212,16 +221,16 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
     }
     const KernelArg& a = req.args[size_t(which[k])];
     if (p.kind == ParamInfo::Kind::Ptr) {
-      if (a.kind == KernelArg::Kind::Scalar || !a.array) {
+      if (a.kind == KernelArg::Kind::Scalar || (!a.array && !a.data)) {
         errs.push_back(pn + " is a pointer (" + p.type_text + "): pass an array, not a value");
         continue;
       }
       args[k].kind = Arg::Kind::Ptr;
-      if (a.kind == KernelArg::Kind::Buffer && !npy_dtype_matches(p.elem, a.array->dtype)) {
+      if (a.kind == KernelArg::Kind::Buffer && !npy_dtype_matches(p.elem, a.buffer_dtype())) {
         std::string want(npy_descr(p.elem));
-        std::string have(npy_descr(a.array->dtype));
+        std::string have(npy_descr(a.buffer_dtype()));
         errs.push_back(pn + " is " + p.type_text + " but the array's dtype is " +
-                       (have.empty() ? "unsupported" : "'" + have + "' (" + std::string(dtype_name(a.array->dtype)) + ")") +
+                       (have.empty() ? "unsupported" : "'" + have + "' (" + std::string(dtype_name(a.buffer_dtype())) + ")") +
                        (want.empty() ? "; element type " + std::string(dtype_name(p.elem)) + " has no .npy equivalent"
                                      : "; expected '" + want + "'"));
       }
@@ -246,6 +255,18 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
 
   // What the views reach, for every block.
   Interpreter interp(m);
+  using Clock = Interpreter::Clock;
+  const bool limited = req.timeout_s > 0;
+  const Clock::time_point deadline =
+      limited ? Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(req.timeout_s))
+              : Clock::time_point::max();
+  if (limited) interp.set_deadline(deadline, req.timeout_s);
+  auto remaining_s = [&] {
+    return std::max(0.001, std::chrono::duration<double>(deadline - Clock::now()).count());
+  };
+  auto timed_out = [&] { return limited && Clock::now() >= deadline; };
+  char limit_text[32];
+  std::snprintf(limit_text, sizeof limit_text, "%g", req.timeout_s);
   std::vector<ViewExtent> ext;
   {
     std::string e;
@@ -255,11 +276,24 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       return false;
     }
   }
-  constexpr uint64_t kMaxBytes = uint64_t(1) << 40;
+  // Outputs are at most the input limit each (what ptorun could read back).
+  uint64_t max_bytes;
+  {
+    std::string e;
+    if (!max_input_bytes(max_bytes, e)) {
+      err = e;
+      return false;
+    }
+  }
+  // The arrays given first, then the outputs: a request that fails on an
+  // existing array allocates nothing.
+  for (int pass = 0; pass < 2; ++pass)
   for (size_t k = 0; k < params.size(); ++k) {
     const ParamInfo& p = params[k];
     if (p.kind != ParamInfo::Kind::Ptr) continue;
     const KernelArg& a = req.args[size_t(which[k])];
+    if ((a.kind == KernelArg::Kind::Output) != (pass == 1)) continue;
+    if (pass == 1 && !errs.empty()) break;
     const ViewExtent& x = k < ext.size() ? ext[k] : ViewExtent{};
     uint64_t esize = dtype_bytes(p.elem);
     std::string pn = "parameter %" + p.name;
@@ -284,9 +318,10 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       } else {
         out.shape = {x.max_elems};  // views beyond the largest one's shape: flat
       }
-      if (n > kMaxBytes / esize) {
+      if (n > max_bytes / esize) {
         errs.push_back("the output for " + pn + " would need " + std::to_string(n) +
-                       " elements, more than this runner allocates");
+                       " elements, more than this runner allocates (the input limit of " +
+                       std::to_string(max_bytes) + " bytes; " + kMaxInputEnv + " sets it)");
         continue;
       }
       try {
@@ -298,21 +333,21 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       *a.array = std::move(out);
     } else if (x.seen) {
       uint64_t need = uint64_t(std::max<int64_t>(0, x.max_elems));
-      uint64_t have = a.array->data.size() / esize;
+      uint64_t have = a.buffer_bytes() / esize;
       if (have < need)
         errs.push_back("the array for " + pn + " is too small: the kernel's views reach " +
                        std::to_string(need) + " elements (" + std::to_string(need * esize) +
                        " bytes) but it holds " + std::to_string(have) + " (" +
-                       std::to_string(a.array->data.size()) + " bytes)");
+                       std::to_string(a.buffer_bytes()) + " bytes)");
     }
   }
   if (!errs.empty()) return fail();
 
   for (size_t k = 0; k < params.size(); ++k)
     if (args[k].kind == Arg::Kind::Ptr) {
-      NpyArray* arr = req.args[size_t(which[k])].array;
-      args[k].data = arr->data.data();
-      args[k].bytes = arr->data.size();
+      const KernelArg& a = req.args[size_t(which[k])];
+      args[k].data = a.buffer_data();
+      args[k].bytes = a.buffer_bytes();
     }
 
   // Run the blocks: workers take block numbers in order; after a failure no
@@ -323,10 +358,13 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   // copies the buffers in and back (runtime/bochs/bochs_runner.h).
   if (req.native && req.native->under_bochs()) {
     std::vector<BochsJob> jobs{bochs_job(m, req.fn, *req.native->image(), args, nb)};
+    BochsOptions bo;
+    if (limited) bo.timeout_s = remaining_s();
     BochsResult res;
     std::string e;
-    if (!bochs_run(jobs, BochsOptions{}, res, e)) {
+    if (!bochs_run(jobs, bo, res, e)) {
       err = "under Bochs: " + (res.job_errors.empty() || res.job_errors[0].empty() ? e : res.job_errors[0]);
+      if (timed_out()) err = std::string("the run exceeded the time limit of ") + limit_text + " s (under Bochs)";
       return false;
     }
     return true;
@@ -337,10 +375,12 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
     std::vector<QemuJob> jobs{qemu_job(m, req.fn, *req.native->image(), args, nb)};
     QemuOptions qo;
     qo.vl_bits = req.sve_vl_bits;
+    if (limited) qo.timeout_s = remaining_s();
     QemuResult res;
     std::string e;
     if (!qemu_run(jobs, qo, res, e)) {
       err = "under qemu-aarch64: " + (res.job_errors.empty() || res.job_errors[0].empty() ? e : res.job_errors[0]);
+      if (timed_out()) err = std::string("the run exceeded the time limit of ") + limit_text + " s (under qemu-aarch64)";
       return false;
     }
     return true;
@@ -381,6 +421,23 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       }
     }
   };
+  // Native code cannot be interrupted: a watchdog hands a run past its
+  // deadline to the caller's handler, which ends the process.
+  std::mutex wd_mu;
+  std::condition_variable wd_cv;
+  bool wd_done = false;
+  std::thread watchdog;
+  if (limited && req.native && req.on_native_timeout) {
+    try {
+      watchdog = std::thread([&] {
+        std::unique_lock<std::mutex> lock(wd_mu);
+        if (!wd_cv.wait_until(lock, deadline, [&] { return wd_done; })) req.on_native_timeout(req.timeout_s);
+      });
+    } catch (const std::system_error&) {
+      err = "cannot start the watchdog thread that enforces the time limit";
+      return false;
+    }
+  }
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < nt; ++t) {
     try {
@@ -391,6 +448,14 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   }
   worker();
   for (std::thread& t : pool) t.join();
+  if (watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(wd_mu);
+      wd_done = true;
+    }
+    wd_cv.notify_all();
+    watchdog.join();
+  }
   if (fail_block != std::numeric_limits<int64_t>::max()) {
     err = fail_msg + " (block " + std::to_string(fail_block) + " of " + std::to_string(nb) + ")";
     if (run_error) *run_error = true;

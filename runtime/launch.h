@@ -33,13 +33,29 @@ struct KernelArg {
   std::string name;
   NpyArray* array = nullptr;  // Buffer, Output
   std::string text;           // Scalar
+  // A Buffer that is caller's memory rather than an NpyArray (array null):
+  // `bytes` bytes of `elem` elements at `data` (an embedder's buffers, the
+  // bounds tests' guarded pages).
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+  DType elem = DType::None;
 
   static KernelArg buffer(std::string name, NpyArray& a) { return {Kind::Buffer, std::move(name), &a, {}}; }
   static KernelArg output(std::string name, NpyArray& a) { return {Kind::Output, std::move(name), &a, {}}; }
   static KernelArg scalar(std::string name, std::string text) {
     return {Kind::Scalar, std::move(name), nullptr, std::move(text)};
   }
+  static KernelArg memory(std::string name, DType elem, uint8_t* data, size_t bytes) {
+    return {Kind::Buffer, std::move(name), nullptr, {}, data, bytes, elem};
+  }
+  DType buffer_dtype() const { return array ? array->dtype : elem; }
+  size_t buffer_bytes() const { return array ? array->data.size() : bytes; }
+  uint8_t* buffer_data() const { return array ? array->data.data() : data; }
 };
+
+// The most blocks one launch runs (the probe and the run are per block, so
+// the count bounds the work of a request that its kernel does not).
+inline constexpr int64_t kMaxBlocks = int64_t(1) << 20;
 
 struct LaunchRequest {
   const Module* module = nullptr;
@@ -53,6 +69,15 @@ struct LaunchRequest {
   const JitKernel* native = nullptr;
   // sve under qemu: the vector length in bits (0: $SVE_VL, else 256).
   unsigned sve_vl_bits = 0;
+  // A wall-clock limit in seconds for the view probe and the run (0: none).
+  // The interpreter (probe, --target=interp) stops with a located runtime
+  // error; an emulator is killed (its run fails). Native code cannot be
+  // stopped in-process: at the deadline the launcher calls
+  // on_native_timeout (from another thread), which must end the process
+  // (ptorun prints its error and _exits); without one, a native run is
+  // not limited.
+  double timeout_s = 0;
+  void (*on_native_timeout)(double timeout_s) = nullptr;
 };
 
 // Parses `text` as a value of scalar type `t` into `out` (Int for integers,
@@ -73,6 +98,7 @@ bool parse_scalar(DType t, const std::string& text, Arg& out, std::string& err);
 // `run_error` (optional) is set when the failure is a located runtime error
 // (from a block, or from the scalar probe that sizes the views) rather than
 // a problem with the request.
+// After a timeout the message says so ("... the time limit of N s ...").
 bool launch(const LaunchRequest& req, std::string& err, bool* run_error = nullptr);
 
 }  // namespace ptoas::rt

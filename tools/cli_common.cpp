@@ -1,6 +1,7 @@
 // Command-line pieces shared by the program mains (see cli_common.h).
 #include "cli_common.h"
 
+#include <CLI/CLI.hpp>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,29 @@ bool read_input(const std::string& path, std::string& text, std::string& err, in
   ReadStatus st = read_file_bounded(path, text, err);
   if (exit_code) *exit_code = st == ReadStatus::Ok ? 0 : st == ReadStatus::CannotOpen ? 2 : 1;
   return st == ReadStatus::Ok;
+}
+
+void add_frontend_flags(CLI::App& app, FrontendFlags& f) {
+  app.add_option("--pto-arch", f.arch,
+                 "a3 or a5 (case-insensitive): sets the tile memory sizes; overrides the module's "
+                 "pto.target_arch; default a3");
+  app.add_option("--pto-level", f.level,
+                 "level1, level2 (default) or level3 (explicit tile addresses: alloc_tile addr = ...)")
+      ->check(CLI::IsMember({"level1", "level2", "level3"}));
+}
+
+bool apply_frontend_flags(const char* prog, const FrontendFlags& f, FrontendOptions& opts) {
+  if (!f.arch.empty()) {
+    std::string a = lower_ascii(f.arch);
+    if (a != "a3" && a != "a5") {
+      std::fprintf(stderr, "%s: error: invalid --pto-arch='%s'; expected 'a3' or 'a5'\n", prog, f.arch.c_str());
+      return false;
+    }
+    opts.arch_from_cli = true;
+    opts.arch = a == "a5" ? Arch::A5 : Arch::A3;
+  }
+  opts.level = f.level == "level1" ? Level::Level1 : f.level == "level3" ? Level::Level3 : Level::Level2;
+  return true;
 }
 
 std::string lower_ascii(std::string s) {

@@ -4,7 +4,27 @@
 #include <string>
 #include <vector>
 
+#include "frontend.h"
+
+namespace CLI {
+class App;
+}
+
 namespace ptoas::cli {
+
+// The front-end options every tool that reads a kernel takes, with one
+// spelling and one meaning: --pto-arch (a3 or a5, case-insensitive;
+// overrides the module's pto.target_arch) and --pto-level (level1, level2
+// or level3: explicit tile addresses).
+struct FrontendFlags {
+  std::string arch;             // "" : the module's, else a3
+  std::string level = "level2";
+};
+void add_frontend_flags(CLI::App& app, FrontendFlags& f);
+// Applies parsed flags to `opts`. false (after printing
+// "<prog>: error: invalid --pto-arch=..." to stderr) on a bad --pto-arch:
+// the caller exits with status 2.
+bool apply_frontend_flags(const char* prog, const FrontendFlags& f, FrontendOptions& opts);
 
 // argv[1..] with LLVM-style single-dash long options (`-target=avx2`) in
 // `long_names` rewritten to `--target=avx2` for CLI11; short options (-o,

@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
   app.footer("Environment: PTOAS_MAX_INPUT_BYTES=N[K|M|G] sets the input limit (default 1G; the front "
              "end reads at most 1 GiB of source whatever it says). See docs/security_tools.md.");
 
-  std::string input, output, target = "cce", emit, arch, level = "level2";
+  std::string input, output, target = "cce", emit;
+  ptoas::cli::FrontendFlags fe_flags;
   bool insert_sync = false, syntax_only = false, show_version = false, stats = false;
   bool no_verify = false;
   int opt_level = 2;
@@ -74,10 +75,7 @@ int main(int argc, char** argv) {
                  "also obj (the default: a relocatable x86-64 or AArch64 ELF .o), asm (the listing: "
                  "Intel syntax for x86, LLVM's AArch64 syntax for sve) and header (C prototypes)")
       ->check(CLI::IsMember({"ir", "obj", "asm", "header", "ptx", "cpp"}));
-  app.add_option("--pto-arch", arch,
-                 "a3 or a5 (case-insensitive); overrides the module's pto.target_arch; default a3");
-  app.add_option("--pto-level", level, "level1, level2 (default) or level3 (explicit tile addresses)")
-      ->check(CLI::IsMember({"level1", "level2", "level3"}));
+  ptoas::cli::add_frontend_flags(app, fe_flags);
   app.add_flag("--enable-insert-sync", insert_sync,
                "Accepted for compatibility (sync is an ordering no-op on CPU/GPU targets)");
   app.add_flag("--syntax-only", syntax_only, "Stop after the statement-level parse");
@@ -139,18 +137,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   ptoas::FrontendOptions opts;
-  if (!arch.empty()) {
-    std::string a = ptoas::cli::lower_ascii(arch);
-    if (a != "a3" && a != "a5") {
-      std::fprintf(stderr, "ptoas: error: invalid --pto-arch='%s'; expected 'a3' or 'a5'\n",
-                   arch.c_str());
-      return kExitUsage;
-    }
-    opts.arch_from_cli = true;
-    opts.arch = a == "a5" ? ptoas::Arch::A5 : ptoas::Arch::A3;
-  }
-  opts.level = level == "level1" ? ptoas::Level::Level1
-               : level == "level3" ? ptoas::Level::Level3 : ptoas::Level::Level2;
+  if (!ptoas::cli::apply_frontend_flags("ptoas", fe_flags, opts)) return kExitUsage;
   opts.enable_insert_sync = insert_sync;
   opts.syntax_only = syntax_only;
   opts.no_verify = no_verify;

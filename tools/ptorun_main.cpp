@@ -19,6 +19,7 @@
 #include "bochs_runner.h"
 #include "cli_common.h"
 #include "codegen.h"
+#include "file_output.h"
 #include "opt.h"
 #include "ptort.h"
 #include "qemu_runner.h"
@@ -33,6 +34,16 @@ void error(const std::string& msg) {
   std::istringstream in(msg);
   std::string line;
   while (std::getline(in, line)) std::fprintf(stderr, "ptorun: error: %s\n", line.c_str());
+}
+
+// The launcher calls this from its watchdog thread when native code runs
+// past --timeout: nothing can stop it in-process, so the process ends
+// here, before any output is written.
+void native_timeout(double seconds) {
+  std::fprintf(stderr, "ptorun: error: the run exceeded the time limit of %g s (--timeout, PTORUN_TIMEOUT); "
+               "stopped, no output written\n", seconds);
+  std::fflush(stderr);
+  std::_Exit(kExitBadInput);
 }
 
 struct Binding {
@@ -54,7 +65,8 @@ int main(int argc, char** argv) {
       "ptorun"};
   app.set_help_flag("-h,--help", "Print this help and exit");
 
-  std::string input, target = "host", arch, function;
+  std::string input, target = "host", function;
+  ptoas::cli::FrontendFlags fe_flags;
   std::vector<std::string> arg_opts, out_opts, inout_opts;
   int64_t blocks = 1;
   unsigned threads = 0;
@@ -89,14 +101,20 @@ int main(int argc, char** argv) {
                  "successful run")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--blocks", blocks, "Number of blocks to launch (default 1)")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 31));
+  app.add_option("--blocks", blocks,
+                 "Number of blocks to launch (default 1, at most 1048576 = 2^20: the view probe and "
+                 "the run are per block)")
+      ->check(CLI::Range(int64_t(1), ptoas::rt::kMaxBlocks));
+  double timeout_s = -1;
+  app.add_option("--timeout", timeout_s,
+                 "Wall-clock limit in seconds for the view probe and the run, on every target "
+                 "(default: $PTORUN_TIMEOUT, else 600; 0: none). Past it the run fails (exit 1) "
+                 "and no output is written")
+      ->check(CLI::Range(0.0, 1e9));
   app.add_option("--threads", threads,
                  "Worker threads (default: the number of hardware threads, at most --blocks)")
       ->check(CLI::Range(0u, 4096u));
-  app.add_option("--pto-arch", arch,
-                 "a3 or a5 (case-insensitive): sets the tile memory sizes; overrides the "
-                 "module's pto.target_arch; default a3");
+  ptoas::cli::add_frontend_flags(app, fe_flags);
   app.add_option("--function", function,
                  "The function to run (default: the one with pto.entry, else the only one)");
   app.add_flag("--time", show_time,
@@ -112,8 +130,8 @@ int main(int argc, char** argv) {
   // Single-dash long options as ptoas takes them (-target=interp).
   std::vector<std::string> args = ptoas::cli::rewrite_args(
       argc, argv,
-      {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "function", "sve-vl",
-       "version", "help"});
+      {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "pto-level", "function",
+       "sve-vl", "timeout", "version", "help"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptorun %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -132,15 +150,19 @@ int main(int argc, char** argv) {
   }
 
   ptoas::FrontendOptions opts;
-  if (!arch.empty()) {
-    std::string a = ptoas::cli::lower_ascii(arch);
-    if (a != "a3" && a != "a5") {
-      std::fprintf(stderr, "ptorun: error: invalid --pto-arch='%s'; expected 'a3' or 'a5'\n",
-                   arch.c_str());
-      return kExitUsage;
+  if (!ptoas::cli::apply_frontend_flags("ptorun", fe_flags, opts)) return kExitUsage;
+  if (timeout_s < 0) {
+    timeout_s = 600;
+    if (const char* e = std::getenv("PTORUN_TIMEOUT"); e && *e) {
+      char* end = nullptr;
+      errno = 0;
+      double v = std::strtod(e, &end);
+      if (end == e || *end || errno || !(v >= 0) || v > 1e9) {
+        std::fprintf(stderr, "ptorun: error: PTORUN_TIMEOUT=%s: expected seconds from 0 (no limit) to 1e9\n", e);
+        return kExitUsage;
+      }
+      timeout_s = v;
     }
-    opts.arch_from_cli = true;
-    opts.arch = a == "a5" ? ptoas::Arch::A5 : ptoas::Arch::A3;
   }
 
   // NAME=VALUE pairs.
@@ -193,9 +215,12 @@ int main(int argc, char** argv) {
 
   // The kernel.
   std::string text, err;
-  if (!ptoas::cli::read_input(input, text, err)) {
+  int read_rc = 0;
+  if (!ptoas::cli::read_input(input, text, err, &read_rc)) {
+    // Missing or unreadable: usage (2); over the input limit or a read
+    // error: bad input (1).
     std::fprintf(stderr, "ptorun: error: cannot read '%s': %s\n", input.c_str(), err.c_str());
-    return kExitUsage;
+    return read_rc;
   }
   ptoas::SourceFile src(input == "-" ? "<stdin>" : input, std::move(text));
   ptoas::Diag diag(&src);
@@ -275,6 +300,8 @@ int main(int argc, char** argv) {
   req.threads = threads;
   if (target == "avx2" || target == "avx512" || target == "sve") req.native = &jit;
   req.sve_vl_bits = sve_vl;
+  req.timeout_s = timeout_s;
+  req.on_native_timeout = native_timeout;
   bool missing_file = false, bad_file = false;
   struct Writeback {
     std::string path;
@@ -320,11 +347,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptorun: time %.3f ms (%lld block%s on %s)\n",
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
                  (long long)blocks, blocks == 1 ? "" : "s", target.c_str());
-  int rc = 0;
-  for (const Writeback& w : writes)
-    if (!ptoas::rt::npy_write(w.path, *w.array, err)) {
-      error(err);
-      rc = kExitBadInput;
+  // Every output or none: each goes to a temporary file, and they are
+  // renamed into place only when all were written (asm/file_output.h).
+  ptoas::OutputBatch batch;
+  for (const Writeback& w : writes) {
+    std::string img;
+    if (!ptoas::rt::npy_serialize(*w.array, img, err)) {
+      error("cannot write '" + w.path + "': " + err);
+      return kExitBadInput;
     }
-  return rc;
+    if (!batch.add(w.path, img, "ptorun", err)) {
+      error(err);
+      return kExitBadInput;
+    }
+  }
+  if (!batch.commit(err)) {
+    error(err);
+    return kExitBadInput;
+  }
+  return 0;
 }

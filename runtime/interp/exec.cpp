@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "diag.h"
@@ -53,6 +54,10 @@ bool is_float(DType d) { return dtype_is_float(d); }
 // ---- layouts: asm/tile_layout.h ------------------------------------------------------
 
 uint8_t* TileAcc::at(int64_t r, int64_t c) const {
+  if (r < 0 || c < 0 || r >= t->rows || c >= t->cols)
+    throw RtError{"tile element (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the " +
+                      std::to_string(t->rows) + "x" + std::to_string(t->cols) + " tile",
+                  loc};
   return base + tile_elem_index(*t, r, c) * esize;
 }
 
@@ -84,7 +89,7 @@ ArenaSizes arena_sizes(Arch arch) {
 Exec::Exec(const Module& mod, const std::vector<Arg>& a, int64_t bi, int64_t bn, bool pr)
     : m(mod), block_idx(bi), block_num(bn), args(a), probe(pr) {
   vals.resize(m.values.size());
-  own_tile.assign(m.values.size(), kNone);
+  own_slot.assign(m.values.size(), kNone);
   sizes = arena_sizes(m.arch);
   alloc_offset.assign(m.insts.size(), kNone);
   if (!probe)
@@ -101,8 +106,10 @@ RtTile& Exec::tile_desc(const Inst& in, ValueId v) {
 TileAcc Exec::tile(const Inst& in, ValueId v) {
   RtTile& d = tile_desc(in, v);
   const Type& t = m.types.get(d.type);
-  TileAcc a{arena[size_t(d.loc)].data() + d.offset, &t, t.elem,
-            std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol};
+  size_t l = size_t(d.loc);
+  if (l >= 7 || d.offset > arena[l].size() || arena[l].size() - d.offset < tile_storage_bytes(t))
+    fail(in, "tile %" + std::string(m.str(m.values[v].name)) + " lies outside its tile memory");
+  TileAcc a{arena[l].data() + d.offset, &t, t.elem, std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol, in.loc};
   return a;
 }
 
@@ -125,14 +132,45 @@ const RtView& Exec::view(const Inst& in, ValueId v) {
   return views[rv.ref];
 }
 
-void Exec::check_gm(const Inst& in, const RtView& v, const uint8_t* p, size_t n, const char* what) {
-  if (!v.lo || p < v.lo || p + n > v.hi || p + n < p) {
-    std::string arg = v.param >= 0 ? " (parameter #" + std::to_string(v.param) + ")" : "";
+uint8_t* Exec::gm_at(const Inst& in, const RtView& v, int64_t elem_off, unsigned esize, size_t n,
+                     const char* what) {
+  int64_t b;
+  bool over = __builtin_mul_overflow(elem_off, int64_t(esize), &b) || __builtin_add_overflow(b, v.boff, &b);
+  if (over || !v.lo || b < 0 || uint64_t(b) > size_t(v.hi - v.lo) || size_t(v.hi - v.lo) - uint64_t(b) < n) {
+    std::string arg = v.param >= 0 ? " (" + param_name(v.param) + ")" : "";
     fail(in, std::string(what) + " outside the buffer passed for this view" + arg);
   }
+  return v.lo + b;
+}
+
+RtView& Exec::new_view(ValueId v) {
+  uint32_t& s = own_slot[v];
+  if (s == kNone) {
+    s = uint32_t(views.size());
+    views.emplace_back();
+  }
+  vals[v].ref = s;
+  return views[s];
+}
+
+RtTile& Exec::new_tile(ValueId v) {
+  uint32_t& s = own_slot[v];
+  if (s == kNone) {
+    s = uint32_t(tiles.size());
+    tiles.emplace_back();
+  }
+  vals[v].ref = s;
+  return tiles[s];
+}
+
+std::string Exec::param_name(int i) const {
+  if (entry_fn == kNone || i < 0 || unsigned(i) >= m.region(m.inst(entry_fn), 0).arg_count)
+    return "parameter #" + std::to_string(i);
+  return "parameter %" + std::string(m.str(m.values[m.region_arg(m.region(m.inst(entry_fn), 0), unsigned(i))].name));
 }
 
 void Exec::bind_params(InstId fn, std::vector<RtValue>& out) {
+  entry_fn = fn;
   const Inst& f = m.inst(fn);
   const Region& r = m.region(f, 0);
   out.assign(r.arg_count, RtValue{});
@@ -144,12 +182,12 @@ void Exec::bind_params(InstId fn, std::vector<RtValue>& out) {
       RtView v;
       v.elem = t.elem;
       v.param = int(i);
-      if (a && a->kind == Arg::Kind::Ptr) {
-        v.base = v.lo = a->data;
-        v.hi = a->data ? a->data + a->bytes : nullptr;
+      if (a && a->kind == Arg::Kind::Ptr && a->data) {
+        v.lo = a->data;
+        v.hi = a->data + a->bytes;
       }
-      out[i].ref = uint32_t(views.size());
-      views.push_back(v);
+      new_view(pv) = v;
+      out[i].ref = vals[pv].ref;
     } else if (t.kind == TypeKind::Scalar) {
       if (a) {
         if (dtype_is_float(t.elem)) out[i].f = a->kind == Arg::Kind::Float ? round_to(t.elem, a->f) : double(a->i);
@@ -182,29 +220,58 @@ std::vector<RtValue> Exec::call(InstId fn, const std::vector<RtValue>& a) {
   return res;
 }
 
-void Exec::bind(ValueId v, const RtValue& x) {
-  if (m.type_of(v).kind != TypeKind::TileBuf || x.ref == kNone || x.ref >= tiles.size()) {
+template <class Dst>
+void Exec::bind_all(unsigned n, Dst dst, const std::vector<RtValue>& src) {
+  n = std::min<unsigned>(n, unsigned(src.size()));
+  // Every descriptor is copied out before any slot is written.
+  std::vector<RtTile> tcopy(n);
+  std::vector<RtView> vcopy(n);
+  std::vector<uint8_t> kind(n, 0);  // 0 plain value, 1 tile, 2 view
+  for (unsigned i = 0; i < n; ++i) {
+    const RtValue& x = src[i];
+    TypeKind k = m.type_of(dst(i)).kind;
+    if (x.ref == kNone) continue;
+    if (k == TypeKind::TileBuf && x.ref < tiles.size()) {
+      tcopy[i] = tiles[x.ref];
+      kind[i] = 1;
+    } else if ((k == TypeKind::Ptr || k == TypeKind::TensorView || k == TypeKind::PartitionView) &&
+               x.ref < views.size()) {
+      vcopy[i] = views[x.ref];
+      kind[i] = 2;
+    }
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    ValueId v = dst(i);
+    RtValue x = src[i];
+    if (kind[i] == 1) {
+      new_tile(v) = tcopy[i];
+      x.ref = vals[v].ref;
+    } else if (kind[i] == 2) {
+      new_view(v) = vcopy[i];
+      x.ref = vals[v].ref;
+    }
     vals[v] = x;
-    return;
   }
-  if (own_tile[v] == kNone) {
-    RtTile copy = tiles[x.ref];
-    own_tile[v] = uint32_t(tiles.size());
-    tiles.push_back(copy);
-  } else if (own_tile[v] != x.ref) {
-    tiles[own_tile[v]] = tiles[x.ref];
-  }
-  vals[v] = x;
-  vals[v].ref = own_tile[v];
+}
+
+void Exec::bind(ValueId v, const RtValue& x) {
+  bind_all(1, [v](unsigned) { return v; }, std::vector<RtValue>{x});
 }
 
 std::vector<RtValue> Exec::run_region(const Region& r, const std::vector<RtValue>& a,
                                       bool* returned) {
-  for (unsigned i = 0; i < r.arg_count && i < a.size(); ++i) bind(m.region_arg(r, i), a[i]);
+  bind_all(r.arg_count, [&](unsigned i) { return m.region_arg(r, i); }, a);
   std::vector<RtValue> term;
   bool stop = false;
-  for (unsigned i = 0; i < r.inst_count && !stop; ++i)
-    exec_inst(m.inst(m.region_inst(r, i)), term, stop, returned);
+  for (unsigned i = 0; i < r.inst_count && !stop; ++i) {
+    const Inst& in = m.inst(m.region_inst(r, i));
+    if (deadline && (++steps & 255) == 0 && Interpreter::Clock::now() > *deadline) {
+      char s[32];
+      std::snprintf(s, sizeof s, "%g", limit_s);
+      fail(in, std::string("the time limit of ") + s + " s was exceeded");
+    }
+    exec_inst(in, term, stop, returned);
+  }
   return term;
 }
 
@@ -239,7 +306,7 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
       std::vector<RtValue> a;
       for (unsigned i = 0; i < in.n_ins; ++i) a.push_back(opnd(in, i));
       std::vector<RtValue> r = call(fn, a);
-      for (unsigned i = 0; i < in.n_res && i < r.size(); ++i) vals[in.res + i] = r[i];
+      bind_all(in.n_res, [&](unsigned i) { return ValueId(in.res + i); }, r);
       return;
     }
     case Syn::For: {
@@ -260,7 +327,7 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
         if (y.size() == carried.size()) carried = y;
         if (iv > INT64_MAX - st) break;
       }
-      for (unsigned i = 0; i < in.n_res && i < carried.size(); ++i) bind(in.res + i, carried[i]);
+      bind_all(in.n_res, [&](unsigned i) { return ValueId(in.res + i); }, carried);
       return;
     }
     case Syn::Fuse: {
@@ -274,7 +341,7 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
       bool ret = false;
       std::vector<RtValue> y = run_region(m.region(in, c ? 0 : 1), {}, &ret);
       if (ret) { term = y; stop = true; if (returned) *returned = true; return; }
-      for (unsigned i = 0; i < in.n_res && i < y.size(); ++i) bind(in.res + i, y[i]);
+      bind_all(in.n_res, [&](unsigned i) { return ValueId(in.res + i); }, y);
       return;
     }
     case Syn::While: {
@@ -286,7 +353,7 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
         if (c.empty()) fail(in, "scf.while's before region ended without scf.condition");
         std::vector<RtValue> fwd(c.begin() + 1, c.end());
         if (c[0].i == 0) {
-          for (unsigned i = 0; i < in.n_res && i < fwd.size(); ++i) bind(in.res + i, fwd[i]);
+          bind_all(in.n_res, [&](unsigned i) { return ValueId(in.res + i); }, fwd);
           return;
         }
         cur = run_region(m.region(in, 1), fwd, nullptr);
@@ -398,7 +465,7 @@ void Exec::exec_scalar(const Inst& in) {
       return;
     }
     case Op::Select:
-      out = a(0).i ? a(1) : a(2);
+      bind(in.res, a(0).i ? a(1) : a(2));  // a view or tile gets its own copy
       return;
     case Op::IndexCast: case Op::ExtSI: case Op::TruncI: case Op::IndexCastUI: case Op::ExtUI:
       out.i = eval_int_cast(in.op, opnd_type(in, 0).elem, d, a(0).i);
@@ -439,13 +506,54 @@ void Exec::exec_scalar(const Inst& in) {
   }
 }
 
+void Exec::check_view(const Inst& in, const RtView& v) {
+  if (v.rank == 0) return;
+  // Byte offsets of the first and the last element (strides are >= 0, so
+  // these are the lowest and highest), every step checked: the probe's
+  // answer is what native code trusts.
+  int64_t esize = std::max(1u, dtype_bytes(v.elem));
+  int64_t span = 0;  // elements from the first to the last
+  bool empty = false, over = false;
+  for (int k = 0; k < v.rank; ++k) {
+    if (v.shape[k] == 0) empty = true;
+    int64_t d;
+    if (v.shape[k] > 0)
+      over |= __builtin_mul_overflow(v.shape[k] - 1, v.stride[k], &d) || __builtin_add_overflow(span, d, &span);
+  }
+  int64_t last = 0, end = 0;
+  over = over || __builtin_mul_overflow(span, esize, &last) || __builtin_add_overflow(last, v.boff, &last) ||
+         __builtin_add_overflow(last, esize, &end);
+  if (over && !empty)
+    fail(in, "the view's addresses overflow 64 bits (offset " + std::to_string(v.boff) +
+                 " bytes, shape and strides too large)");
+  if (!extents || v.param < 0 || size_t(v.param) >= extents->size()) return;
+  // The probe: a view that starts before its parameter's buffer can never
+  // be passed one (the pointer is the buffer's start). An empty view
+  // reaches nothing but still gives an output its shape.
+  if (!empty && v.boff < 0) {
+    int64_t before = (-(v.boff + 1)) / esize + 1;
+    fail(in, "the view starts " + std::to_string(before) + (before == 1 ? " element" : " elements") +
+                 " before the array passed for " + param_name(v.param));
+  }
+  ViewExtent& e = (*extents)[size_t(v.param)];
+  int64_t total = empty ? 0 : end / esize + (end % esize != 0);
+  if (!e.seen || total > e.max_elems) {
+    e.max_elems = std::max(e.max_elems, total);
+    if (in.op == Op::MakeTensorView || !e.seen) {
+      e.shape.assign(v.shape, v.shape + v.rank);
+      e.elem = v.elem;
+    }
+  }
+  e.seen = true;
+}
+
 void Exec::exec_view(const Inst& in) {
   switch (in.op) {
     case Op::MakeTensorView:
     case Op::PartitionView: {
-      // A copy: views.push_back below may move the vector.
-      const RtView src = view(in, in_id(in, 0));
-      RtView v = src;
+      RtView v = view(in, in_id(in, 0));
+      const int src_rank = v.rank;
+      const std::array<int64_t, 8> src_shape = std::to_array(v.shape), src_stride = std::to_array(v.stride);
       unsigned rank = (in.n_ins - 1u) / 2u;
       if (rank > 8) fail(in, "views have at most 8 dimensions");
       const Type& rt = m.type_of(in.res);
@@ -458,51 +566,35 @@ void Exec::exec_view(const Inst& in) {
           if (v.shape[k] < 0 || v.stride[k] < 0) fail(in, "negative view shape or stride");
         }
       } else {
-        if (int(rank) != src.rank) fail(in, "partition rank differs from the view's rank");
+        if (int(rank) != src_rank) fail(in, "partition rank differs from the view's rank");
         int64_t off = 0;
         for (unsigned k = 0; k < rank; ++k) {
-          int64_t o = opnd(in, 1 + k).i, s = opnd(in, 1 + rank + k).i;
-          if (o < 0 || s < 0 || o + s > src.shape[k])
-            fail(in, "partition [" + std::to_string(o) + ", " + std::to_string(o + s) +
-                         ") exceeds dimension " + std::to_string(k) + " of size " +
-                         std::to_string(src.shape[k]));
-          off += o * src.stride[k];
+          int64_t o = opnd(in, 1 + k).i, s = opnd(in, 1 + rank + k).i, e = 0, d = 0;
+          bool ovf = __builtin_add_overflow(o, s, &e);
+          if (o < 0 || s < 0 || ovf || e > src_shape[k])
+            fail(in, "partition [" + std::to_string(o) + ", " + (ovf ? "overflow" : std::to_string(e)) +
+                         ") exceeds dimension " + std::to_string(k) + " of size " + std::to_string(src_shape[k]));
+          if (__builtin_mul_overflow(o, src_stride[k], &d) || __builtin_add_overflow(off, d, &off))
+            fail(in, "partition offset " + std::to_string(o) + " times stride " + std::to_string(src_stride[k]) +
+                         " in dimension " + std::to_string(k) + " overflows 64 bits");
           v.shape[k] = s;
         }
-        v.base = src.base ? src.base + off * int64_t(dtype_bytes(v.elem)) : nullptr;
+        int64_t b;
+        if (__builtin_mul_overflow(off, int64_t(std::max(1u, dtype_bytes(v.elem))), &b) ||
+            __builtin_add_overflow(v.boff, b, &v.boff))
+          fail(in, "the partition's offset of " + std::to_string(off) + " elements overflows 64 bits");
       }
-      vals[in.res].ref = uint32_t(views.size());
-      views.push_back(v);
-      if (extents && v.param >= 0 && size_t(v.param) < extents->size() && v.rank > 0) {
-        int64_t reach = 1;
-        bool empty = false;
-        for (int k = 0; k < v.rank; ++k) {
-          if (v.shape[k] == 0) empty = true;
-          reach += (v.shape[k] - 1) * v.stride[k];
-        }
-        // Offset of the view's first element from the parameter's pointer
-        // (the probe passes a fake buffer, so pointer arithmetic is tracked).
-        int64_t base_off = int64_t(reinterpret_cast<uintptr_t>(v.base) -
-                                   reinterpret_cast<uintptr_t>(v.lo)) /
-                           std::max(1u, dtype_bytes(v.elem));
-        ViewExtent& e = (*extents)[size_t(v.param)];
-        int64_t total = empty ? 0 : base_off + reach;
-        if (!e.seen || total > e.max_elems) {
-          e.max_elems = std::max(e.max_elems, total);
-          if (in.op == Op::MakeTensorView || !e.seen) {
-            e.shape.assign(v.shape, v.shape + v.rank);
-            e.elem = v.elem;
-          }
-        }
-        e.seen = true;
-      }
+      check_view(in, v);
+      new_view(in.res) = v;
       return;
     }
     case Op::AddPtr: {
       RtView v = view(in, in_id(in, 0));
-      v.base += opnd(in, 1).i * int64_t(dtype_bytes(v.elem));
-      vals[in.res].ref = uint32_t(views.size());
-      views.push_back(v);
+      int64_t n = opnd(in, 1).i, b;
+      if (__builtin_mul_overflow(n, int64_t(std::max(1u, dtype_bytes(v.elem))), &b) ||
+          __builtin_add_overflow(v.boff, b, &v.boff))
+        fail(in, "addptr by " + std::to_string(n) + " elements overflows 64 bits");
+      new_view(in.res) = v;
       return;
     }
     case Op::GetTensorViewDim: {
@@ -530,17 +622,17 @@ void Exec::exec_view(const Inst& in) {
       const Type& src = m.types.get(t.type);
       if (src.slayout != SLayout::NoneBox || src.blayout != BLayout::RowMajor)
         fail(in, "pto.subset is supported on row-major tiles only");
-      int64_t r = opnd(in, 1).i, c = opnd(in, 2).i;
+      int64_t r = opnd(in, 1).i, c = opnd(in, 2).i, re = 0, ce = 0;
       const Type& rt = m.type_of(in.res);
-      if (r < 0 || c < 0 || r + rt.rows > src.rows || c + rt.cols > src.cols)
+      if (r < 0 || c < 0 || __builtin_add_overflow(r, rt.rows, &re) || __builtin_add_overflow(c, rt.cols, &ce) ||
+          re > src.rows || ce > src.cols)
         fail(in, "subset window is outside the tile");
       if (rt.cols != src.cols) fail(in, "pto.subset must keep whole rows to stay addressable");
       t.offset += uint32_t((r * src.cols + c) * dtype_bytes(src.elem));
       t.type = m.values[in.res].type;
       t.vrow = rt.vrow;
       t.vcol = rt.vcol;
-      vals[in.res].ref = uint32_t(tiles.size());
-      tiles.push_back(t);
+      new_tile(in.res) = t;
       return;
     }
     default:
@@ -557,7 +649,12 @@ void Exec::exec_alloc(const Inst& in) {
   d.vcol = t.vcol;
   unsigned k = 0;
   int64_t addr = -1;
-  if (in.flags & kInstHasAddr) addr = opnd(in, k++).i;
+  if (in.flags & kInstHasAddr) {
+    addr = opnd(in, k++).i;
+    // A negative address is not "no address": it would be bump-allocated.
+    if (addr < 0)
+      fail(in, "tile at addr " + std::to_string(addr) + ": a tile address must not be negative");
+  }
   if (in.flags & kInstHasValidRow) d.vrow = int32_t(std::clamp<int64_t>(opnd(in, k++).i, -1, 1 << 24));
   if (in.flags & kInstHasValidCol) d.vcol = int32_t(std::clamp<int64_t>(opnd(in, k++).i, -1, 1 << 24));
   if (d.vrow < 0) d.vrow = t.rows;
@@ -566,8 +663,8 @@ void Exec::exec_alloc(const Inst& in) {
   size_t loc = size_t(t.loc);
   if (loc >= 7) fail(in, "tile location not supported by the interpreter");
   size_t bytes = tile_storage_bytes(t);
-  if (addr >= 0) {
-    if (size_t(addr) + bytes > sizes.bytes[loc] || bytes > sizes.bytes[loc])
+  if (in.flags & kInstHasAddr) {
+    if (bytes > sizes.bytes[loc] || uint64_t(addr) > sizes.bytes[loc] - bytes)
       fail(in, "tile at addr " + std::to_string(addr) + " (" + std::to_string(bytes) +
                    " bytes) does not fit the " + std::string(loc_name(t.loc)) + " memory of " +
                    std::to_string(sizes.bytes[loc]) + " bytes");
@@ -586,8 +683,7 @@ void Exec::exec_alloc(const Inst& in) {
     }
     d.offset = alloc_offset[id];
   }
-  vals[in.res].ref = uint32_t(tiles.size());
-  tiles.push_back(d);
+  new_tile(in.res) = d;
 }
 
 const HandlerTable& handlers() {
@@ -648,6 +744,10 @@ bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t blo
                             int64_t block_num, std::string& err) const {
   try {
     Exec ex(m_, args, block_idx, block_num, false);
+    if (has_deadline_) {
+      ex.deadline = &deadline_;
+      ex.limit_s = limit_s_;
+    }
     std::vector<RtValue> params;
     ex.bind_params(fn, params);
     ex.call(fn, params);
@@ -665,23 +765,30 @@ bool Interpreter::probe_views(InstId fn, const std::vector<Arg>& args, int64_t b
                               std::vector<ViewExtent>& out, std::string& err) const {
   const Inst& f = m_.inst(fn);
   out.assign(f.n_regions ? m_.region(f, 0).arg_count : 0, ViewExtent{});
-  // A fake, suitably aligned non-null base lets pointer arithmetic be tracked.
-  static uint8_t fake[64];
+  // No buffers: views track byte offsets from their parameter's start.
   std::vector<Arg> a = args;
   for (Arg& x : a)
     if (x.kind == Arg::Kind::Ptr) {
-      x.data = fake;
-      x.bytes = SIZE_MAX / 4;
+      x.data = nullptr;
+      x.bytes = 0;
     }
   for (int64_t b = 0; b < std::max<int64_t>(1, block_num); ++b) {
     try {
       Exec ex(m_, a, b, block_num, true);
       ex.extents = &out;
+      if (has_deadline_) {
+        ex.deadline = &deadline_;
+        ex.limit_s = limit_s_;
+      }
       std::vector<RtValue> params;
       ex.bind_params(fn, params);
       ex.call(fn, params);
     } catch (const RtError& e) {
       err = located(m_, e);
+      if (block_num > 1) err += " (block " + std::to_string(b) + " of " + std::to_string(block_num) + ")";
+      return false;
+    } catch (const std::bad_alloc&) {
+      err = "runtime error: out of memory in block " + std::to_string(b);
       return false;
     }
   }

@@ -17,11 +17,14 @@ struct RtError {
   uint32_t loc;
 };
 
-// A GM pointer or view. Pointers are views of rank 0.
+// A GM pointer or view. Pointers are views of rank 0. Where the view starts
+// is an integer byte offset from its parameter's buffer, never a pointer
+// (addptr and partition offsets come from untrusted scalars: an address
+// is formed only after the access is known to lie inside [lo, hi)).
 struct RtView {
-  uint8_t* base = nullptr;  // address of element (0, ..., 0)
-  uint8_t* lo = nullptr;    // the buffer the view lives in: [lo, hi)
+  uint8_t* lo = nullptr;    // the buffer of the parameter: [lo, hi) (null in the probe)
   uint8_t* hi = nullptr;
+  int64_t boff = 0;         // byte offset of element (0, ..., 0) from lo; may lie outside
   DType elem = DType::None;
   int param = -1;           // the parameter the pointer came from
   int rank = 0;
@@ -52,6 +55,10 @@ struct TileAcc {
   DType elem;
   unsigned esize;
   int32_t vrow, vcol;   // current valid extent
+  uint32_t loc;         // the op's source offset (for the error below)
+  // Element (r, c) of the physical tile. A position outside it (a handler
+  // that missed a check on an untrusted offset) is a located runtime
+  // error, never an access outside the tile arena.
   uint8_t* at(int64_t r, int64_t c) const;
   double getf(int64_t r, int64_t c) const { return load_f(at(r, c), elem); }
   int64_t geti(int64_t r, int64_t c) const { return load_i(at(r, c), elem); }
@@ -103,16 +110,26 @@ class Exec {
   double scalar_f(const Inst& in, ValueId v);
   int64_t scalar_i(const Inst& in, ValueId v);
   const RtView& view(const Inst& in, ValueId v);
-  // Checks that [p, p + n) lies in the view's buffer.
-  void check_gm(const Inst& in, const RtView& v, const uint8_t* p, size_t n, const char* what);
+  // The address of the element `elem_off` elements (of `esize` bytes) from
+  // the view's first one, after checking that its `n` bytes lie in the
+  // view's buffer (a located error otherwise, also on overflow).
+  uint8_t* gm_at(const Inst& in, const RtView& v, int64_t elem_off, unsigned esize, size_t n,
+                 const char* what);
 
   // State.
   std::vector<RtValue> vals;
+  // Descriptors, one slot per SSA value that ever held one (own_slot), so
+  // that a loop that builds a view or allocates a tile per iteration runs
+  // in memory bounded by the program's size, not by its trip count.
   std::vector<RtView> views;
   std::vector<RtTile> tiles;
-  // By ValueId: the descriptor a region argument or control-flow result of
-  // tile type owns (kNone: none yet); see bind().
-  std::vector<uint32_t> own_tile;
+  // By ValueId: the slot in `views` or `tiles` (by the value's type) the
+  // value owns (kNone: none yet); see bind().
+  std::vector<uint32_t> own_slot;
+  // v's own view / tile slot, allocated on first use; vals[v].ref points
+  // at it. The reference is valid until the next new_view / new_tile.
+  RtView& new_view(ValueId v);
+  RtTile& new_tile(ValueId v);
   std::vector<uint8_t> arena[8];
   ArenaSizes sizes;
   std::vector<uint32_t> alloc_offset;  // per alloc_tile inst: its slot (kNone: not yet)
@@ -120,6 +137,13 @@ class Exec {
   int64_t block_idx, block_num;
   const std::vector<Arg>& args;
   bool probe;  // scalar-only run (probe_views): tile ops are skipped
+  // The wall-clock limit (Interpreter::set_deadline); checked every 256 ops.
+  const Interpreter::Clock::time_point* deadline = nullptr;
+  double limit_s = 0;
+  uint32_t steps = 0;
+  InstId entry_fn = kNone;  // the function bind_params bound (for messages)
+  // "parameter %name" of the entry function's parameter i.
+  std::string param_name(int i) const;
   std::vector<ViewExtent>* extents = nullptr;
 
  private:
@@ -132,6 +156,14 @@ class Exec {
   // valid shape), so a later treshape or set_validshape through one name
   // does not reach the other, as the backends' slot copies behave.
   void bind(ValueId v, const RtValue& x);
+  // bind() for a list: dst(i) = src[i] for every i at once (descriptors are
+  // read before any is written, so `yield %b, %a` into (%a, %b) swaps).
+  template <class Dst>
+  void bind_all(unsigned n, Dst dst, const std::vector<RtValue>& src);
+  // Checks a new view's arithmetic: its first and last element's byte
+  // offsets fit in 64 bits (else a located error); in the probe, that it
+  // does not start before its parameter's buffer, and records its reach.
+  void check_view(const Inst& in, const RtView& v);
   void exec_scalar(const Inst& in);
   void exec_view(const Inst& in);
   void exec_alloc(const Inst& in);

@@ -2,6 +2,7 @@
 // time, scalar and obviously correct. It defines what every op means
 // (docs/semantics.md); every backend is compared with it.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -58,8 +59,22 @@ class Interpreter {
 
   const Module& module() const { return m_; }
 
+  // A wall-clock limit for run_block and probe_views: past `deadline` the
+  // run stops at the op it is on with a located runtime error ("the time
+  // limit of `seconds` s was exceeded"). Checked every few hundred ops, so
+  // a kernel that never terminates (in the probe too) ends.
+  using Clock = std::chrono::steady_clock;
+  void set_deadline(Clock::time_point deadline, double seconds) {
+    deadline_ = deadline;
+    limit_s_ = seconds;
+    has_deadline_ = true;
+  }
+
  private:
   const Module& m_;
+  Clock::time_point deadline_{};
+  double limit_s_ = 0;
+  bool has_deadline_ = false;
 };
 
 }  // namespace ptoas::rt

@@ -64,8 +64,7 @@ void tload(Exec& ex, const Inst& in) {
   }
   for (int64_t r = 0; r < t.vrow; ++r)
     for (int64_t c = 0; c < t.vcol; ++c) {
-      const uint8_t* src = v.base + view_offset(v, r, c) * int64_t(t.esize);
-      ex.check_gm(in, v, src, t.esize, "tload reads");
+      const uint8_t* src = ex.gm_at(in, v, view_offset(v, r, c), t.esize, t.esize, "tload reads");
       copy_elem(t.at(r, c), src, t.elem);
     }
 }
@@ -94,8 +93,7 @@ void tstore(Exec& ex, const Inst& in) {
   if (atomic_add) lock.lock();
   for (int64_t r = 0; r < t.vrow; ++r)
     for (int64_t c = 0; c < t.vcol; ++c) {
-      uint8_t* dst = v.base + view_offset(v, r, c) * int64_t(gsize);
-      ex.check_gm(in, v, dst, gsize, "tstore writes");
+      uint8_t* dst = ex.gm_at(in, v, view_offset(v, r, c), gsize, gsize, "tstore writes");
       if (!convert && !relu && !atomic_add) {
         copy_elem(dst, t.at(r, c), t.elem);  // a plain store copies bits (a signalling NaN too)
       } else if (is_float(t.elem) && is_float(v.elem)) {

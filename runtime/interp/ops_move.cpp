@@ -65,12 +65,25 @@ int64_t index_operand(Exec& ex, const Inst& in, unsigned i) {
   return v;
 }
 
+// need_phys for the region [r0, r0 + rows) x [c0, c0 + cols), the ends
+// computed without overflow (an offset near INT64_MAX wrapped the sum
+// negative and passed, then addressed before the tile arena).
+void need_phys_at(Exec& ex, const Inst& in, const TileAcc& t, int64_t r0, int64_t rows, int64_t c0,
+                  int64_t cols, const char* what) {
+  int64_t re, ce;
+  if (__builtin_add_overflow(r0, rows, &re) || __builtin_add_overflow(c0, cols, &ce))
+    ex.fail(in, std::string(op_name(in.op)) + ": the offset (" + std::to_string(r0) + ", " + std::to_string(c0) +
+                    ") is outside the " + what + " tile (" + std::to_string(t.t->rows) + "x" +
+                    std::to_string(t.t->cols) + ")");
+  need_phys(ex, in, t, re, ce, what);
+}
+
 // TEXTRACT ins(src, row, col): dst[i, j] = src[row + i, col + j] over the dst
 // valid region.
 void textract(Exec& ex, const Inst& in) {
   TileAcc d = ex.out_tile(in, 0), s = ex.in_tile(in, 0);
   int64_t r0 = index_operand(ex, in, 1), c0 = index_operand(ex, in, 2);
-  need_phys(ex, in, s, r0 + d.vrow, c0 + d.vcol, "source");
+  need_phys_at(ex, in, s, r0, d.vrow, c0, d.vcol, "source");
   bool relu = relu_attr(ex, in);
   Staged st = stage(s, r0, c0, d.vrow, d.vcol);
   for (int64_t r = 0; r < d.vrow; ++r)
@@ -83,7 +96,7 @@ void textract(Exec& ex, const Inst& in) {
 void tinsert(Exec& ex, const Inst& in) {
   TileAcc d = ex.out_tile(in, 0), s = ex.in_tile(in, 0);
   int64_t r0 = index_operand(ex, in, 1), c0 = index_operand(ex, in, 2);
-  need_phys(ex, in, d, r0 + s.vrow, c0 + s.vcol, "destination");
+  need_phys_at(ex, in, d, r0, s.vrow, c0, s.vcol, "destination");
   bool relu = relu_attr(ex, in);
   Staged st = stage(s, 0, 0, s.vrow, s.vcol);
   for (int64_t r = 0; r < s.vrow; ++r)
@@ -230,7 +243,7 @@ void tgatherb(Exec& ex, const Inst& in) {
     for (int64_t c = 0; c < d.vcol; ++c) {
       uint64_t o = uint64_t(off.geti(r, c));
       if (off.elem != DType::U64 && off.geti(r, c) < 0) o = bytes;
-      if (o + s.esize > bytes || o % s.esize)
+      if (o >= bytes || bytes - o < s.esize || o % s.esize)  // o + esize may wrap
         ex.fail(in, "pto.tgatherb: byte offset " + std::to_string(o) +
                         " is outside the source tile or misaligned");
       move_elem(d.at(r, c), d.elem, copy.data() + o, s.elem, false);

@@ -472,6 +472,104 @@ assert np.array_equal(c[:192], a[:192]) and not c[192:].any()" "sve at 2048 bits
   expect_no_file e.npy "bad vector length"
 fi
 
+# ---- level 3: explicit tile addresses (--pto-level as in ptoas) ------------------------
+
+# %u sits at %t's address (aliasing is what explicit addresses mean): the
+# tadd writes over its own input, y = x + x.
+cat >level3.pto <<'PTO'
+module {
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %a0 = arith.constant 0 : i64
+    %vx = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %vy = pto.make_tensor_view %y, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+    %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+    %t = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 1x16xf32>
+    %u = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 1x16xf32>
+    pto.tload ins(%px : !pto.partition_tensor_view<1x16xf32>) outs(%t : !pto.tile_buf<vec, 1x16xf32>)
+    pto.tadd ins(%t, %t : !pto.tile_buf<vec, 1x16xf32>, !pto.tile_buf<vec, 1x16xf32>) outs(%u : !pto.tile_buf<vec, 1x16xf32>)
+    pto.tstore ins(%u : !pto.tile_buf<vec, 1x16xf32>) outs(%py : !pto.partition_tensor_view<1x16xf32>)
+    return
+  }
+}
+PTO
+"$PY" -c 'import numpy as np; np.save("x16.npy", np.arange(16, dtype=np.float32) - 4.5)'
+run level3.pto --target=interp --arg x=x16.npy --out y=e.npy
+expect_rc 1 "level-3 kernel without --pto-level"
+expect_err "level3.pto:11:" "level-3 kernel without --pto-level: located"
+expect_err "--pto-level=level3" "level-3 kernel without --pto-level: says which option"
+for t in interp avx2 sve; do
+  run level3.pto --target=$t --pto-level=level3 --arg x=x16.npy --out y=l3_$t.npy
+  if [ "$rc" = 1 ] && grep -qF "this CPU" err.txt; then continue; fi
+  expect_rc 0 "level-3 kernel on $t"
+  py "y = np.load('l3_$t.npy').reshape(-1); x = np.load('x16.npy')
+assert np.array_equal(y, x + x), y" "level-3 aliasing on $t"
+done
+run level3.pto -target=interp -pto-level=level3 --arg x=x16.npy --out y=l3s.npy
+expect_rc 0 "-pto-level single dash"
+run level3.pto --target=interp --pto-level=level4
+expect_rc 2 "bad --pto-level"
+# An address past the tile memory: located, before anything runs (the
+# interpreter's probe; the native backends when they compile).
+sed 's/%a0 = arith.constant 0 : i64/%a0 = arith.constant 4294967296 : i64/' level3.pto >l3far.pto
+for t in interp avx2 sve; do
+  run l3far.pto --target=$t --pto-level=level3 --arg x=x16.npy --out y=e.npy
+  if [ "$rc" = 1 ] && grep -qF "this CPU" err.txt; then continue; fi
+  expect_rc 1 "level-3 address past the arena on $t"
+  expect_err "l3far.pto:11:" "level-3 address past the arena on $t: located"
+  expect_err "does not fit the vec memory" "level-3 address past the arena on $t"
+  expect_no_file e.npy "level-3 address past the arena on $t"
+done
+
+# ---- outputs appear together or not at all ----------------------------------------------
+
+# x goes to y and to z.
+cat >two.pto <<'PTO'
+func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) attributes {pto.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %vx = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %vy = pto.make_tensor_view %y, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %vz = pto.make_tensor_view %z, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+  %pz = pto.partition_view %vz, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x16xf32>
+  pto.tload ins(%px : !pto.partition_tensor_view<1x16xf32>) outs(%t : !pto.tile_buf<vec, 1x16xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 1x16xf32>) outs(%py : !pto.partition_tensor_view<1x16xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 1x16xf32>) outs(%pz : !pto.partition_tensor_view<1x16xf32>)
+  return
+}
+PTO
+"$PY" -c 'import numpy as np; np.save("x16.npy", np.arange(16, dtype=np.float32) - 4.5); np.save("old16.npy", np.full(16, 9, dtype=np.float32))'
+# The second --out cannot be written: the first is not left behind.
+run two.pto --target=interp --arg x=x16.npy --out y=o1.npy --out z=nodir/o2.npy
+expect_rc 1 "second --out unwritable"
+expect_err "cannot write 'nodir/o2.npy'" "second --out unwritable"
+expect_no_file o1.npy "second --out unwritable"
+# An --inout array with an unwritable --out keeps its contents; so does an
+# existing --out file.
+cp old16.npy io16.npy
+cp old16.npy prev16.npy
+run two.pto --target=interp --arg x=x16.npy --inout y=io16.npy --out z=nodir/o2.npy
+expect_rc 1 "--inout with an unwritable --out"
+cmp -s old16.npy io16.npy || fail "--inout rewritten although another output failed"
+run two.pto --target=interp --arg x=x16.npy --out y=prev16.npy --out z=nodir/o2.npy
+cmp -s old16.npy prev16.npy || fail "an existing --out file replaced although another output failed"
+if compgen -G ".tmp-*" >/dev/null; then fail "temporary files left behind: $(ls -a | grep tmp)"; fi
+# Both written; /dev/null as one of them.
+run two.pto --target=interp --arg x=x16.npy --out y=o1.npy --out z=/dev/null
+expect_rc 0 "--out y and /dev/null"
+py "assert np.array_equal(np.load('o1.npy').reshape(-1), np.load('x16.npy'))" "--out with /dev/null"
+run two.pto --target=interp --arg x=x16.npy --inout y=io16.npy --out z=o2.npy
+expect_rc 0 "--inout and --out"
+py "assert np.array_equal(np.load('io16.npy').reshape(-1), np.load('x16.npy'))
+assert np.array_equal(np.load('o2.npy').reshape(-1), np.load('x16.npy'))" "--inout and --out contents"
+
 # ---- usage: exit 2 ---------------------------------------------------------------------
 
 run vcopy.pto --target=interp --arg a=nosuch.npy --arg n=200 --out c=e.npy

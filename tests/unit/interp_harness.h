@@ -67,6 +67,7 @@ inline std::string hex16(uint16_t h) {
 
 struct Kernel {
   std::string arch = "a3";
+  bool level3 = false;  // --pto-level=level3: alloc_tile addr = ...
   std::vector<std::vector<uint8_t>> bufs;
   std::vector<std::string> elem;  // per buffer: the pointer element type
   std::string body;
@@ -181,6 +182,7 @@ struct Kernel {
     ptoas::Diag d(&src);
     ptoas::Module m;
     ptoas::FrontendOptions o;
+    if (level3) o.level = ptoas::Level::Level3;
     if (!ptoas::run_frontend(src, o, m, d)) {
       diags = d.text();
       err = "front end failed:\n" + diags + "\n" + t;

@@ -150,3 +150,33 @@ TEST_CASE("file_io: atomic replacement, modes, failures", "[file_io]") {
   ::unlink(link.c_str());
   CHECK(::rmdir(dir.c_str()) == 0);  // no temporary file was left
 }
+
+TEST_CASE("file_io: an output batch appears whole or not at all", "[file_io]") {
+  std::string dir = tmp_dir() + "_batch", err;
+  ::mkdir(dir.c_str(), 0755);
+  std::string a = dir + "/a", b = dir + "/b";
+  REQUIRE(write_file_atomic(a, "old a", "test", err));
+  {
+    // The second output cannot be written: nothing is renamed, the
+    // temporary file of the first goes with the batch.
+    OutputBatch batch;
+    REQUIRE(batch.add(a, "new a", "test", err));
+    CHECK_FALSE(batch.add(dir + "/no/such", "x", "test", err));
+    CHECK(err.find("No such file or directory") != std::string::npos);
+  }
+  CHECK(slurp(a) == "old a");
+  {
+    OutputBatch batch;
+    REQUIRE(batch.add(a, "new a", "test", err));
+    REQUIRE(batch.add(b, "new b", "test", err));
+    REQUIRE(batch.add("/dev/null", "x", "test", err));
+    CHECK(slurp(a) == "old a");  // nothing before commit
+    CHECK(::access(b.c_str(), F_OK) != 0);
+    REQUIRE(batch.commit(err));
+  }
+  CHECK(slurp(a) == "new a");
+  CHECK(slurp(b) == "new b");
+  ::unlink(a.c_str());
+  ::unlink(b.c_str());
+  CHECK(::rmdir(dir.c_str()) == 0);  // no temporary file was left
+}
