@@ -54,7 +54,9 @@ bench: build
 
 # libFuzzer + ASan + UBSan build (build-fuzz/) of FUZZ_TARGET:
 # * fuzz_frontend, the front end. The working corpus is fuzz-out/corpus
-#   (seeded from tests/fuzz/seeds and, when present, the shared conformance
+#   (seeded from tests/fuzz/seeds, the seeds fuzz_gen writes from the op table
+#   into build-fuzz/fuzz-gen/seeds (the generic form of every op, the three
+#   spellings of every DPS op) and, when present, the shared conformance
 #   corpus, copied at run time); crashes land in fuzz-out/.
 # * fuzz_ptodis, ptodis's object reader. The working corpus is
 #   fuzz-out/ptodis-corpus, seeded with ptoas's objects of the samples
@@ -65,7 +67,7 @@ fuzz: deps
 	  CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DPTOAS_FUZZ=ON -DPTOAS_SANITIZE=ON $(CMAKE_FLAGS); \
 	fi
-	cmake --build build-fuzz -j$(JOBS) --target $(FUZZ_TARGET)
+	cmake --build build-fuzz -j$(JOBS) --target $(FUZZ_TARGET) fuzz_inputs
 	@$(MAKE) --no-print-directory fuzz-run-$(FUZZ_TARGET)
 
 .PHONY: fuzz-run-fuzz_frontend fuzz-run-fuzz_ptodis
@@ -78,8 +80,8 @@ fuzz-run-fuzz_frontend:
 	  done; \
 	fi
 	build-fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -timeout=1 -rss_limit_mb=2048 \
-	  -dict=tests/fuzz/pto.dict -artifact_prefix=fuzz-out/ -print_final_stats=1 $(FUZZ_ARGS) \
-	  fuzz-out/corpus tests/fuzz/seeds
+	  -dict=build-fuzz/fuzz-gen/pto.dict -artifact_prefix=fuzz-out/ -print_final_stats=1 $(FUZZ_ARGS) \
+	  fuzz-out/corpus tests/fuzz/seeds build-fuzz/fuzz-gen/seeds
 
 fuzz-run-fuzz_ptodis:
 	@if [ ! -f build/CMakeCache.txt ]; then cmake -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE); fi

@@ -285,10 +285,18 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
 void Binder::bind_generic(Op op, Cursor& c, const SynStmt& s) {
   Pending p{op, tok(s.op).off};
   p.form = Form::Generic;
-  if (op_info(op).syn != Syn::Dps) {
+  Syn syn = op_info(op).syn;
+  if (syn == Syn::Opaque) {
     bind_opaque(op, c, s);
     return;
   }
+  // Ops with their own syntax class keep operands and attributes in fixed
+  // places (the predicate of cmpi, the sizes of subset, regions and induction
+  // variables of scf.for) that the printer, verifier and backends read; binding
+  // their generic form as an opaque op would build an instruction without them.
+  if (syn != Syn::Dps)
+    fail(s.op, "the generic form of '" + std::string(op_name(op)) +
+                   "' is not supported; write it in its custom form");
   if (!results_.empty()) fail(s.first, "tile instructions in generic form have no results");
   Cursor in = c.enter();
   std::vector<uint32_t> toks;
@@ -392,14 +400,13 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
     if (rt.size() != results_.size()) rt.assign(results_.size(), unknown_type(m_));
     p.result_types = rt;
   }
-  // Regions (pto.section.cube { ... }) are bound like any other.
+  // Regions (pto.section.cube { ... }, or the generic form's `({ ... })`)
+  // are bound like any other. render() marks every region outside a region,
+  // at any bracket depth, so they are searched for the same way.
   std::vector<uint32_t> braces;
   for (uint32_t i = body_b; i < body_e; ++i) {
-    Tok k = kind(i);
-    if (k == Tok::LBrace && region_at(i) != kNoIndex) {
+    if (kind(i) == Tok::LBrace && region_at(i) != kNoIndex) {
       braces.push_back(i);
-      i = partner(i);
-    } else if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LAngle || k == Tok::LBrace) {
       i = partner(i);
     }
   }
