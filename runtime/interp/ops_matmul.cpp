@@ -6,6 +6,7 @@
 // f32 accumulation: acc = fma(float(a), float(b), acc) in float, k ascending;
 // i8 x i8 -> i32: int32 wrap-around.
 #include <cmath>
+#include <vector>
 
 #include "ops_common.h"
 
@@ -14,6 +15,19 @@ namespace ptoas::rt {
 using namespace ops;
 
 namespace {
+
+// A (m x k) by rows and B (k x n) by columns, each read once through its
+// layout into a dense array.
+template <class T, class Get>
+void dense_operands(const TileAcc& a, const TileAcc& b, int64_t m, int64_t k, int64_t n, std::vector<T>& ad,
+                    std::vector<T>& bd, Get get) {
+  ad.resize(size_t(m * k));
+  bd.resize(size_t(n * k));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) ad[size_t(i * k + p)] = get(a, i, p);
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j) bd[size_t(j * k + p)] = get(b, p, j);
+}
 
 void matmul(Exec& ex, const Inst& in) {
   Op op = in.op;
@@ -61,11 +75,8 @@ void matmul(Exec& ex, const Inst& in) {
   if (f32) fout.resize(size_t(m * n));
   else iout.resize(size_t(m * n));
   if (f32) {
-    std::vector<float> ad(size_t(m * k)), bd(size_t(n * k));
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < k; ++p) ad[size_t(i * k + p)] = float(a.getf(i, p));
-    for (int64_t p = 0; p < k; ++p)
-      for (int64_t j = 0; j < n; ++j) bd[size_t(j * k + p)] = float(b.getf(p, j));
+    std::vector<float> ad, bd;
+    dense_operands(a, b, m, k, n, ad, bd, [](const TileAcc& t, int64_t r, int64_t c) { return float(t.getf(r, c)); });
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         const float *ar = &ad[size_t(i * k)], *bc = &bd[size_t(j * k)];
@@ -82,11 +93,8 @@ void matmul(Exec& ex, const Inst& in) {
         fout[size_t(i * n + j)] = acc;
       }
   } else {
-    std::vector<int32_t> ad(size_t(m * k)), bd(size_t(n * k));
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < k; ++p) ad[size_t(i * k + p)] = int32_t(a.geti(i, p));
-    for (int64_t p = 0; p < k; ++p)
-      for (int64_t j = 0; j < n; ++j) bd[size_t(j * k + p)] = int32_t(b.geti(p, j));
+    std::vector<int32_t> ad, bd;
+    dense_operands(a, b, m, k, n, ad, bd, [](const TileAcc& t, int64_t r, int64_t c) { return int32_t(t.geti(r, c)); });
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         uint32_t acc = 0;
