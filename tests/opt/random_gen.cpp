@@ -223,8 +223,7 @@ void Gen::emit_op() {
     line("pto." + op + " ins(" + ta.name + ", " + tb.name + " : " + T + ", " + T + ") outs(" +
          tiles_[size_t(d)].name + " : " + T + ")");
     int taint = ta.taint | tb.taint;
-    tiles_[size_t(d)].defined = true;
-    tiles_[size_t(d)].taint = taint;
+    wrote(d, taint);
     return true;
   };
   auto scal = [&](bool col) {
@@ -243,8 +242,7 @@ void Gen::emit_op() {
       line("pto." + op + " ins(" + ta.name + ", " + s + " : " + T + ", " + et() + ") outs(" +
            tiles_[size_t(d)].name + " : " + T + ")");
     int taint = ta.taint;
-    tiles_[size_t(d)].defined = true;
-    tiles_[size_t(d)].taint = taint;
+    wrote(d, taint);
     return true;
   };
   auto unary = [&](bool col) {
@@ -272,8 +270,7 @@ void Gen::emit_op() {
       src = tiles_[size_t(d)].name;
     }
     line("pto." + op + " ins(" + src + " : " + T + ") outs(" + tiles_[size_t(d)].name + " : " + T + ")");
-    tiles_[size_t(d)].defined = true;
-    tiles_[size_t(d)].taint = taint | (op == "texp" || op == "tlog" ? kTrans : 0);
+    wrote(d, taint | (op == "texp" || op == "tlog" ? kTrans : 0));
     return true;
   };
   auto reduce = [&]() {
@@ -283,8 +280,7 @@ void Gen::emit_op() {
     int d = pick_any(true);
     std::string ins = tiles_[size_t(a)].name + ", " + tiles_[size_t(tmp_)].name + " : " + fullt_ + ", " + fullt_;
     line("pto." + op + " ins(" + ins + ") outs(" + tiles_[size_t(d)].name + " : " + colt_ + ")");
-    tiles_[size_t(d)].defined = true;
-    tiles_[size_t(d)].taint = tiles_[size_t(a)].taint | (op == "trowsum" && f ? kSum : 0);
+    wrote(d, tiles_[size_t(a)].taint | (op == "trowsum" && f ? kSum : 0));
     return true;
   };
   // A row or column expand into tile d: the plain form copies the narrow
@@ -326,16 +322,14 @@ void Gen::emit_op() {
     std::string T = ty(tiles_[size_t(a)]);
     line("pto.tmov ins(" + tiles_[size_t(a)].name + " : " + T + ") outs(" + tiles_[size_t(d)].name + " : " + T +
          ")");
-    tiles_[size_t(d)].defined = true;
-    tiles_[size_t(d)].taint = tiles_[size_t(a)].taint;
+    wrote(d, tiles_[size_t(a)].taint);
     return true;
   };
   auto expands = [&](bool col) {
     int d = pick_any(col);
     line("pto.texpands ins(" + pick_scalar() + " : " + et() + ") outs(" + tiles_[size_t(d)].name + " : " +
          ty(tiles_[size_t(d)]) + ")");
-    tiles_[size_t(d)].defined = true;
-    tiles_[size_t(d)].taint = 0;
+    wrote(d, 0);
     return true;
   };
   auto ld = [&]() {
@@ -387,8 +381,7 @@ void Gen::emit_op() {
       } else {
         int d = pick_any(true);
         line("pto.tload ins(" + cv + " : " + colpart_t() + ") outs(" + tiles_[size_t(d)].name + " : " + colt_ + ")");
-        tiles_[size_t(d)].defined = true;
-        tiles_[size_t(d)].taint = b.taint;
+        wrote(d, b.taint);
       }
       ++p_.n_ops;
     }
@@ -412,15 +405,13 @@ void Gen::emit_op() {
         // tile, and maybe reduced over its whole rows right away and stored
         line("pto.tmov ins(" + tiles_[size_t(x)].name + " : " + fullt_ + ") outs(" + tiles_[size_t(w)].name + " : " +
              widet_ + ")");
-        tiles_[size_t(w)].defined = true;
-        tiles_[size_t(w)].taint = tiles_[size_t(x)].taint;
+        wrote(w, tiles_[size_t(x)].taint);
         if (r_.chance(0.6)) {
           std::string op = r_.pick(std::vector<std::string>{"trowsum", "trowmax", "trowmin"});
           int d = pick_any(true);
           line("pto." + op + " ins(" + tiles_[size_t(w)].name + ", " + tiles_[size_t(tmp_)].name + " : " + widet_ +
                ", " + fullt_ + ") outs(" + tiles_[size_t(d)].name + " : " + colt_ + ")");
-          tiles_[size_t(d)].defined = true;
-          tiles_[size_t(d)].taint = tiles_[size_t(w)].taint | (op == "trowsum" && p_.et != ET::I32 ? kSum : 0);
+          wrote(d, tiles_[size_t(w)].taint | (op == "trowsum" && p_.et != ET::I32 ? kSum : 0));
           for (size_t i = 0; i < views_.size(); ++i)
             if (views_[i].col && r_.chance(0.7)) {
               store(d, int(i));
@@ -450,8 +441,7 @@ void Gen::emit_op() {
       int d = pick_any(true);
       line("pto." + op + " ins(" + tiles_[size_t(w)].name + ", " + tiles_[size_t(tmp_)].name + " : " + widet_ +
            ", " + fullt_ + ") outs(" + tiles_[size_t(d)].name + " : " + colt_ + ")");
-      tiles_[size_t(d)].defined = true;
-      tiles_[size_t(d)].taint = tiles_[size_t(w)].taint | (op == "trowsum" && p_.et != ET::I32 ? kSum : 0);
+      wrote(d, tiles_[size_t(w)].taint | (op == "trowsum" && p_.et != ET::I32 ? kSum : 0));
       return true;
     }
     int a = r_.pick(src), b = r_.pick(src);
@@ -534,8 +524,7 @@ void Gen::emit_op() {
       int d = pick_any(false);
       line("pto.tmuls ins(" + tiles_[size_t(a)].name + ", " + pick_scalar() + " : " + fullt_ + ", " + et() +
            ") outs(" + tiles_[size_t(d)].name + " : " + fullt_ + ")");
-      tiles_[size_t(d)].defined = true;
-      tiles_[size_t(d)].taint = tiles_[size_t(a)].taint;
+      wrote(d, tiles_[size_t(a)].taint);
       done = true;
     }
   }
@@ -583,8 +572,7 @@ void Gen::repeat_last() {
   if (od < 0 || tiles_[size_t(od)].wide || tiles_[size_t(od)].row) return;
   int d = pick_any(tiles_[size_t(od)].col);
   line(t.substr(0, nb) + tiles_[size_t(d)].name + t.substr(ne));
-  tiles_[size_t(d)].defined = true;
-  tiles_[size_t(d)].taint = tiles_[size_t(od)].taint;
+  wrote(d, tiles_[size_t(od)].taint);
   ++p_.n_ops;
 }
 

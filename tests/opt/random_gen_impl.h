@@ -72,6 +72,11 @@ class Gen {
   const std::string& ty(const Tile& t) { return t.col ? colt_ : t.wide ? widet_ : t.row ? rowt_ : fullt_; }
 
   void line(const std::string& s) { lines_.push_back({ind_, s}); }
+  // tile d now holds a value (with the given taint bits)
+  void wrote(int d, int taint) {
+    tiles_[size_t(d)].defined = true;
+    tiles_[size_t(d)].taint = taint;
+  }
   void wrap_fuse();
   std::string fresh(const std::string& base) { return "%" + base + std::to_string(id_++); }
 
