@@ -4,7 +4,8 @@
 #   make bench     build, then bench/run            (BENCH_ARGS=--quick; docs/bench.md)
 #   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
 #                  FUZZ_TARGET (fuzz_frontend): the front end; fuzz_ptodis: ptodis's
-#                  object reader, seeded with ptoas's objects (built in build/)
+#                  object reader, seeded with ptoas's objects (built in build/);
+#                  fuzz_launch: ptorun's launch path (samples x fuzzed scalars)
 #   make check-full  test + the long ctest runs (ctest -C full: the SVE
 #                  differential suite at 128, 512 and 2048 bits, the execution
 #                  differential on every CPU target) + 600 s of fuzzing + bench
@@ -70,7 +71,7 @@ fuzz: deps
 	cmake --build build-fuzz -j$(JOBS) --target $(FUZZ_TARGET) fuzz_inputs
 	@$(MAKE) --no-print-directory fuzz-run-$(FUZZ_TARGET)
 
-.PHONY: fuzz-run-fuzz_frontend fuzz-run-fuzz_ptodis
+.PHONY: fuzz-run-fuzz_frontend fuzz-run-fuzz_ptodis fuzz-run-fuzz_launch
 fuzz-run-fuzz_frontend:
 	@mkdir -p fuzz-out/corpus
 	@if [ -d "$(CORPUS_DIR)" ]; then \
@@ -90,6 +91,14 @@ fuzz-run-fuzz_ptodis:
 	build-fuzz/fuzz_ptodis -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
 	  -max_len=262144 -artifact_prefix=fuzz-out/ptodis- -print_final_stats=1 $(FUZZ_ARGS) \
 	  fuzz-out/ptodis-corpus tests/fuzz/ptodis_regressions
+
+# fuzz_launch: ptorun's launch path over the samples (tests/fuzz/fuzz_launch.cpp);
+# corpus fuzz-out/launch-corpus, crashes in fuzz-out/launch-.
+fuzz-run-fuzz_launch:
+	@mkdir -p fuzz-out/launch-corpus
+	build-fuzz/fuzz_launch -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	  -max_len=256 -artifact_prefix=fuzz-out/launch- -print_final_stats=1 $(FUZZ_ARGS) \
+	  fuzz-out/launch-corpus
 
 check-full:
 	$(MAKE) test

@@ -64,6 +64,13 @@ int main(int argc, char** argv) {
       "block_idx and block_num.",
       "ptorun"};
   app.set_help_flag("-h,--help", "Print this help and exit");
+  app.footer(
+      "Before any kernel code runs, every buffer is checked against the views the kernel builds on it\n"
+      "(a view that starts before its array, reaches past its end or whose offsets overflow is a\n"
+      "located error, exit 1). Outputs are written only after the whole run succeeded, all together.\n"
+      "Environment: PTORUN_TIMEOUT (seconds, default 600; --timeout wins), PTOAS_MAX_INPUT_BYTES\n"
+      "(N[K|M|G]: the most bytes read from the kernel or an .npy file and the largest --out array;\n"
+      "default 1G), SVE_VL, PTOAS_FORCE_BOCHS. See docs/security_runtime.md.");
 
   std::string input, target = "host", function;
   ptoas::cli::FrontendFlags fe_flags;

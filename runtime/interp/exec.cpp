@@ -107,9 +107,11 @@ TileAcc Exec::tile(const Inst& in, ValueId v) {
   RtTile& d = tile_desc(in, v);
   const Type& t = m.types.get(d.type);
   size_t l = size_t(d.loc);
-  if (l >= 7 || d.offset > arena[l].size() || arena[l].size() - d.offset < tile_storage_bytes(t))
+  if (l >= 7 || d.offset > sizes.bytes[l] || sizes.bytes[l] - d.offset < tile_storage_bytes(t))
     fail(in, "tile %" + std::string(m.str(m.values[v].name)) + " lies outside its tile memory");
-  TileAcc a{arena[l].data() + d.offset, &t, t.elem, std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol, in.loc};
+  // (The probe has no arena: base is then meaningless and never used.)
+  uint8_t* base = probe ? nullptr : arena[l].data() + d.offset;
+  TileAcc a{base, &t, t.elem, std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol, in.loc};
   return a;
 }
 
@@ -375,7 +377,10 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
     case Syn::Dps:
     case Syn::Opaque:
       if (info.sem == Sem::Sync) return;  // ordering only: a no-op here
-      if (probe) return;
+      if (probe) {
+        if (in.op == Op::TExtract || in.op == Op::TInsert) check_move_offsets(*this, in);
+        return;
+      }
       if (Handler h = handlers()[size_t(in.op)]) {
         h(*this, in);
         return;
@@ -604,8 +609,10 @@ void Exec::exec_view(const Inst& in) {
       vals[in.res].i = v.shape[k];
       return;
     }
+    // Both run in the probe too: they touch no tile data, and the probe's
+    // refusal is what keeps native code (which clamps a valid shape but
+    // takes a subset's offsets as they come) inside its tiles.
     case Op::SetValidShape: {
-      if (probe) return;
       RtTile& t = tile_desc(in, in_id(in, 0));
       const Type& ty = m.types.get(t.type);
       int64_t r = opnd(in, 1).i, c = opnd(in, 2).i;
@@ -617,7 +624,6 @@ void Exec::exec_view(const Inst& in) {
       return;
     }
     case Op::Subset: {
-      if (probe) return;
       RtTile t = tile_desc(in, in_id(in, 0));
       const Type& src = m.types.get(t.type);
       if (src.slayout != SLayout::NoneBox || src.blayout != BLayout::RowMajor)

@@ -80,6 +80,9 @@ void register_matmul_ops(HandlerTable& t);
 void register_move_ops(HandlerTable& t);
 void register_convert_ops(HandlerTable& t);
 void register_misc_ops(HandlerTable& t);
+// The probe's checks of tile ops whose scalar operands address a tile
+// (textract / tinsert offsets), without touching tile data.
+void check_move_offsets(Exec& ex, const Inst& in);
 const HandlerTable& handlers();
 
 class Exec {

@@ -78,12 +78,26 @@ void need_phys_at(Exec& ex, const Inst& in, const TileAcc& t, int64_t r0, int64_
   need_phys(ex, in, t, re, ce, what);
 }
 
+}  // namespace
+
+// The offset checks of textract / tinsert alone (no tile data is touched):
+// the view probe runs them, so that native code, which takes the offsets
+// as they come, never gets one outside its tiles.
+void check_move_offsets(Exec& ex, const Inst& in) {
+  TileAcc d = ex.out_tile(in, 0), s = ex.in_tile(in, 0);
+  int64_t r0 = index_operand(ex, in, 1), c0 = index_operand(ex, in, 2);
+  if (in.op == Op::TExtract) need_phys_at(ex, in, s, r0, d.vrow, c0, d.vcol, "source");
+  else need_phys_at(ex, in, d, r0, s.vrow, c0, s.vcol, "destination");
+}
+
+namespace {
+
 // TEXTRACT ins(src, row, col): dst[i, j] = src[row + i, col + j] over the dst
 // valid region.
 void textract(Exec& ex, const Inst& in) {
+  check_move_offsets(ex, in);
   TileAcc d = ex.out_tile(in, 0), s = ex.in_tile(in, 0);
   int64_t r0 = index_operand(ex, in, 1), c0 = index_operand(ex, in, 2);
-  need_phys_at(ex, in, s, r0, d.vrow, c0, d.vcol, "source");
   bool relu = relu_attr(ex, in);
   Staged st = stage(s, r0, c0, d.vrow, d.vcol);
   for (int64_t r = 0; r < d.vrow; ++r)
@@ -94,9 +108,9 @@ void textract(Exec& ex, const Inst& in) {
 // TINSERT ins(src, row, col): dst[row + i, col + j] = src[i, j] over the src
 // valid region.
 void tinsert(Exec& ex, const Inst& in) {
+  check_move_offsets(ex, in);
   TileAcc d = ex.out_tile(in, 0), s = ex.in_tile(in, 0);
   int64_t r0 = index_operand(ex, in, 1), c0 = index_operand(ex, in, 2);
-  need_phys_at(ex, in, d, r0, s.vrow, c0, s.vcol, "destination");
   bool relu = relu_attr(ex, in);
   Staged st = stage(s, 0, 0, s.vrow, s.vcol);
   for (int64_t r = 0; r < s.vrow; ++r)

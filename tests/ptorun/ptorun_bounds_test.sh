@@ -152,6 +152,64 @@ PTO
 # -O0: nothing reads the view, and -O2 deletes it.
 check_refused "partition offset * stride" omul.pto 8 "partition offset 4611686018427387903 times stride 16 in dimension 0 overflows 64 bits" --arg x=x16.npy --arg o=4611686018427387903 -O0
 
+# ---- 3. tile offsets from scalars: native code takes them as they come ------------------
+# A subset row of 100000 crashed avx2 (SIGSEGV), -100000 wrote into its
+# stack with rc 0; textract/tinsert offsets likewise. The probe checks them.
+cat >sub.pto <<'PTO'
+func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %r: index) attributes {pto.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %xv = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %yv = pto.make_tensor_view %y, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+  %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 4x16xf32>
+  %s = pto.subset %t[%r, %c0] sizes [1, 16] : !pto.tile_buf<vec, 4x16xf32>
+  pto.tload ins(%xp : !pto.partition_tensor_view<1x16xf32>) outs(%s : !pto.tile_buf<vec, 1x16xf32>)
+  pto.tstore ins(%s : !pto.tile_buf<vec, 1x16xf32>) outs(%yp : !pto.partition_tensor_view<1x16xf32>)
+  return
+}
+PTO
+for r in 100000 -100000 4 9223372036854775807; do
+  check_refused "subset row $r" sub.pto 10 "subset window is outside the tile" --arg x=x16.npy --arg r=$r
+done
+for t in "${targets[@]}"; do
+  cp y16.npy io.npy
+  run sub.pto --target=$t --arg x=x16.npy --inout y=io.npy --arg r=3
+  expect_rc 0 "subset row 3 on $t"
+  cmp -s x16.npy io.npy || fail "subset row 3 on $t: y is not x"
+done
+cat >tex.pto <<'PTO'
+module attributes {pto.target_arch = "a5"} {
+func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %r: index) attributes {pto.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %xv = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %yv = pto.make_tensor_view %y, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+  %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 4x16xf32>
+  %d = pto.alloc_tile : !pto.tile_buf<vec, 1x16xf32>
+  pto.tload ins(%xp : !pto.partition_tensor_view<1x16xf32>) outs(%d : !pto.tile_buf<vec, 1x16xf32>)
+  pto.tinsert ins(%d, %r, %c0 : !pto.tile_buf<vec, 1x16xf32>, index, index) outs(%t : !pto.tile_buf<vec, 4x16xf32>)
+  pto.textract ins(%t, %r, %c0 : !pto.tile_buf<vec, 4x16xf32>, index, index) outs(%d : !pto.tile_buf<vec, 1x16xf32>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 1x16xf32>) outs(%yp : !pto.partition_tensor_view<1x16xf32>)
+  return
+}
+}
+PTO
+check_refused "tinsert row 100000" tex.pto 13 "pto.tinsert: the destination tile (4x16) is smaller than the 100001x16 region" --arg x=x16.npy --arg r=100000
+check_refused "tinsert row -1" tex.pto 13 "pto.tinsert: negative row/column offset" --arg x=x16.npy --arg r=-1
+check_refused "tinsert row INT64_MAX" tex.pto 13 "pto.tinsert: the offset (9223372036854775807, 0) is outside the destination tile" --arg x=x16.npy --arg r=9223372036854775807
+for t in "${targets[@]}"; do
+  cp y16.npy io.npy
+  run tex.pto --target=$t --arg x=x16.npy --inout y=io.npy --arg r=2
+  expect_rc 0 "tinsert/textract row 2 on $t"
+  cmp -s x16.npy io.npy || fail "tinsert/textract row 2 on $t: y is not x"
+done
+
 # ---- 4. memory: the probe keeps no views, a refused request allocates nothing ---------
 # rss_kb CMD...: runs ptorun under /usr/bin/time; $rss is its peak RSS in KB.
 rss_run() {
