@@ -117,7 +117,7 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
       uint32_t key_tok = c.pos;
       std::string key(c.ptext());
       c.pos += 2;
-      if (!seen.insert(key).second) b.fail(key_tok, "duplicate tile parameter '" + key + "'");
+      if (!seen.insert(key).second) b.fail(key_tok, "duplicate tile parameter " + quoted(key));
       if (key == "loc") {
         t.loc = loc_from_word(word("loc"));
         if (t.loc == Loc::None || t.loc == Loc::Gm) b.fail(c.pos - 1, "unknown tile location");
@@ -164,7 +164,7 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
         if (p < 0 || p > 255) b.fail(c.pos - 1, "compact is out of range");
         t.compact = uint8_t(p);
       } else {
-        b.fail(key_tok, "unknown tile parameter '" + key + "'");
+        b.fail(key_tok, "unknown tile parameter " + quoted(key));
       }
     } else if (c.peek() == Tok::Shape && positional <= 1) {
       if (!parse_shape_token(c.ptext(), dims, elem, has_elem) || !has_elem || dims.size() != 2)
@@ -203,7 +203,7 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
       else if (w == "Zero") t.pad = 1;
       else if (w == "Max") t.pad = 2;
       else if (w == "Min") t.pad = 3;
-      else c.fail_here("unknown tile parameter '" + std::string(w) + "'");
+      else c.fail_here("unknown tile parameter " + quoted(w));
       ++c.pos;
     } else {
       c.fail_here("unexpected token in tile type");
@@ -365,7 +365,7 @@ TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
       t.text = m_.strings.intern(render(start, c.pos));
       return m_.types.intern(t, dims);
     }
-    c.fail_here("unknown type '" + std::string(w) + "'");
+    c.fail_here("unknown type " + quoted(w));
   }
   if (k == Tok::TypeAlias || k == Tok::LAngle) {
     std::string_view alias = k == Tok::TypeAlias ? c.ptext() : std::string_view();
