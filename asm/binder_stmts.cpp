@@ -379,9 +379,16 @@ void Binder::bind_scalar(Op op, Cursor& c, const SynStmt& s) {
     }
     case Syn::ArithCast: {
       uint32_t v = c.expect(Tok::ValueUse, "the operand");
-      p.ins.push_back(use_value(v));
+      ValueId val = use_value(v);
+      p.ins.push_back(val);
       c.expect(Tok::Colon, "':' and the source type");
-      parse_type(c);
+      TypeId src = parse_type(c);
+      // The stated source type is the operand's (a value of unknown type,
+      // from an opaque op, takes it).
+      TypeId& have = m_.values[val].type;
+      if (m_.types.text(have) == "!pto.unknown") have = src;
+      else if (have != src)
+        fail(v, quoted(text(v)) + " has type " + type_text(have) + ", not " + type_text(src));
       c.expect_ident("to");
       p.result_types.push_back(parse_type(c));
       end_of_stmt(c);

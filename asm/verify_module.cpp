@@ -378,8 +378,7 @@ struct ModuleChecker {
           auto [to, call] = edges[node][next++];
           if (colour[to] == 1) {
             const Inst& ci = c.m.insts[call];
-            c.error(ci.loc, "recursive function calls are not supported for EmitC C++ emission "
-                            "('@" + c.symbol(c.m.insts[defs[node]], "sym_name") + "' calls '@" +
+            c.error(ci.loc, "recursive function calls are not supported ('@" + c.symbol(c.m.insts[defs[node]], "sym_name") + "' calls '@" +
                                 c.symbol(c.m.insts[defs[to]], "sym_name") +
                                 "', which is already on the call stack)");
           } else if (colour[to] == 0) {
@@ -539,6 +538,7 @@ struct ModuleChecker {
         break;
     }
     if (info.syn == Syn::Dps) verify_dps_inst(c, it.id);
+    if (info.sem == Sem::Scalar) verify_arith_inst(c, it.id);
     verify_npu_inst(c, it.id);
   }
 
