@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Messages that must name the real problem (issue 18 items 11 and 12): what
 # the verifier says about ill-typed arith ops, what the CPU backends say when
-# they refuse a construct, and where the front end points for stray tokens.
+# they refuse a construct, where the front end points for stray tokens and
+# over-large shapes, a multi-line token quoted on one line, and the CLI's
+# empty `--pto-arch=`, `-o /proc/version` and `--emit=ptx -target=avx2`.
 # Each case: the exit status, a `FILE:LINE:COL: error: TEXT` line, and no
 # misleading text.
 # Usage: messages_test.sh PTOAS
@@ -82,6 +84,41 @@ func.func @k(%x: i32) {
 PTO
 expect recursive 1 "2:3: error: recursive function calls are not supported ('@k' calls '@k'" -target=avx2
 reject_text recursive "EmitC"
+
+# ---- the front end points at the real mistake (item 12) ---------------------------
+printf 'func.func @k() {\n  {}\n  return\n}\n' >"$T/stray_brace.pto"
+expect stray_brace 1 "2:3: error: expected an operation, found '{' (a region holds only operations)" --emit=ir
+reject_text stray_brace "found operation name"
+printf 'func.func @k() {\n  %%t = pto.alloc_tile : !pto.tile_buf<vec, 4611686018427387904x1xf32>\n  return\n}\n' \
+  >"$T/huge_tile.pto"
+expect huge_tile 1 "2:44: error: tile shape must be static and at most 2^24" --emit=ir
+reject_text huge_tile "expected a tile shape"
+printf 'func.func @k(%%p: !pto.ptr<f32>, %%n: index) {\n  %%v = pto.make_tensor_view %%p, shape = [%%n], strides = [%%n] : !pto.tensor_view<99999999999999999999xf32>\n  return\n}\n' \
+  >"$T/huge_view.pto"
+expect huge_view 1 "2:81: error: a view dimension is larger than 2^40" --emit=ir
+# A token spanning lines is quoted escaped, on the header's one line.
+printf 'func.func @k() {\n  %%t = arith.constant 1 : i32\n  %%u = arith.addi %%t, %%t : i32 !pto.x<a,\nb>\n  return\n}\n' \
+  >"$T/multiline_token.pto"
+expect multiline_token 1 "3:32: error: unexpected token '!pto.x<a,\\nb>'" --emit=ir
+[ "$(sed -n 2p "$T/multiline_token.err")" = "    %u = arith.addi %t, %t : i32 !pto.x<a," ] ||
+  fail "multiline_token: the header spreads over more than one line: $(head -c 300 "$T/multiline_token.err")"
+
+# ---- CLI parts of item 12 (done on main; kept here as regressions) ----------------
+printf 'func.func @k() {\n  return\n}\n' >"$T/x.pto"
+"$PTOAS" --pto-arch= "$T/x.pto" --emit=ir >/dev/null 2>"$T/arch.err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--pto-arch= x.pto: exit $rc, expected 2"
+grep -qF "empty value for --pto-arch" "$T/arch.err" || fail "--pto-arch=: $(head -c 300 "$T/arch.err")"
+"$PTOAS" --emit=ptx -target=avx2 "$T/x.pto" >/dev/null 2>"$T/ptx.err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--emit=ptx -target=avx2: exit $rc, expected 2"
+if [ -w /proc/version ] || [ -e /proc/version ]; then
+  "$PTOAS" --emit=ir "$T/x.pto" -o /proc/version >/dev/null 2>"$T/proc.err"
+  rc=$?
+  [ "$rc" -ne 0 ] || fail "-o /proc/version: exit 0"
+  grep -qF "cannot create a temporary file in '/proc'" "$T/proc.err" ||
+    fail "-o /proc/version: $(head -c 300 "$T/proc.err")"
+fi
 
 if [ "$fails" -gt 0 ]; then
   echo "messages: $fails failure(s)"
