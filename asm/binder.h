@@ -171,8 +171,11 @@ class Binder {
 // Helpers shared by the readers.
 bool parse_int(std::string_view s, int64_t& v);  // decimal or 0x hex, optional '-'
 Loc loc_from_word(std::string_view w);           // vec, ub, mat, ... ; Loc::None if unknown
+// `16x?x32xf32`: dims (kDyn for '?') and the element type if there is one.
+// False when malformed; *too_big (when given) tells a dimension over 2^40
+// apart, so that the caller can name the limit.
 bool parse_shape_token(std::string_view s, std::vector<int64_t>& dims, DType& elem,
-                       bool& has_elem);
+                       bool& has_elem, bool* too_big = nullptr);
 
 }  // namespace bind
 }  // namespace ptoas

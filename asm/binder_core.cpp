@@ -36,7 +36,7 @@ uint32_t Binder::Cursor::expect(Tok t, const char* what) {
   if (peek() != t) {
     std::string msg = std::string("expected ") + what;
     if (done()) msg += " at the end of the statement";
-    else msg += std::string(", found ") + tok_name(peek()) + " '" + std::string(ptext()) + "'";
+    else msg += std::string(", found ") + tok_name(peek()) + " " + quoted(ptext());
     fail_here(msg);
   }
   return pos++;
@@ -45,7 +45,7 @@ uint32_t Binder::Cursor::expect(Tok t, const char* what) {
 void Binder::Cursor::expect_ident(std::string_view w) {
   if (!accept_ident(w)) {
     std::string msg = "expected '" + std::string(w) + "'";
-    if (!done()) msg += ", found '" + std::string(ptext()) + "'";
+    if (!done()) msg += ", found " + quoted(ptext());
     fail_here(msg);
   }
 }
@@ -63,7 +63,7 @@ ValueId Binder::use_value(uint32_t tok) {
   std::string_view t = text(tok);
   StrId id = m_.strings.find(t.substr(1));
   ValueId v = id == kNone ? kNone : name_lookup(id);
-  if (v == kNone) fail(tok, "use of undefined value '" + std::string(t) + "'");
+  if (v == kNone) fail(tok, "use of undefined value " + quoted(t));
   return v;
 }
 
@@ -77,8 +77,8 @@ ValueId Binder::def_value(uint32_t tok, std::string_view name, TypeId type, Inst
   StrId id = m_.strings.intern(name);
   if (name_lookup(id) != kNone) {
     std::string key(name);
-    if (tok != kNoIndex) fail(tok, "redefinition of value '%" + key + "'");
-    fail_at(0, 0, "redefinition of value '%" + key + "'");
+    if (tok != kNoIndex) fail(tok, "redefinition of value " + quoted("%" + key));
+    fail_at(0, 0, "redefinition of value " + quoted("%" + key));
   }
   ValueId v = ValueId(m_.values.size());
   uint32_t off = tok == kNoIndex ? 0 : (*tp_)[tok].off;
@@ -269,7 +269,7 @@ void Binder::parse_attr_dict(Cursor& c, std::vector<NamedAttr>& out) {
     }
     ++in.pos;
     for (const NamedAttr& na : out)
-      if (m_.str(na.key) == key) fail(key_tok, "duplicate attribute '" + key + "'");
+      if (m_.str(na.key) == key) fail(key_tok, "duplicate attribute " + quoted(key));
     AttrId v;
     if (in.accept(Tok::Equal)) v = parse_attr_value(in);
     else v = make_attr(AttrKind::Unit, "unit");

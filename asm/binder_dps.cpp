@@ -41,7 +41,7 @@ void check_use_type(Binder& b, uint32_t tok, ValueId v, TypeId annotated) {
     val.type = annotated;
     return;
   }
-  b.fail(tok, "'" + std::string(b.text(tok)) + "' has type " + b.type_text(val.type) + ", not " +
+  b.fail(tok, quoted(b.text(tok)) + " has type " + b.type_text(val.type) + ", not " +
                   b.type_text(annotated));
 }
 
@@ -104,7 +104,7 @@ void dps_group(Binder& b, Binder::Cursor& in, std::vector<ValueId>& vals,
     } else if (k == Tok::Int || k == Tok::Float || k == Tok::Hex) {
       in.fail_here("DPS operands are SSA values; define the scalar with arith.constant");
     } else {
-      in.fail_here("expected an operand, found '" + std::string(in.ptext()) + "'");
+      in.fail_here("expected an operand, found " + quoted(in.ptext()));
     }
     if (!in.done() && in.peek() != Tok::Comma && in.peek() != Tok::Colon &&
         in.peek() != Tok::LBrace && !(typing && in.peek() == Tok::ValueUse))
@@ -155,7 +155,7 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
       dps_group(*this, in, p.outs, p.attrs);
     }
     if (c.peek() == Tok::LBrace) parse_attr_dict(c, p.attrs);
-    if (!c.done()) c.fail_here("unexpected token '" + std::string(c.ptext()) + "' after outs(...)");
+    if (!c.done()) c.fail_here("unexpected token " + quoted(c.ptext()) + " after outs(...)");
   } else {
     // SSA or assembly form: operands, attributes, then types.
     p.form = results_.empty() ? Form::Asm : Form::Ssa;
@@ -174,7 +174,7 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
       } else if (k == Tok::AttrAlias && c.peek2() == Tok::Equal) {
         p.attrs.push_back(asm_attr(*this, c));
       } else {
-        c.fail_here("expected an operand, found '" + std::string(c.ptext()) + "'");
+        c.fail_here("expected an operand, found " + quoted(c.ptext()));
       }
     }
     std::vector<TypeId> types, res_types;
@@ -190,7 +190,7 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
       if (c.accept(Tok::Arrow)) parse_type_list(c, res_types);
     }
     while (c.peek() == Tok::AttrAlias && c.peek2() == Tok::Equal) p.attrs.push_back(asm_attr(*this, c));
-    if (!c.done()) c.fail_here("unexpected token '" + std::string(c.ptext()) + "'");
+    if (!c.done()) c.fail_here("unexpected token " + quoted(c.ptext()));
     if (types.empty()) fail(s.op, "expected ':' and the operand types");
     // One type for everything (`: !pto.tile<...>`): tiles get it, scalars
     // and literals get its element type.
@@ -337,7 +337,7 @@ void Binder::bind_generic(Op op, Cursor& c, const SynStmt& s) {
   parse_type_list(c, types);
   c.expect(Tok::Arrow, "'->'");
   parse_type_list(c, res);
-  if (!c.done()) c.fail_here("unexpected token '" + std::string(c.ptext()) + "'");
+  if (!c.done()) c.fail_here("unexpected token " + quoted(c.ptext()));
   if (!res.empty()) fail(s.op, "tile instructions in generic form return '()'");
   if (types.size() != toks.size())
     fail(s.op, std::to_string(toks.size()) + " operands but " + std::to_string(types.size()) +

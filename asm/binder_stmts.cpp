@@ -39,7 +39,7 @@ void no_results(Binder& b, const SynStmt& s, const char* what) {
 }
 
 void end_of_stmt(Binder::Cursor& c) {
-  if (!c.done()) c.fail_here("unexpected token '" + std::string(c.ptext()) + "'");
+  if (!c.done()) c.fail_here("unexpected token " + quoted(c.ptext()));
 }
 
 // `%a, %b : T, U` after an op (return, yield, condition's tail).
@@ -59,7 +59,7 @@ void typed_values(Binder& b, Binder::Cursor& c, std::vector<ValueId>& vals) {
                         " types");
   for (size_t i = 0; i < toks.size(); ++i)
     if (b.m_.values[vals[base + i]].type != types[i])
-      b.fail(toks[i], "'" + std::string(b.text(toks[i])) + "' has type " +
+      b.fail(toks[i], quoted(b.text(toks[i])) + " has type " +
                           b.type_text(b.m_.values[vals[base + i]].type) + ", not " +
                           b.type_text(types[i]));
 }
@@ -379,9 +379,16 @@ void Binder::bind_scalar(Op op, Cursor& c, const SynStmt& s) {
     }
     case Syn::ArithCast: {
       uint32_t v = c.expect(Tok::ValueUse, "the operand");
-      p.ins.push_back(use_value(v));
+      ValueId val = use_value(v);
+      p.ins.push_back(val);
       c.expect(Tok::Colon, "':' and the source type");
-      parse_type(c);
+      TypeId src = parse_type(c);
+      // The stated source type is the operand's (a value of unknown type,
+      // from an opaque op, takes it).
+      TypeId& have = m_.values[val].type;
+      if (m_.types.text(have) == "!pto.unknown") have = src;
+      else if (have != src)
+        fail(v, quoted(text(v)) + " has type " + type_text(have) + ", not " + type_text(src));
       c.expect_ident("to");
       p.result_types.push_back(parse_type(c));
       end_of_stmt(c);
@@ -490,7 +497,7 @@ void Binder::bind_view(Op op, Cursor& c, const SynStmt& s) {
       if (c.accept(Tok::Colon)) {
         TypeId ty = parse_type(c, TypeKind::TileBuf);
         if (ty != m_.values[p.ins[0]].type)
-          fail(vals[0], "'" + std::string(text(vals[0])) + "' has type " +
+          fail(vals[0], quoted(text(vals[0])) + " has type " +
                             type_text(m_.values[p.ins[0]].type) + ", not " + type_text(ty));
       }
       end_of_stmt(c);
@@ -520,7 +527,7 @@ void Binder::bind_view(Op op, Cursor& c, const SynStmt& s) {
       TypeId ty = parse_type(c, TypeKind::TileBuf);
       end_of_stmt(c);
       if (ty != m_.values[p.ins[0]].type)
-        fail(v, "'" + std::string(text(v)) + "' has type " + type_text(m_.values[p.ins[0]].type) +
+        fail(v, quoted(text(v)) + " has type " + type_text(m_.values[p.ins[0]].type) +
                     ", not " + type_text(ty));
       Type rt = m_.types.get(ty);
       rt.rows = rt.vrow = int32_t(sz[0]);

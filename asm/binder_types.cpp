@@ -13,7 +13,8 @@ namespace bind {
 // ---- shapes and types ----------------------------------------------------------
 
 bool parse_shape_token(std::string_view s, std::vector<int64_t>& dims, DType& elem,
-                       bool& has_elem) {
+                       bool& has_elem, bool* too_big) {
+  if (too_big) *too_big = false;
   dims.clear();
   has_elem = false;
   elem = DType::None;
@@ -28,7 +29,10 @@ bool parse_shape_token(std::string_view s, std::vector<int64_t>& dims, DType& el
       for (char ch : part) {
         if (!std::isdigit((unsigned char)ch)) return false;
         v = v * 10 + (ch - '0');
-        if (v > (int64_t(1) << 40)) return false;
+        if (v > (int64_t(1) << 40)) {
+          if (too_big) *too_big = true;
+          return false;
+        }
       }
       dims.push_back(v);
     } else {
@@ -117,7 +121,7 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
       uint32_t key_tok = c.pos;
       std::string key(c.ptext());
       c.pos += 2;
-      if (!seen.insert(key).second) b.fail(key_tok, "duplicate tile parameter '" + key + "'");
+      if (!seen.insert(key).second) b.fail(key_tok, "duplicate tile parameter " + quoted(key));
       if (key == "loc") {
         t.loc = loc_from_word(word("loc"));
         if (t.loc == Loc::None || t.loc == Loc::Gm) b.fail(c.pos - 1, "unknown tile location");
@@ -135,8 +139,10 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
         t.vcol = int_value("v_col");
       } else if (key == "valid") {
         if (c.peek() != Tok::Shape) c.fail_here("expected 'valid=RxC'");
-        if (!parse_shape_token(c.ptext(), dims, elem, has_elem) || has_elem || dims.size() != 2)
-          c.fail_here("expected 'valid=RxC'");
+        bool big = false;
+        if (!parse_shape_token(c.ptext(), dims, elem, has_elem, &big) || has_elem || dims.size() != 2)
+          c.fail_here(big ? "valid shape is out of range (rows and cols at most 2^24)"
+                          : "expected 'valid=RxC'");
         t.vrow = int32_t(dims[0] > (1 << 24) ? -3 : dims[0]);
         t.vcol = int32_t(dims[1] > (1 << 24) ? -3 : dims[1]);
         ++c.pos;
@@ -164,13 +170,15 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
         if (p < 0 || p > 255) b.fail(c.pos - 1, "compact is out of range");
         t.compact = uint8_t(p);
       } else {
-        b.fail(key_tok, "unknown tile parameter '" + key + "'");
+        b.fail(key_tok, "unknown tile parameter " + quoted(key));
       }
     } else if (c.peek() == Tok::Shape && positional <= 1) {
-      if (!parse_shape_token(c.ptext(), dims, elem, has_elem) || !has_elem || dims.size() != 2)
-        c.fail_here("expected a tile shape 'RxCxT'");
-      if (dims[0] > (1 << 24) || dims[1] > (1 << 24) || dims[0] < 0 || dims[1] < 0)
+      bool big = false;
+      bool shape_ok = parse_shape_token(c.ptext(), dims, elem, has_elem, &big);
+      if (big || (shape_ok && dims.size() == 2 &&
+                  (dims[0] > (1 << 24) || dims[1] > (1 << 24) || dims[0] < 0 || dims[1] < 0)))
         c.fail_here("tile shape must be static and at most 2^24");
+      if (!shape_ok || !has_elem || dims.size() != 2) c.fail_here("expected a tile shape 'RxCxT'");
       t.rows = int32_t(dims[0]);
       t.cols = int32_t(dims[1]);
       t.elem = elem;
@@ -203,7 +211,7 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
       else if (w == "Zero") t.pad = 1;
       else if (w == "Max") t.pad = 2;
       else if (w == "Min") t.pad = 3;
-      else c.fail_here("unknown tile parameter '" + std::string(w) + "'");
+      else c.fail_here("unknown tile parameter " + quoted(w));
       ++c.pos;
     } else {
       c.fail_here("unexpected token in tile type");
@@ -232,8 +240,9 @@ static void parse_view_body(Binder& b, Binder::Cursor& c, Type& t, std::vector<i
   DType elem;
   bool has_elem;
   if (c.peek() == Tok::Shape) {
-    if (!parse_shape_token(c.ptext(), dims, elem, has_elem) || !has_elem)
-      c.fail_here("expected a shape 'DxDxT'");
+    bool big = false;
+    if (!parse_shape_token(c.ptext(), dims, elem, has_elem, &big) || !has_elem)
+      c.fail_here(big ? "a view dimension is larger than 2^40" : "expected a shape 'DxDxT'");
     t.elem = elem;
     ++c.pos;
   } else if (c.peek() == Tok::Ident && parse_dtype(c.ptext()) != DType::None) {
@@ -342,9 +351,11 @@ TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
     if ((w == "memref" || w == "vector") && c.peek2() == Tok::LAngle) {
       ++c.pos;
       Cursor in = c.enter();
-      bool has_elem = false;
+      bool has_elem = false, big = false;
       if (in.peek() == Tok::Shape &&
-          parse_shape_token(in.ptext(), dims, t.elem, has_elem) && has_elem) {
+          parse_shape_token(in.ptext(), dims, t.elem, has_elem, &big) && has_elem) {
+      } else if (big) {
+        in.fail_here("a " + std::string(w) + " dimension is larger than 2^40");
       } else if (in.peek() == Tok::Ident && parse_dtype(in.ptext()) != DType::None) {
         t.elem = parse_dtype(in.ptext());
         dims.clear();
@@ -365,7 +376,7 @@ TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
       t.text = m_.strings.intern(render(start, c.pos));
       return m_.types.intern(t, dims);
     }
-    c.fail_here("unknown type '" + std::string(w) + "'");
+    c.fail_here("unknown type " + quoted(w));
   }
   if (k == Tok::TypeAlias || k == Tok::LAngle) {
     std::string_view alias = k == Tok::TypeAlias ? c.ptext() : std::string_view();

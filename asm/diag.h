@@ -2,6 +2,10 @@
 //   file:line:col: error: message
 //     <the source line>
 //     ^~~~
+// The column counts characters (UTF-8), the echoed line is a window of about
+// 160 bytes around the caret, and bytes that would disturb a terminal
+// (control bytes, invalid UTF-8) are shown escaped as \xNN, so that the
+// output stays small and on its lines whatever the input holds.
 // Errors are collected (at most kMaxErrors are printed) so that one run
 // reports several problems; callers stop early when too_many() is true.
 #pragma once
@@ -16,6 +20,16 @@ struct LineCol {
   uint32_t line;  // 1-based
   uint32_t col;   // 1-based, in bytes
 };
+
+// Quoting source text in messages: `quoted(tok)` is 'tok' with at most
+// kMaxQuoted characters (then "..."), newlines and control bytes escaped (\n,
+// \x00), invalid UTF-8 as \xNN: one short line whatever the token holds.
+inline constexpr size_t kMaxQuoted = 48;
+std::string quoted(std::string_view token);
+// The same escaping without quotes, clipped after max_chars characters.
+std::string printable(std::string_view s, size_t max_chars);
+// The byte length of the valid UTF-8 sequence at s[i]; 0 if none starts there.
+size_t utf8_len(std::string_view s, size_t i);
 
 class SourceFile {
  public:

@@ -112,7 +112,10 @@ class Parser {
     if (t == Tok::LBrace) return parse_brace();
     if (t == Tok::RParen || t == Tok::RBracket || t == Tok::RAngle)
       return fail("unbalanced closing bracket");
-    if (t == Tok::OpName || t == Tok::GenericOp) return fail("unexpected operation name");
+    if (t == Tok::OpName || t == Tok::GenericOp) {
+      diag_.error(toks_[pos_].off, toks_[pos_].len, "unexpected operation name inside brackets");
+      return false;
+    }
     if (t == Tok::BlockLabel) return fail("unexpected block label");
     if (t == Tok::ValueDef) return fail("unexpected value definition");
     return fail("unexpected token");
@@ -173,6 +176,16 @@ class Parser {
       while (peek() != Tok::RBrace) {
         if (peek() == Tok::Eof) {
           return fail_unclosed(open, "this brace");
+        }
+        // An operation inside braces that did not start with one: a region
+        // whose first token is no operation (`{ {} return }`). The mistake
+        // is that first token, not the operation after it.
+        if (starts_stmt(peek()) || peek() == Tok::BlockLabel) {
+          const Token& first = toks_[open + 1];
+          diag_.error(first.off, first.len,
+                      std::string("expected an operation, found ") + tok_name(first.kind) +
+                          " (a region holds only operations)");
+          return false;
         }
         if (!parse_atom(false)) return false;
       }

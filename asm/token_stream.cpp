@@ -1,6 +1,7 @@
 // Lexing plus op-name classification; see token_stream.h.
 #include "token_stream.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ops.h"
@@ -40,20 +41,42 @@ bool tokenize(const SourceFile& src, std::vector<Token>& out, Diag& diag) {
   classify_tokens(text, out);
   bool ok = true;
   int depth = 0;
-  for (const Token& t : out) {
+  for (size_t ti = 0; ti < out.size(); ++ti) {
+    const Token& t = out[ti];
     switch (t.kind) {
       case Tok::Error: {
         unsigned char c = (unsigned char)text[t.off];
+        ok = false;
+        if (c == '"') {
+          diag.error(t.off, 1, "unterminated string");
+          break;
+        }
+        // One error for a run of bad bytes (a line of NULs, the bytes of one
+        // UTF-8 character), not one per byte.
+        size_t end = ti;
+        while (end + 1 < out.size() && out[end + 1].kind == Tok::Error &&
+               out[end + 1].off == out[end].off + out[end].len && text[out[end + 1].off] != '"')
+          ++end;
+        uint32_t run = out[end].off + out[end].len - t.off;
+        size_t n = std::max<size_t>(utf8_len(text, t.off), 1);
         std::string what;
-        if (c == '"') what = "unterminated string";
-        else if (c >= 0x20 && c < 0x7f) what = std::string("unexpected character '") + char(c) + "'";
-        else {
+        if (c >= 0x20 && c < 0x7f) {
+          what = std::string("unexpected character '") + char(c) + "'";
+        } else if (n > 1) {
+          uint32_t cp = c & (0xff >> (n + 1));
+          for (size_t k = 1; k < n; ++k) cp = cp << 6 | ((unsigned char)text[t.off + k] & 0x3f);
+          char buf[16];
+          snprintf(buf, sizeof buf, " (U+%04X)", unsigned(cp));
+          what = "unexpected character " + quoted(text.substr(t.off, n)) + buf;
+        } else {
           char buf[8];
           snprintf(buf, sizeof buf, "0x%02x", c);
           what = std::string("unexpected byte ") + buf;
         }
-        diag.error(t.off, 1, what);
-        ok = false;
+        if (run > n)
+          what += " (and " + std::to_string(run - n) + " more bytes the lexer does not take)";
+        diag.error(t.off, run, what);
+        ti = end;
         break;
       }
       case Tok::LParen: case Tok::LBracket: case Tok::LBrace: case Tok::LAngle:

@@ -4,6 +4,7 @@
 //                      (scf, func.call/return), view operand types
 //   verify_tile.cpp    legality of every !pto.tile_buf definition
 //   verify_dps.cpp     per-op operand checks driven by the op table (ops.def)
+//   verify_arith.cpp   operand and result types of the arith ops
 //   verify_npu.cpp     NPU-specific rules mirroring the official tool's
 //                      verifiers (the reject corpus)
 //
@@ -77,6 +78,7 @@ std::string q(Op op);
 // Per-topic entry points.
 void verify_tiles(Ctx& c);                      // verify_tile.cpp
 void verify_dps_inst(Ctx& c, InstId id);        // verify_dps.cpp
+void verify_arith_inst(Ctx& c, InstId id);      // verify_arith.cpp
 void verify_npu_inst(Ctx& c, InstId id);        // verify_npu.cpp
 void verify_npu_module(Ctx& c);                 // verify_npu.cpp (cross-function rules)
 

@@ -320,7 +320,7 @@ struct ModuleChecker {
       std::string callee = c.symbol(in, "callee");
       auto f = funcs.find(callee);
       if (f == funcs.end()) {
-        c.error(in.loc, "'func.call' references undefined function '@" + callee + "'");
+        c.error(in.loc, "'func.call' references undefined function " + quoted("@" + callee));
         return;
       }
       const Inst& fn = c.m.insts[f->second];
@@ -329,7 +329,7 @@ struct ModuleChecker {
       if (const Region* body = c.region(fn, 0)) {
         std::vector<ValueId> params = c.region_args(*body);
         if (params.size() != in.n_ins) {
-          c.error(in.loc, "'func.call' to '@" + callee + "' passes " +
+          c.error(in.loc, "'func.call' to " + quoted("@" + callee) + " passes " +
                               plural(in.n_ins, "argument") + ", the function takes " +
                               std::to_string(params.size()));
         } else {
@@ -344,7 +344,7 @@ struct ModuleChecker {
         }
       }
       if (in.n_res != fn.n_outs) {
-        c.error(in.loc, "'func.call' to '@" + callee + "' expects " +
+        c.error(in.loc, "'func.call' to " + quoted("@" + callee) + " expects " +
                             plural(in.n_res, "result") + ", the function returns " +
                             std::to_string(fn.n_outs));
       } else {
@@ -378,8 +378,7 @@ struct ModuleChecker {
           auto [to, call] = edges[node][next++];
           if (colour[to] == 1) {
             const Inst& ci = c.m.insts[call];
-            c.error(ci.loc, "recursive function calls are not supported for EmitC C++ emission "
-                            "('@" + c.symbol(c.m.insts[defs[node]], "sym_name") + "' calls '@" +
+            c.error(ci.loc, "recursive function calls are not supported ('@" + c.symbol(c.m.insts[defs[node]], "sym_name") + "' calls '@" +
                                 c.symbol(c.m.insts[defs[to]], "sym_name") +
                                 "', which is already on the call stack)");
           } else if (colour[to] == 0) {
@@ -539,6 +538,7 @@ struct ModuleChecker {
         break;
     }
     if (info.syn == Syn::Dps) verify_dps_inst(c, it.id);
+    if (info.sem == Sem::Scalar) verify_arith_inst(c, it.id);
     verify_npu_inst(c, it.id);
   }
 

@@ -80,12 +80,23 @@ void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::str
   if (!what.empty()) {
     msg = std::string(what) + " is not supported on " + std::string(target_name(t));
   } else {
-    DType d = DType::None;
-    if (in.n_res) d = m.type_of(in.res).elem;
-    else if (in.n_outs) d = m.type_of(m.operand(in, in.n_ins)).elem;
-    else if (in.n_ins) d = m.type_of(m.operand(in, 0)).elem;
-    msg = "op " + std::string(op_name(in.op)) + " with dtype " +
-          std::string(d == DType::None ? "none" : dtype_name(d)) + " is not supported on " +
+    // Named by the type that decides: the result's, else the destination's,
+    // else the first operand's. A scalar or a tile by its element type; a
+    // vector, view or anything else by its whole type (its element type
+    // alone would say that e.g. i16 is unsupported when vectors are).
+    ValueId v = kNone;
+    if (in.n_res) v = in.res;
+    else if (in.n_outs) v = m.operand(in, in.n_ins);
+    else if (in.n_ins) v = m.operand(in, 0);
+    std::string on = "with dtype none";
+    if (v != kNone) {
+      const Type& ty = m.type_of(v);
+      if (ty.kind == TypeKind::Scalar || ty.kind == TypeKind::TileBuf)
+        on = "with dtype " + std::string(ty.elem == DType::None ? "none" : dtype_name(ty.elem));
+      else
+        on = "on " + std::string(m.types.text(m.values[v].type));
+    }
+    msg = "op " + std::string(op_name(in.op)) + " " + on + " is not supported on " +
           std::string(target_name(t));
   }
   diag.error(in.loc, 0, msg);

@@ -320,13 +320,13 @@ void Gen::inst(const Inst& in, InstId id) {
     case Syn::Module: case Syn::Func:
       return fail(in, "a nested function");
     case Syn::Return:
-      if (in.n_ins) return fail(in, "returning values from a kernel");
+      if (in.n_ins) return fail(in, "a function that returns values (a CPU kernel returns void)");
       b(epilogue_);
       return;
     case Syn::Yield: case Syn::Condition:
       return fail(in, "a terminator in the middle of a region");
     case Syn::Call:
-      return fail(in);
+      return fail(in, kCallRefusal);
     case Syn::For: {
       const Region& body = m_.region(in, 0);
       ValueId iv = m_.region_arg(body, 0);

@@ -152,7 +152,7 @@ void Gen::inst(const Inst& in, InstId id) {
       return;
     case Syn::Return:
       if (in.n_ins) {
-        fail(in, "returning values from a kernel");
+        fail(in, "a function that returns values (a CPU kernel returns void)");
         return;
       }
       jmp(epilogue_, T_NEAR);
@@ -161,7 +161,7 @@ void Gen::inst(const Inst& in, InstId id) {
       fail(in, "a terminator in the middle of a region");
       return;
     case Syn::Call:
-      fail(in);
+      fail(in, kCallRefusal);
       return;
     case Syn::For: {
       const Region& body = m_.region(in, 0);

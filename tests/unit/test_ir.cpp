@@ -361,15 +361,45 @@ TEST_CASE("diag: rendering details", "[ir][diag]") {
         "f.pto:1:1: note: see here\n  abc\n  ^\n"
         "f.pto:4:2: error: long span is clipped to the line\n  xyz\n   ^~\n"
         "ptoas: error: global\n");
-  // Control bytes are shown as spaces so the caret stays aligned.
+  // Control bytes are shown escaped (never raw) and the caret stays aligned
+  // under what they show.
   SourceFile ctl("c.pto", std::string("a\x01\x02z", 4));
   Diag dc(&ctl);
   dc.error(3, 1, "x");
-  CHECK(dc.text() == "c.pto:1:4: error: x\n  a  z\n     ^\n");
+  CHECK(dc.text() == "c.pto:1:4: error: x\n  a\\x01\\x02z\n           ^\n");
+  // Columns count UTF-8 characters; invalid bytes are \xNN; a message stays
+  // on one line (a newline in it is \n).
+  SourceFile u8("u.pto", "\xc3\xa9\xff z");
+  Diag du(&u8);
+  du.error(4, 1, "bad 'a\nb'");
+  CHECK(du.text() == "u.pto:1:4: error: bad 'a\\nb'\n  \xc3\xa9\\xFF z\n        ^\n");
   // No source: the global form.
   Diag dn(nullptr);
   dn.error(0, 0, "no file");
   CHECK(dn.text() == "ptoas: error: no file\n");
+}
+
+TEST_CASE("diag: long lines, long tokens and long messages are clipped", "[ir][diag]") {
+  // An error 5000 characters into a 10000-character line: a window around
+  // the caret, '...' on both sides, the caret under the token.
+  std::string line(5000, 'a');
+  line += "TOKEN";
+  line += std::string(5000, 'b');
+  SourceFile src("l.pto", line);
+  Diag d(&src);
+  d.error(5000, 5, "e " + quoted(line));
+  std::string t = d.text();
+  CHECK(t.size() < 500);
+  CHECK(t.rfind("l.pto:1:5001: error: e 'aaaa", 0) == 0);
+  CHECK(t.find("aaa...'") != std::string::npos);  // the quote is a short prefix
+  size_t l2 = t.find('\n') + 1, l3 = t.find('\n', l2) + 1;
+  std::string shown = t.substr(l2, l3 - l2), caret = t.substr(l3);
+  CHECK(shown.rfind("  ...", 0) == 0);
+  CHECK(shown.find("b...\n") != std::string::npos);
+  CHECK(shown.find("TOKEN") == caret.find('^'));
+  CHECK(caret.find("^~~~~\n") != std::string::npos);
+  CHECK(quoted(std::string(1000, 'x')).size() == kMaxQuoted + 5);
+  CHECK(quoted(std::string("\0\n\x80", 3)) == "'\\x00\\n\\x80'");
 }
 
 TEST_CASE("diag: 30 independent errors report 20 and a note", "[ir][diag]") {

@@ -418,3 +418,98 @@ TEST_CASE("verify: tcvt src and dst valid shapes agree", "[verify]") {
                      d + ")\n";
   EXPECT_ERROR(run(kernel(body)), 5, "'pto.tcvt' expects src and dst to have the same valid shape");
 }
+
+// ---- arith operand and result types (issue 18 item 11) ----------------------------
+
+namespace {
+// One arith statement on line 5 of a kernel with values of every kind.
+Run arith(const std::string& stmt) {
+  return run(kernel("    %tv = pto.make_tensor_view %p, shape = [%n, %n], strides = [%n, %n] : "
+                    "!pto.tensor_view<?x?xf32>\n"                                  // line 3
+                    "    %t = pto.alloc_tile : " + F32 + "\n"                      // line 4
+                    "    " + stmt + "\n",                                          // line 5
+                    "%n: index, %f: f32, %h: f16, %i: i32, %j: i64, %b: i1, %p: !pto.ptr<f32>"));
+}
+}  // namespace
+
+TEST_CASE("verify: arith integer ops take operands of their one integer type", "[verify][arith]") {
+  EXPECT_ERROR(arith("%r = arith.addi %n, %n : i32"), 5,
+               "'arith.addi' operand #0 has type index, but the op's type is i32");
+  EXPECT_ERROR(arith("%r = arith.addi %f, %tv : f32"), 5,
+               "'arith.addi' works on integers or index, not f32");
+  EXPECT_ERROR(arith("%r = arith.addi %p, %n : index"), 5,
+               "'arith.addi' operand #0 has type !pto.ptr<f32>");
+  EXPECT_ERROR(arith("%r = arith.muli %i, %j : i32"), 5, "operand #1 has type i64");
+  EXPECT_ERROR(arith("%r = arith.shli %f, %f : f32"), 5, "works on integers or index");
+  EXPECT_OK(arith("%r = arith.addi %n, %n : index"));
+  EXPECT_OK(arith("%r = arith.andi %b, %b : i1"));
+  EXPECT_OK(arith("%r = arith.maxsi %j, %j : i64"));
+}
+
+TEST_CASE("verify: arith float ops take floats", "[verify][arith]") {
+  EXPECT_ERROR(arith("%r = arith.addf %n, %n : index"), 5,
+               "'arith.addf' works on floats (f16, bf16, f32, f64), not index");
+  EXPECT_ERROR(arith("%r = arith.mulf %f, %h : f32"), 5, "operand #1 has type f16");
+  EXPECT_ERROR(arith("%r = arith.negf %i : i32"), 5, "'arith.negf' works on floats");
+  EXPECT_OK(arith("%r = arith.maximumf %h, %h : f16"));
+  EXPECT_OK(arith("%r = arith.negf %f : f32"));
+}
+
+TEST_CASE("verify: arith compares: one operand type of the right class, a known predicate",
+          "[verify][arith]") {
+  EXPECT_ERROR(arith("%r = arith.cmpi slt, %t, %t : " + F32), 5,
+               "'arith.cmpi' works on integers or index, not !pto.tile_buf");
+  EXPECT_ERROR(arith("%r = arith.cmpi eq, %n, %i : index"), 5,
+               "'arith.cmpi' compares values of one type, got index and i32");
+  EXPECT_ERROR(arith("%r = arith.cmpi olt, %n, %n : index"), 5, "has no predicate 'olt'");
+  EXPECT_ERROR(arith("%r = arith.cmpf olt, %n, %n : index"), 5, "'arith.cmpf' works on floats");
+  EXPECT_ERROR(arith("%r = arith.cmpf slt, %f, %f : f32"), 5, "has no predicate 'slt'");
+  EXPECT_OK(arith("%r = arith.cmpi uge, %i, %i : i32"));
+  EXPECT_OK(arith("%r = arith.cmpf une, %f, %f : f32"));
+}
+
+TEST_CASE("verify: arith.select: an i1 condition, values of the result type", "[verify][arith]") {
+  EXPECT_ERROR(arith("%r = arith.select %n, %f, %f : f32"), 5,
+               "'arith.select' expects an i1 condition, got index");
+  EXPECT_ERROR(arith("%r = arith.select %b, %f, %h : f32"), 5, "operand #2 has type f16");
+  EXPECT_OK(arith("%r = arith.select %b, %f, %f : f32"));
+  EXPECT_OK(arith("%r = arith.select %b, %t, %t : " + F32));  // any type, tiles too
+}
+
+TEST_CASE("verify: arith casts: source and destination classes and widths", "[verify][arith]") {
+  EXPECT_ERROR(arith("%r = arith.index_cast %f : f32 to index"), 5,
+               "'arith.index_cast' casts index to an integer or an integer to index, not f32 to index");
+  EXPECT_ERROR(arith("%r = arith.index_cast %n : index to index"), 5, "not index to index");
+  EXPECT_ERROR(arith("%r = arith.extsi %j : i64 to i32"), 5,
+               "'arith.extsi' casts an integer to a wider integer, not i64 to i32");
+  EXPECT_ERROR(arith("%r = arith.trunci %i : i32 to i64"), 5, "to a narrower integer");
+  EXPECT_ERROR(arith("%r = arith.trunci %n : index to i32"), 5, "to a narrower integer");
+  EXPECT_ERROR(arith("%r = arith.sitofp %f : f32 to f32"), 5, "an integer to a float");
+  EXPECT_ERROR(arith("%r = arith.fptosi %i : i32 to i32"), 5, "a float to an integer");
+  EXPECT_ERROR(arith("%r = arith.extf %f : f32 to f16"), 5, "a float to a wider float");
+  EXPECT_ERROR(arith("%r = arith.truncf %h : f16 to f32"), 5, "a float to a narrower float");
+  EXPECT_ERROR(arith("%r = arith.bitcast %i : i32 to f16"), 5, "of one bit width");
+  EXPECT_ERROR(arith("%r = arith.index_cast %t : " + F32 + " to index"), 5, "casts a scalar");
+  // The stated source type is the operand's.
+  EXPECT_ERROR(arith("%r = arith.index_cast %n : i32 to index"), 5, "'%n' has type index, not i32");
+  EXPECT_OK(arith("%r = arith.index_cast %i : i32 to index"));
+  EXPECT_OK(arith("%r = arith.index_castui %n : index to i64"));
+  EXPECT_OK(arith("%r = arith.extui %b : i1 to i32"));
+  EXPECT_OK(arith("%r = arith.trunci %j : i64 to i32"));
+  EXPECT_OK(arith("%r = arith.uitofp %i : i32 to f32"));
+  EXPECT_OK(arith("%r = arith.fptoui %h : f16 to i32"));
+  EXPECT_OK(arith("%r = arith.extf %h : f16 to f32"));
+  EXPECT_OK(arith("%r = arith.bitcast %f : f32 to i32"));
+}
+
+TEST_CASE("verify: the recursion error names no EmitC backend", "[verify]") {
+  Run r = run(
+      "module {\n"
+      "  func.func @kernel(%arg0: i32) attributes {pto.entry} {\n"
+      "    func.call @kernel(%arg0) : (i32) -> ()\n"
+      "    return\n"
+      "  }\n"
+      "}\n");
+  EXPECT_ERROR(r, 3, "recursive function calls are not supported ('@kernel' calls '@kernel'");
+  CHECK(r.diags.find("EmitC") == std::string::npos);
+}
