@@ -25,7 +25,7 @@ struct Options {
   OutputSink write;          // none: the whole listing goes to `out`
 };
 
-// What a crafted object cannot make ptodis spend (docs/security_tools.md):
+// What a crafted object cannot make ptodis spend (docs/security.md):
 // names and source text are shown clipped to these many bytes (control
 // characters escaped), paths longer than kMaxPath are not opened, and at
 // most kMaxSourceFiles distinct sources (kMaxSourceBytes of text in all)

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       "ptoas"};
   app.set_help_flag("-h,--help", "Print this help and exit");
   app.footer("Environment: PTOAS_MAX_INPUT_BYTES=N[K|M|G] sets the input limit (default 1G; the front "
-             "end reads at most 1 GiB of source whatever it says). See docs/security_tools.md.");
+             "end reads at most 1 GiB of source whatever it says). See docs/security.md.");
 
   std::string input, output, target = "cce", emit;
   ptoas::cli::FrontendFlags fe_flags;

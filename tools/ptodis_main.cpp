@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   app.footer("Environment: PTOAS_MAX_INPUT_BYTES=N[K|M|G] sets the input limit (default 1G) for the "
              "object and for each source file shown. Source lines come from the regular files the "
              "object's line table names; use --no-source for an object you do not trust. See "
-             "docs/security_tools.md.");
+             "docs/security.md.");
   std::string input, function;
   bool no_source = false, show_version = false;
   app.add_option("input", input, "Object file (.o), - for standard input")->required();

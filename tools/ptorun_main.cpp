@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
       "located error, exit 1). Outputs are written only after the whole run succeeded, all together.\n"
       "Environment: PTORUN_TIMEOUT (seconds, default 600; --timeout wins), PTOAS_MAX_INPUT_BYTES\n"
       "(N[K|M|G]: the most bytes read from the kernel or an .npy file and the largest --out array;\n"
-      "default 1G), SVE_VL, PTOAS_FORCE_BOCHS. See docs/security_runtime.md.");
+      "default 1G), SVE_VL, PTOAS_FORCE_BOCHS. See docs/security.md.");
 
   std::string input, target = "host", function;
   ptoas::cli::FrontendFlags fe_flags;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bounded input for every tool (docs/security_tools.md): ptoas, ptodis and
+# Bounded input for every tool (docs/security.md): ptoas, ptodis and
 # ptorun read at most the input limit (1 GiB, PTOAS_MAX_INPUT_BYTES) + 1
 # bytes of any file: the kernel or object, a .npy argument, the source file
 # an object's line table names. /dev/zero, a pipe that never ends and a
