@@ -97,7 +97,7 @@ fuzz-run-fuzz_ptodis:
 fuzz-run-fuzz_launch:
 	@mkdir -p fuzz-out/launch-corpus
 	build-fuzz/fuzz_launch -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
-	  -max_len=256 -artifact_prefix=fuzz-out/launch- -print_final_stats=1 $(FUZZ_ARGS) \
+	  -max_len=256 -len_control=0 -artifact_prefix=fuzz-out/launch- -print_final_stats=1 $(FUZZ_ARGS) \
 	  fuzz-out/launch-corpus
 
 check-full:
