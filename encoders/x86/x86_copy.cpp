@@ -284,6 +284,25 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
   Label done;
   int across = run_bytes(side, es, false), down = run_bytes(side, es, true);
   if (vs < 0) {
+    // A boxed side indexed from an offset (a textract / tinsert window)
+    // has its runs when the offset is a multiple of the run length: that
+    // is checked at run time, the runs' nest taken when it holds.
+    CopySide bare[2] = {side[0], side[1]};
+    for (CopySide& b : bare) b.row0 = b.col0 = kNone;
+    for (bool dn : {false, true}) {
+      int vb = run_bytes(bare, es, dn);
+      if (!vb || vb == (dn ? down : across)) continue;
+      Label unaligned;
+      for (const CopySide& b : side) {
+        ValueId o = dn ? b.row0 : b.col0;
+        if (o == kNone || ty(b.v).slayout == SLayout::NoneBox) continue;
+        test(q(o, 0), uint32_t(vb / int(es) - 1));
+        jnz(unaligned, T_NEAR);
+      }
+      nest(dn, vb, dn ? r9 : r8);
+      jmp(done, T_NEAR);
+      L(unaligned);
+    }
     if (across) nest(false, across, r8);
     else if (down) nest(true, down, r9);
     else if (runs8(0, false) && runs8(1, true)) transposed(false);
