@@ -391,6 +391,49 @@ bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool
   return true;
 }
 
+bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, std::string& why) {
+  if (in.n_outs != 1 || in.n_ins < 3) return generic(why);
+  p = WindowPlan{};
+  p.ext = in.op == Op::TExtract;
+  p.src = m.operand(in, 0);
+  p.row = m.operand(in, 1);
+  p.col = m.operand(in, 2);
+  p.dst = m.operand(in, in.n_ins);
+  p.win = p.ext ? p.src : p.dst;
+  p.region = p.ext ? p.dst : p.src;
+  const Type &st = m.type_of(p.src), &dt = m.type_of(p.dst);
+  if (st.kind != TypeKind::TileBuf || dt.kind != TypeKind::TileBuf) return generic(why);
+  p.boxed = st.slayout != SLayout::NoneBox || dt.slayout != SLayout::NoneBox;
+  if (!p.boxed && (!lane_tile(m, in, p.src, why) || !lane_tile(m, in, p.dst, why))) return false;
+  if (st.elem != dt.elem) {
+    why = "op " + opn(in) + " that converts";
+    if (p.boxed) why += " " + std::string(dtype_name(st.elem)) + " to " + std::string(dtype_name(dt.elem));
+    return false;
+  }
+  std::string_view relu = m.attr_word(in, "reluPreMode");
+  if ((!relu.empty() && relu != "no_relu") || m.find_attr(in, "relu")) {
+    why = "op " + opn(in) + " with relu";
+    return false;
+  }
+  if (!p.boxed) return true;
+  if (st.rows <= 0 || st.cols <= 0 || dt.rows <= 0 || dt.cols <= 0) {
+    why = "a tile of dynamic shape";
+    return false;
+  }
+  unsigned es = dtype_bytes(dt.elem);
+  if (es != 1 && es != 2 && es != 4) {
+    why = "op " + opn(in) + " on a boxed tile of " + std::string(dtype_name(dt.elem));
+    return false;
+  }
+  // The copy is not staged as the interpreter's is: src and dst must not
+  // be one tile.
+  if (p.src == p.dst) {
+    why = "op " + opn(in) + " on a boxed tile in place";
+    return false;
+  }
+  return true;
+}
+
 size_t code_limit() {
   const char* e = std::getenv("PTOAS_TEST_CODE_LIMIT");
   if (!e || !*e) return kMaxFunctionCodeBytes;

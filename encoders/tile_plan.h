@@ -118,6 +118,18 @@ bool view_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool loa
 // dst, nothing to do.
 bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why);
 
+// textract ins(src, row, col) outs(dst) / tinsert ins(src, row, col)
+// outs(dst): bits of one element type, no relu. `win` is the tile the
+// offsets index (src of a textract, dst of a tinsert), `region` the one
+// whose valid region is copied. `boxed`: either tile is boxed (static
+// shapes, 1-, 2- or 4-byte elements, not in place: the any-layout copy);
+// otherwise both are lane tiles (lane_tile).
+struct WindowPlan {
+  ValueId src = kNone, dst = kNone, row = kNone, col = kNone, win = kNone, region = kNone;
+  bool ext = false, boxed = false;
+};
+bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, std::string& why);
+
 // The code size limit of one function: kMaxFunctionCodeBytes, or less
 // with PTOAS_TEST_CODE_LIMIT=BYTES (the tests' way to reach it with a
 // small kernel). An encoder checks it before each op (code_limit_error,

@@ -126,15 +126,14 @@ void Gen::tfillpad(const Inst& in) {
 // region; tinsert ins(s, row, col) outs(d): d[row + i, col + j] = s[i, j]
 // over s's valid region; capped at the window tile's shape minus the
 // offsets; a negative offset copies nothing (the interpreter's errors).
+// Either tile may be boxed: tile_copy addresses every layout.
 void Gen::twindow(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 3) return fail(in);
-  bool ext = in.op == Op::TExtract;
-  ValueId src = op(in, 0), dst = op(in, in.n_ins), ro = op(in, 1), co = op(in, 2);
-  if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
-  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
-  std::string_view relu = m_.attr_word(in, "reluPreMode");
-  if (!relu.empty() && relu != "no_relu") return fail(in, "op " + std::string(op_name(in.op)) + " with relu");
-  ValueId win = ext ? src : dst, region = ext ? dst : src;
+  WindowPlan p;
+  std::string why;
+  if (!plan_twindow(m_, in, p, why)) return fail(in, why);
+  bool ext = p.ext;
+  ValueId src = p.src, dst = p.dst, win = p.win, region = p.region;
+  ValueId ro = p.row, co = p.col;
   I("PTRUE_S", {P(7), 31});
   valid_region(region, std::min(ty(src).rows, ty(dst).rows), std::min(ty(src).cols, ty(dst).cols));
   ldx(X(4), ro);

@@ -31,6 +31,15 @@ bool tile_runs(const ptoas::Type& t, int64_t l, bool down) {
   return (down ? ir : ic) % l == 0;
 }
 
+// tile_runs for a copy side: a boxed tile indexed from an offset along the
+// run has none (j + offset is not a multiple of l in general).
+namespace {
+bool side_runs(const ptoas::Type& t, ValueId start_along, int64_t l, bool down) {
+  if (start_along != kNone && t.slayout != SLayout::NoneBox) return false;
+  return tile_runs(t, l, down);
+}
+}  // namespace
+
 bool same_layout(const ptoas::Type& x, const ptoas::Type& y) {
   return x.rows == y.rows && x.cols == y.cols && dtype_bytes(x.elem) == dtype_bytes(y.elem) &&
          x.blayout == y.blayout && x.slayout == y.slayout && x.fractal == y.fractal;
@@ -44,7 +53,7 @@ int Gen::run_bytes(const CopySide (&side)[2], unsigned es, bool down) const {
     if (vb % int(es)) continue;
     bool ok = true;
     for (const CopySide& s : side)
-      if (!s.view) ok &= tile_runs(ty(s.v), vb / es, down);
+      if (!s.view) ok &= side_runs(ty(s.v), down ? s.row0 : s.col0, vb / es, down);
     if (ok) return vb;
   }
   return 0;
@@ -135,8 +144,8 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
   stack_scratch(size);
   for (int k = 0; k < 2; ++k) {
     if (side[k].view) continue;
-    mm_table(in, ty(side[k].v), true, r8, tab[k][0]);
-    mm_table(in, ty(side[k].v), false, r9, tab[k][1]);
+    mm_table(in, ty(side[k].v), true, r8, tab[k][0], side[k].row0);
+    mm_table(in, ty(side[k].v), false, r9, tab[k][1], side[k].col0);
   }
   if (!ok_) return;
   if (row_tab) view_row_table(side[vs].v, rank, vtab);
@@ -269,10 +278,31 @@ void Gen::copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int6
     nest(false, 0, r8, &r8a);            // the rows below
   };
   // Does side k (a tile) hold runs of 8 32-bit elements along rows (or down)?
-  auto runs8 = [&](int k, bool down) { return es == 4 && !side[k].view && tile_runs(ty(side[k].v), 8, down); };
+  auto runs8 = [&](int k, bool down) {
+    return es == 4 && !side[k].view && side_runs(ty(side[k].v), down ? side[k].row0 : side[k].col0, 8, down);
+  };
   Label done;
   int across = run_bytes(side, es, false), down = run_bytes(side, es, true);
   if (vs < 0) {
+    // A boxed side indexed from an offset (a textract / tinsert window)
+    // has its runs when the offset is a multiple of the run length: that
+    // is checked at run time, the runs' nest taken when it holds.
+    CopySide bare[2] = {side[0], side[1]};
+    for (CopySide& b : bare) b.row0 = b.col0 = kNone;
+    for (bool dn : {false, true}) {
+      int vb = run_bytes(bare, es, dn);
+      if (!vb || vb == (dn ? down : across)) continue;
+      Label unaligned;
+      for (const CopySide& b : side) {
+        ValueId o = dn ? b.row0 : b.col0;
+        if (o == kNone || ty(b.v).slayout == SLayout::NoneBox) continue;
+        test(q(o, 0), uint32_t(vb / int(es) - 1));
+        jnz(unaligned, T_NEAR);
+      }
+      nest(dn, vb, dn ? r9 : r8);
+      jmp(done, T_NEAR);
+      L(unaligned);
+    }
     if (across) nest(false, across, r8);
     else if (down) nest(true, down, r9);
     else if (runs8(0, false) && runs8(1, true)) transposed(false);

@@ -192,8 +192,9 @@ void Gen::mm_scatter(const Xmm& v, const Xmm& idx, const Reg64* count) {
 
 // dword[rsp + off + 4 i] = byte offset of row i (rows) or column i of a
 // tile of type t, i < count (tile_elem_index is a row part plus a column
-// part). Clobbers rax, rdx, rdi, r11.
-void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off) {
+// part); with `start`, of row (column) start + i, start a scalar's slot.
+// Clobbers rax, rdx, rdi, r11 (and rcx with start).
+void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off, ValueId start) {
   Label l, done;
   xor_(edi, edi);
   xor_(r11d, r11d);
@@ -201,11 +202,24 @@ void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64&
   bool plain = t.slayout == SLayout::NoneBox && t.rows > 0 && t.cols > 0;
   int64_t stride = (rows == (t.blayout == BLayout::RowMajor) ? (rows ? t.cols : t.rows) : 1) *
                    std::max<int64_t>(1, dtype_bytes(t.elem));
-  if (plain) xor_(eax, eax);
+  if (plain && start != kNone) {
+    mov(rax, q(start, 0));
+    imul(rax, rax, int(stride));
+  } else if (plain) {
+    xor_(eax, eax);
+  }
   L(l);
   cmp(r11, count);
   jge(done, T_NEAR);
-  if (!plain && !elem_off(in, t, rows ? r11 : rdi, rows ? rdi : r11)) return;
+  if (!plain) {
+    const Reg64* idx = &r11;
+    if (start != kNone) {
+      mov(rcx, q(start, 0));
+      add(rcx, r11);
+      idx = &rcx;
+    }
+    if (!elem_off(in, t, rows ? *idx : rdi, rows ? rdi : *idx)) return;
+  }
   mov(dword[rsp + off + r11 * 4], eax);
   if (plain) add(eax, uint32_t(stride));
   inc(r11);

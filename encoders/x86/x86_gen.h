@@ -287,10 +287,13 @@ class Gen : public CodeGenerator {
   bool elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const Reg64& c);
   void grid_loop(const std::function<bool()>& body);  // r13 < r8 rows x rsi < r9 columns
   // 2-D copies between any layouts (x86_copy.cpp): one side of a copy is a
-  // tile or a view (of rank 1 .. kMaxViewRank).
+  // tile or a view (of rank 1 .. kMaxViewRank); a tile's rows (columns)
+  // are indexed from the scalar row0 (col0) on, when set (textract /
+  // tinsert windows).
   struct CopySide {
     ValueId v;
     bool view;
+    ValueId row0 = kNone, col0 = kNone;
   };
   void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
   void tcopy_views(const Inst& in, ValueId t, ValueId v, bool load);  // ranks other than tcopy's
@@ -336,7 +339,7 @@ class Gen : public CodeGenerator {
   void acc_redirect(const Inst& in, const AccStore& a);
   void acc_tstore(const Inst& in, ValueId t);
   void matmul_gather(const Inst& in, const MmOps& o);
-  void mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off);
+  void mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off, ValueId start = kNone);
   void transpose8x8(bool even_in_9, const std::function<void(int, const Ymm&)>& put);
   void mm_widen(DType e, const Xmm& v);  // gathered dwords (element in the low bits) -> 32-bit lanes
   void mm_scatter(const Xmm& v, const Xmm& idx, const Reg64* count);  // to rax + idx (count: avx2 lanes)
@@ -430,6 +433,7 @@ class Gen : public CodeGenerator {
   void tsel(const Inst& in);
   void tfillpad(const Inst& in);
   void twindow(const Inst& in);                   // textract / tinsert
+  void twindow_boxed(const Inst& in, const WindowPlan& p);  // either tile boxed (x86_move.cpp)
   void ttrans(const Inst& in);
   void tconcat(const Inst& in);
   void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)

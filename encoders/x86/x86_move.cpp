@@ -73,13 +73,12 @@ void Gen::tfillpad(const Inst& in) {
 // other tile's shape (the interpreter reports a window past it, and a
 // negative offset, as errors: nothing is copied then).
 void Gen::twindow(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins < 3) return fail(in);
-  bool ext = in.op == Op::TExtract;
-  ValueId src = op(in, 0), dst = op(in, in.n_ins), ro = op(in, 1), co = op(in, 2);
-  if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
-  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
-  std::string_view relu = m_.attr_word(in, "reluPreMode");
-  if (!relu.empty() && relu != "no_relu") return fail(in, "op " + std::string(op_name(in.op)) + " with relu");
+  WindowPlan p;
+  std::string why;
+  if (!plan_twindow(m_, in, p, why)) return fail(in, why);
+  if (p.boxed) return twindow_boxed(in, p);
+  bool ext = p.ext;
+  ValueId src = p.src, dst = p.dst, ro = p.row, co = p.col;
   DType d = bits_type(ty(dst).elem);
   unsigned es = dtype_bytes(d);
   ValueId win = ext ? src : dst;  // the tile the offsets index
@@ -120,6 +119,41 @@ void Gen::twindow(const Inst& in) {
     LD(V(0), rsi);
     ST(rdi, V(0));
   });
+}
+
+// textract / tinsert with a boxed tile on either side: the same region
+// and caps as twindow's, copied by copy_grid through both tiles' offset
+// tables, the window tile's indexed from the offsets on.
+void Gen::twindow_boxed(const Inst& in, const WindowPlan& p) {
+  const ptoas::Type &st = ty(p.src), &dt = ty(p.dst), &wt = ty(p.win);
+  int64_t rows = std::min(st.rows, dt.rows), cols = std::min(st.cols, dt.cols);
+  mov(r8, q(p.region, 1));
+  mov(r9, q(p.region, 2));
+  clamp(r8, rows);
+  clamp(r9, cols);
+  mov(rax, q(p.row, 0));
+  mov(rdx, int64_t(wt.rows));
+  sub(rdx, rax);
+  cmp(r8, rdx);
+  cmovg(r8, rdx);
+  mov(rax, q(p.col, 0));
+  mov(rdx, int64_t(wt.cols));
+  sub(rdx, rax);
+  cmp(r9, rdx);
+  cmovg(r9, rdx);
+  {
+    Label ok;
+    mov(rax, q(p.row, 0));
+    or_(rax, q(p.col, 0));
+    jns(ok, T_NEAR);
+    xor_(r8d, r8d);  // a negative offset: nothing
+    L(ok);
+  }
+  CopySide s{p.src, false}, d{p.dst, false};
+  CopySide& w = p.ext ? s : d;
+  w.row0 = p.row;
+  w.col0 = p.col;
+  copy_grid(in, {s, d}, dtype_bytes(dt.elem), rows, cols);
 }
 
 // ---- tcvt --------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 // tsel / tsels for 2- and 4-byte elements, tfillpad / tfillpad_inplace /
 // tfillpad_expand with each pad value (the whole physical dst stored), and
 // textract / tinsert at offsets, windows reaching the tile's edge included,
-// on row- and column-major tiles.
+// on row- and column-major tiles and (either side) every boxed layout.
 #include <algorithm>
 #include <cfloat>
 #include <cstring>
@@ -363,6 +363,98 @@ void window_cases(std::vector<Case>& out) {
     }
 }
 
+// ---- textract / tinsert on boxed tiles ----------------------------------------------
+
+struct WinLayout {
+  const char* name;
+  const char* attrs;
+};
+const WinLayout kWinLayouts[] = {{"nd", "blayout=row_major, slayout=none_box"},
+                                 {"dn", "blayout=col_major, slayout=none_box"},
+                                 {"nz", "blayout=col_major, slayout=row_major"},
+                                 {"zn", "blayout=row_major, slayout=col_major"},
+                                 {"zz", "blayout=row_major, slayout=row_major"},
+                                 {"nn", "blayout=col_major, slayout=col_major"},
+                                 {"nz1024", "blayout=col_major, slayout=row_major, fractal=1024"},
+                                 {"zn32", "blayout=row_major, slayout=col_major, fractal=32"}};
+
+// The big tile (BR x BC, layout `big`) and the small one (SR x SC, layout
+// `small`), at least one boxed: textract big -> small (mat -> mat), the
+// small tile loaded whole from c first, narrowed to vr x vc for the op and
+// stored whole; tinsert small (vec, loaded with vr x vc valid) -> big
+// (mat, loaded whole from c, stored whole; an a5 form). Rows and columns
+// are passed through row-major views whatever the tiles' layouts.
+void add_boxed_window(std::vector<Case>& out, bool extract, DType d, const WinLayout& big, const WinLayout& small,
+                      int ro, int co, int vr, int vc, DType small_d = DType::None) {
+  if (small_d == DType::None) small_d = d;
+  std::string dt = dn_of(d), sdt = dn_of(small_d);
+  const int BR = 32, BC = 64, SR = 16, SC = 32;
+  auto tty = [&](const char* loc, int r, int c, const WinLayout& l, const std::string& t) {
+    return "!pto.tile_buf<" + std::string(loc) + ", " + std::to_string(r) + "x" + std::to_string(c) + "x" + t +
+           ", valid=?x?, " + l.attrs + ">";
+  };
+  std::string B = tty("mat", BR, BC, big, dt), S = tty(extract ? "mat" : "vec", SR, SC, small, sdt);
+  size_t ld = size_t(BC + 3), n = ld * size_t(BR + 1);
+  DType ad = extract ? d : small_d, cd = extract ? small_d : d;
+  std::string adt = dn_of(ad), cdt = dn_of(cd);
+  std::string k = head({{"a", ad}, {"c", cd}}, DType::F32,
+                       {{"ld", int64_t(ld)}, {"BR", BR}, {"BC", BC}, {"SR", SR}, {"SC", SC}, {"VR", vr},
+                        {"VC", vc}, {"ro", ro}, {"co", co}});
+  if (extract) {
+    k += view("a", "a", "%BR, %BC", "%ld, %c1", adt) + view("c", "c", "%SR, %SC", "%ld, %c1", cdt);
+    k += load("a", "tb", B, adt, "%BR", "%BC") + load("c", "ts", S, cdt, "%SR", "%SC");
+    k += "  pto.set_validshape %ts, %VR, %VC : " + S + "\n";
+    k += "  pto.textract ins(%tb, %ro, %co : " + B + ", index, index) outs(%ts : " + S + ")\n";
+    k += "  pto.set_validshape %ts, %SR, %SC : " + S + "\n";
+    k += store("ts", S, "c", cd);
+  } else {
+    k += view("a", "a", "%VR, %VC", "%ld, %c1", adt) + view("c", "c", "%BR, %BC", "%ld, %c1", cdt);
+    k += load("a", "ts", S, adt, "%VR", "%VC") + load("c", "tb", B, cdt, "%BR", "%BC");
+    k += "  pto.tinsert ins(%ts, %ro, %co : " + S + ", index, index) outs(%tb : " + B + ")\n";
+    k += store("tb", B, "c", cd);
+  }
+  k += "  return\n}\n";
+  Buffer a = make_buffer("a", ad, n, ld, false), c = make_buffer("c", cd, n, ld, true);
+  for (size_t i = 0; i < n; ++i) store_elem(c.data, cd, i, sample(cd));  // the tile's old contents
+  std::string name = std::string(extract ? "textract " : "tinsert ") + dt + (small_d != d ? "/" + sdt : "") + " " +
+                     big.name + (extract ? "->" : "<-") + small.name + " at (" + std::to_string(ro) + ", " + std::to_string(co) + ") " +
+                     std::to_string(vr) + "x" + std::to_string(vc);
+  out.push_back(make_case(name, k, {a, c}, DType::F32, 0, extract ? Arch::A3 : Arch::A5));
+}
+
+// Every boxed layout against every layout, 4-, 2- and 1-byte elements, at
+// the origin, on box boundaries, off them with a ragged valid region, and
+// at the far corner.
+void boxed_window_cases(std::vector<Case>& out) {
+  const size_t nl = sizeof kWinLayouts / sizeof kWinLayouts[0];
+  unsigned pick = 0;
+  for (bool extract : {true, false})
+    for (DType d : {DType::F32, DType::F16, DType::I8})
+      for (size_t bi = 0; bi < nl; ++bi)
+        for (size_t si = 0; si < nl; ++si) {
+          bool boxed_b = bi >= 2, boxed_s = si >= 2;
+          // (A column-major 16-row tile of i8 is not 32 bytes tall.)
+          if ((!boxed_b && !boxed_s) || (d == DType::I8 && si == 1)) continue;
+          const WinLayout &b = kWinLayouts[bi], &s = kWinLayouts[si];
+          // Each pair: the origin whole, and one of the other windows in turn.
+          add_boxed_window(out, extract, d, b, s, 0, 0, 16, 32);
+          switch (pick++ % 4) {
+            case 0: add_boxed_window(out, extract, d, b, s, 16, 32, 16, 32); break;
+            case 1: add_boxed_window(out, extract, d, b, s, 3, 5, 13, 27); break;
+            case 2: add_boxed_window(out, extract, d, b, s, 17, 33, 15, 31); break;
+            default: add_boxed_window(out, extract, d, b, s, 9, 1, 7, 30); break;
+          }
+        }
+  // Converting windows (an f32 acc -> f16 tinsert is the a3 form) are
+  // refused, with the types named.
+  add_boxed_window(out, true, DType::F32, kWinLayouts[2], kWinLayouts[2], 0, 0, 16, 32, DType::F16);
+  out.back().expect_refused = true;
+  out.back().refuse_word = "pto.textract that converts f32 to f16";
+  add_boxed_window(out, false, DType::F16, kWinLayouts[2], kWinLayouts[0], 16, 32, 16, 32, DType::F32);
+  out.back().expect_refused = true;
+  out.back().refuse_word = "pto.tinsert that converts f32 to f16";
+}
+
 }  // namespace
 
 void ops_cases(std::vector<Case>& out) {
@@ -370,6 +462,7 @@ void ops_cases(std::vector<Case>& out) {
   cmp_cases(out);
   fillpad_cases(out);
   window_cases(out);
+  boxed_window_cases(out);
 }
 
 }  // namespace x86diff
