@@ -59,10 +59,11 @@ run_ptoas() {
   set -e
 }
 
-# status_word RC: a crash/hang description, or empty for 0/1.
+# status_word RC: a crash/hang/usage description, or empty for 0/1.
 status_word() {
   case "$1" in
     0|1) ;;
+    2) echo "usage error (exit 2: a flag ptoas does not know?)" ;;
     124|137) echo "hang (no result within ${TIMEOUT}s)" ;;
     *) if [ "$1" -gt 128 ]; then echo "crash (signal $(( $1 - 128 )), exit $1)"
        else echo "crash (exit $1)"; fi ;;
@@ -71,15 +72,20 @@ status_word() {
 
 first_err_line() { grep -m1 -E 'error' "$1" 2>/dev/null | cut -c1-200 || true; }
 
-fail() {  # fail KIND PATH REASON [STDERR-FILE]
+fail() {  # fail KIND PATH REASON [STDERR-FILE]; a usage error is a mismatch, not a crash
   local kind="$1" path="$2" reason="$3"
+  case "$reason" in *"usage error (exit 2"*) kind=mismatch ;; esac
   if [ "$kind" = crash ]; then crashes=$((crashes + 1)); else mismatches=$((mismatches + 1)); fi
   echo "corpus: $kind: $path: $reason"
   if [ $# -ge 4 ] && [ -s "$4" ]; then sed -n '1,6p' "$4" | sed 's/^/    | /'; fi
 }
 
-while IFS=$'\t' read -r path expect flags || [ -n "${path:-}" ]; do
-  path="${path%$'\r'}"; expect="${expect%$'\r'}"; flags="${flags%$'\r'}"
+# Columns: path, expect, flags, then anything (0.60's generation). A tab is
+# whitespace to `read`, which would merge an empty flags field into the
+# next column, so the tabs become a separator that is not whitespace.
+while IFS= read -r line || [ -n "${line:-}" ]; do
+  line="${line%$'\r'}"
+  IFS=$'\037' read -r path expect flags _ <<<"${line//$'\t'/$'\037'}"
   case "$path" in ''|'#'*) continue ;; esac
   read -r -a fl <<<"${flags:-}"
   src="$DIR/$path"
