@@ -19,7 +19,6 @@
 #include <cstring>
 #include <memory>
 #include <random>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -29,6 +28,7 @@
 #include "opt.h"
 #include "ptort.h"
 #include "qemu_runner.h"
+#include "../located_diag.h"
 
 using namespace ptoas;
 
@@ -240,7 +240,6 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGSEGV, on_fault);
   std::signal(SIGBUS, on_fault);
-  const std::regex located(R"(^k\.pto:[0-9]+:[0-9]+: runtime error: )");
   long accepted = 0, refused = 0, failed = 0, sve_runs = 0, codegen_refused = 0;
   for (long i = 0; i < count; ++i) {
     std::mt19937_64 rng(uint64_t(seed) * 1000003u + uint64_t(i));
@@ -283,7 +282,7 @@ int main(int argc, char** argv) {
     if (!ro.ok) {
       ++refused;
       bool request = !ro.run_error && ro.err.find("is too small") != std::string::npos;
-      if (!request && !std::regex_search(ro.err, located)) report("the refusal is not located: " + ro.err);
+      if (!request && !ptoas_test::located_diag(ro.err, "k.pto", "runtime error")) report("the refusal is not located: " + ro.err);
     } else {
       ++accepted;
     }
