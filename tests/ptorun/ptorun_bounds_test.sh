@@ -8,31 +8,8 @@
 # Usage: tests/ptorun/ptorun_bounds_test.sh PTORUN
 set -euo pipefail
 
-PTORUN="${1:?usage: tests/ptorun/ptorun_bounds_test.sh PTORUN}"
-case "$PTORUN" in /*) ;; */*) PTORUN="$PWD/$PTORUN" ;; esac
-[ -x "$PTORUN" ] || { echo "ptorun_bounds: ptorun not found at $PTORUN" >&2; exit 2; }
-PY=/usr/bin/python3
-if [ ! -x "$PY" ] || ! "$PY" -c 'import numpy' 2>/dev/null; then
-  echo "ptorun_bounds: SKIP: $PY with numpy is not available"
-  exit 77
-fi
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/ptorun-bounds.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-
-failures=0
-checks=0
-fail() { echo "ptorun_bounds: FAIL: $*"; failures=$((failures + 1)); }
-run() {
-  set +e
-  "$PTORUN" "$@" >out.txt 2>err.txt
-  rc=$?
-  set -e
-  checks=$((checks + 1))
-  if [ "$rc" -ge 128 ]; then fail "crashed (exit $rc): ptorun $*; stderr: $(head -c 400 err.txt)"; fi
-}
-expect_rc() { [ "$rc" = "$1" ] || fail "$2: exit $rc, expected $1; stderr: $(head -c 600 err.txt)"; }
-expect_err() { grep -qF -- "$1" err.txt || fail "$2: '$1' not in stderr: $(head -c 600 err.txt)"; }
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
+ptorun_test_init ptorun_bounds "${1:-}"
 
 # The targets that run here: interp always; the others when ptorun can.
 "$PY" -c 'import numpy as np; np.save("x16.npy", np.arange(16, dtype=np.float32)); np.save("y16.npy", np.full(16, -3, dtype=np.float32))'

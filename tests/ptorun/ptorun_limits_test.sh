@@ -7,39 +7,11 @@
 # Usage: tests/ptorun/ptorun_limits_test.sh PTORUN
 set -euo pipefail
 
-PTORUN="${1:?usage: tests/ptorun/ptorun_limits_test.sh PTORUN}"
-case "$PTORUN" in /*) ;; */*) PTORUN="$PWD/$PTORUN" ;; esac
-[ -x "$PTORUN" ] || { echo "ptorun_limits: ptorun not found at $PTORUN" >&2; exit 2; }
-PY=/usr/bin/python3
-if [ ! -x "$PY" ] || ! "$PY" -c 'import numpy' 2>/dev/null; then
-  echo "ptorun_limits: SKIP: $PY with numpy is not available"
-  exit 77
-fi
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/ptorun-limits.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-
-failures=0
-checks=0
-fail() { echo "ptorun_limits: FAIL: $*"; failures=$((failures + 1)); }
-# run ARGS...: ptorun with a hard outer limit of 60 s; $rc, $secs.
-run() {
-  local t0 t1
-  t0=$(date +%s.%N)
-  set +e
-  timeout -s KILL 60 "$PTORUN" "$@" >out.txt 2>err.txt
-  rc=$?
-  set -e
-  t1=$(date +%s.%N)
-  secs=$(echo "$t1 - $t0" | bc)
-  checks=$((checks + 1))
-  if [ "$rc" = 137 ]; then fail "ptorun $* hung (killed after 60 s)"; fi
-  if [ "$rc" -ge 128 ]; then fail "crashed (exit $rc): ptorun $*; stderr: $(head -c 400 err.txt)"; fi
-}
-expect_rc() { [ "$rc" = "$1" ] || fail "$2: exit $rc, expected $1; stderr: $(head -c 600 err.txt)"; }
-expect_err() { grep -qF -- "$1" err.txt || fail "$2: '$1' not in stderr: $(head -c 600 err.txt)"; }
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
+ptorun_test_init ptorun_limits "${1:-}"
+PTORUN_TEST_KILL=60  # a hard outer limit on every run
 expect_fast() {  # expect_fast MAX_SECONDS WHAT
-  [ "$(echo "$secs < $1" | bc)" = 1 ] || fail "$2: took $secs s (limit $1 s)"
+  [ "$ms" -lt $(($1 * 1000)) ] || fail "$2: took $ms ms (limit $1 s)"
 }
 
 "$PY" -c 'import numpy as np; np.save("y.npy", np.full((64, 256), -3, dtype=np.float32))'

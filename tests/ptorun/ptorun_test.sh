@@ -9,47 +9,8 @@
 # Usage: tests/ptorun/ptorun_test.sh PTORUN
 set -euo pipefail
 
-PTORUN="${1:?usage: tests/ptorun/ptorun_test.sh PTORUN}"
-case "$PTORUN" in
-  /*) ;;
-  */*) PTORUN="$PWD/$PTORUN" ;;
-  *) PTORUN="$(command -v "$PTORUN" || echo "$PTORUN")" ;;
-esac
-[ -x "$PTORUN" ] || { echo "ptorun_cli: ptorun not found at $PTORUN" >&2; exit 2; }
-# Debian's python3 with numpy (a pyenv shim on PATH may lack it).
-PY=/usr/bin/python3
-if [ ! -x "$PY" ] || ! "$PY" -c 'import numpy' 2>/dev/null; then
-  echo "ptorun_cli: SKIP: $PY with numpy is not available"
-  exit 77
-fi
-
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/ptorun-cli.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-
-failures=0
-checks=0
-fail() { echo "ptorun_cli: FAIL: $*"; failures=$((failures + 1)); }
-
-# run ARGS...: runs ptorun; $rc, stdout in out.txt, stderr in err.txt.
-run() {
-  set +e
-  "$PTORUN" "$@" >out.txt 2>err.txt
-  rc=$?
-  set -e
-  checks=$((checks + 1))
-  if [ "$rc" -ge 128 ]; then fail "crashed (exit $rc): ptorun $*; stderr: $(head -c 400 err.txt)"; fi
-}
-expect_rc() {  # expect_rc WANT WHAT
-  if [ "$rc" != "$1" ]; then
-    fail "$2: exit $rc, expected $1; stderr: $(head -c 600 err.txt)"
-  fi
-}
-expect_err() {  # expect_err SUBSTRING WHAT
-  if ! grep -qF -- "$1" err.txt; then
-    fail "$2: '$1' not in stderr: $(head -c 600 err.txt)"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
+ptorun_test_init ptorun_cli "${1:-}"
 expect_no_file() {  # expect_no_file PATH WHAT
   if [ -e "$1" ]; then fail "$2: $1 exists after a failed run"; fi
   if compgen -G "$1.tmp-*" >/dev/null; then fail "$2: temporary file of $1 left behind"; fi
