@@ -38,6 +38,13 @@ bool lane_tile(const Module& m, const Inst& in, ValueId v, std::string& why) {
   return true;
 }
 
+bool flag_attr(const Module& m, const Inst& in, std::string_view name) {
+  const Attr* a = m.find_attr(in, name);
+  if (!a) return false;
+  if (a->kind == AttrKind::Unit) return true;
+  return (a->kind == AttrKind::Bool || a->kind == AttrKind::Int) && a->ival != 0;
+}
+
 bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& why) {
   const OpInfo& info = op_info(in.op);
   if (in.n_outs != 1) return generic(why);

@@ -16,6 +16,8 @@ namespace ptoas::cg {
 
 // A tile the 32-bit-lane loops take: unboxed, static shape, lane type.
 bool lane_tile(const Module& m, const Inst& in, ValueId v, std::string& why);
+// A flag attribute (`{descending}`, `= true`, `= 1`) as the interpreter reads it.
+bool flag_attr(const Module& m, const Inst& in, std::string_view name);
 
 // Elementwise, tile-scalar and unary ops (tadd .. tshrs, texpands, tneg ..).
 struct EltPlan {

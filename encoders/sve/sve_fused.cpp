@@ -305,4 +305,35 @@ void Gen::ttri(const Inst& in) {
   });
 }
 
+// tci ins(start) {descending}: d[0, j] = start + j (start - j), j < d's
+// valid columns, wrapping; 2- and 4-byte integers (32-bit lanes, a 2-byte
+// scatter stores each lane's low half), any layout.
+void Gen::tci(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins != 1) return fail(in);
+  ValueId d = op(in, in.n_ins);
+  if (ty(d).kind != TypeKind::TileBuf) return fail(in);
+  const ptoas::Type& dt = ty(d);
+  unsigned es = dtype_bytes(dt.elem);
+  if (dtype_is_float(dt.elem) || (es != 2 && es != 4)) return fail(in);
+  AxisMap mr, mc;
+  if (!axis(in, dt, true, mr) || !axis(in, dt, false, mc)) return;
+  bool desc = flag_attr(m_, in, "descending");
+  I("PTRUE_S", {P(7), 31});
+  ldx(X(13), op(in, 0));
+  valid_region(d, dt.rows, dt.cols);
+  mov_imm(X(9), dt.rows > 0 ? 1u : 0u);  // row 0 whatever the valid rows, as the interpreter
+  tile_ptr(X(0), d);
+  I("DUP_ZR_S", {Z(2), W(13)});
+  mov(X(12), xzr());
+  row_loop({}, {}, [&](R pg) {
+    I("INDEX_RI_S", {Z(1), W(11), 1});  // j
+    I(desc ? "SUB_ZZZ_S" : "ADD_ZZZ_S", {Z(0), Z(2), Z(1)});
+    axis_vec(Z(4), mc, X(11));
+    I(es == 4 ? "SST1W_UXTW" : "SST1H_S_UXTW", {Z(0), pg, X(2), Z(4)});
+  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+    axis_scalar(X(2), mr, X(12));
+    I("ADDXrs", {X(2), X(2), X(0), 0});
+  });
+}
+
 }  // namespace ptoas::cg::sve::gen

@@ -205,6 +205,7 @@ class Gen {
   void col_expand(const Inst& in);
   void col_reduce(const Inst& in);
   void ttri(const Inst& in);
+  void tci(const Inst& in);
   // sve_select.cpp
   void tcmp(const Inst& in);
   void tsel(const Inst& in);

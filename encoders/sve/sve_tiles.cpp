@@ -30,6 +30,7 @@ void Gen::tile_op(const Inst& in) {
     case Op::TCvt: return tcvt(in);
     case Op::TMov: return tmov(in);
     case Op::TTri: return ttri(in);
+    case Op::TCi: return tci(in);
     case Op::TFillPad: case Op::TFillPadInplace: case Op::TFillPadExpand: return tfillpad(in);
     case Op::TExtract: case Op::TInsert: return twindow(in);
     case Op::TTrans: return ttrans(in);

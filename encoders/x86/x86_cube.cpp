@@ -121,6 +121,33 @@ void Gen::ttri(const Inst& in) {
   });
 }
 
+// tci ins(start) {descending}: d[0, j] = start + j (start - j), j < d's
+// valid columns, wrapping; 2- and 4-byte integers, any layout.
+void Gen::tci(const Inst& in) {
+  if (in.n_outs != 1 || in.n_ins != 1) return fail(in);
+  ValueId d = op(in, in.n_ins);
+  if (ty(d).kind != TypeKind::TileBuf) return fail(in);
+  const ptoas::Type& dt = ty(d);
+  unsigned es = dtype_bytes(dt.elem);
+  if (dtype_is_float(dt.elem) || (es != 2 && es != 4)) return fail(in);
+  bool desc = flag_attr(m_, in, "descending");
+  mov(rbx, q(op(in, 0)));
+  mov(r8d, dt.rows > 0 ? 1 : 0);
+  mov(r9, q(d, 2));
+  clamp(r9, dt.cols);
+  grid_loop([&]() -> bool {
+    if (!elem_off(in, dt, r13, rsi)) return false;
+    add(rax, r15);
+    add(rax, q(d, 0));
+    mov(rcx, rbx);
+    if (desc) sub(rcx, rsi);
+    else add(rcx, rsi);
+    if (es == 4) mov(dword[rax], ecx);
+    else mov(word[rax], cx);
+    return true;
+  });
+}
+
 // tmatmul / tmatmul.acc / tmatmul.bias: m = a.vrow, k = a.vcol, n = b.vcol,
 // capped by the tiles' shapes; f32 / f16 / bf16 -> f32 (fma in f32; the
 // k order differs from the interpreter's, within DESIGN §6's summation

@@ -303,6 +303,7 @@ class Gen : public CodeGenerator {
   int run_bytes(const CopySide (&side)[2], unsigned es, bool down) const;
   void stack_scratch(uint32_t bytes);  // rsp -= bytes, each page touched (clobbers rax)
   void ttri(const Inst& in);
+  void tci(const Inst& in);
   void matmul(const Inst& in);
   // tmatmul lowerings (x86_cube.cpp): register-blocked micro-kernels over
   // operands packed into scratch below rsp (false: the scratch would exceed

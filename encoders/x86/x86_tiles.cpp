@@ -37,6 +37,7 @@ void Gen::tile_op(const Inst& in) {
     case Op::TCvt: return tcvt(in);
     case Op::TMov: return tmov(in);
     case Op::TTri: return ttri(in);
+    case Op::TCi: return tci(in);
     case Op::TMatmul: case Op::TMatmulAcc: case Op::TMatmulBias: return matmul(in);
     case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
     case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin: case Op::TRowExpandExpDif:
