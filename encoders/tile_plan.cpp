@@ -45,6 +45,15 @@ bool flag_attr(const Module& m, const Inst& in, std::string_view name) {
   return (a->kind == AttrKind::Bool || a->kind == AttrKind::Int) && a->ival != 0;
 }
 
+bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc) {
+  if (in.n_outs != 1 || in.n_ins != 1) return false;
+  const Type& t = m.type_of(m.operand(in, in.n_ins));
+  if (t.kind != TypeKind::TileBuf || dtype_is_float(t.elem)) return false;
+  es = dtype_bytes(t.elem);
+  desc = flag_attr(m, in, "descending");
+  return es == 2 || es == 4;
+}
+
 bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& why) {
   const OpInfo& info = op_info(in.op);
   if (in.n_outs != 1) return generic(why);

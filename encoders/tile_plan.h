@@ -18,6 +18,9 @@ namespace ptoas::cg {
 bool lane_tile(const Module& m, const Inst& in, ValueId v, std::string& why);
 // A flag attribute (`{descending}`, `= true`, `= 1`) as the interpreter reads it.
 bool flag_attr(const Module& m, const Inst& in, std::string_view name);
+// tci's checks: one scalar in, one tile of 2- or 4-byte integers out (its
+// element size and the descending flag); false: the generic refusal.
+bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc);
 
 // Elementwise, tile-scalar and unary ops (tadd .. tshrs, texpands, tneg ..).
 struct EltPlan {

@@ -309,15 +309,13 @@ void Gen::ttri(const Inst& in) {
 // valid columns, wrapping; 2- and 4-byte integers (32-bit lanes, a 2-byte
 // scatter stores each lane's low half), any layout.
 void Gen::tci(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins != 1) return fail(in);
+  unsigned es;
+  bool desc;
+  if (!plan_tci(m_, in, es, desc)) return fail(in);
   ValueId d = op(in, in.n_ins);
-  if (ty(d).kind != TypeKind::TileBuf) return fail(in);
   const ptoas::Type& dt = ty(d);
-  unsigned es = dtype_bytes(dt.elem);
-  if (dtype_is_float(dt.elem) || (es != 2 && es != 4)) return fail(in);
   AxisMap mr, mc;
   if (!axis(in, dt, true, mr) || !axis(in, dt, false, mc)) return;
-  bool desc = flag_attr(m_, in, "descending");
   I("PTRUE_S", {P(7), 31});
   ldx(X(13), op(in, 0));
   valid_region(d, dt.rows, dt.cols);

@@ -124,13 +124,11 @@ void Gen::ttri(const Inst& in) {
 // tci ins(start) {descending}: d[0, j] = start + j (start - j), j < d's
 // valid columns, wrapping; 2- and 4-byte integers, any layout.
 void Gen::tci(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins != 1) return fail(in);
+  unsigned es;
+  bool desc;
+  if (!plan_tci(m_, in, es, desc)) return fail(in);
   ValueId d = op(in, in.n_ins);
-  if (ty(d).kind != TypeKind::TileBuf) return fail(in);
   const ptoas::Type& dt = ty(d);
-  unsigned es = dtype_bytes(dt.elem);
-  if (dtype_is_float(dt.elem) || (es != 2 && es != 4)) return fail(in);
-  bool desc = flag_attr(m_, in, "descending");
   mov(rbx, q(op(in, 0)));
   mov(r8d, dt.rows > 0 ? 1 : 0);
   mov(r9, q(d, 2));
