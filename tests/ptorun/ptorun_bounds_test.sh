@@ -14,8 +14,7 @@ ptorun_test_init ptorun_bounds "${1:-}"
 # The targets that run here: interp always; the others when ptorun can.
 "$PY" -c 'import numpy as np; np.save("x16.npy", np.arange(16, dtype=np.float32)); np.save("y16.npy", np.full(16, -3, dtype=np.float32))'
 targets=(interp)
-probe_kernel() {
-  cat <<'PTO'
+cat >copy.pto <<'PTO'
 func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {pto.entry} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -30,8 +29,6 @@ func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {pto.entry} {
   return
 }
 PTO
-}
-probe_kernel >copy.pto
 for t in avx2 avx512 sve; do
   cp y16.npy probe.npy
   run copy.pto --target=$t --arg x=x16.npy --inout y=probe.npy
