@@ -191,7 +191,7 @@ struct PtoKernel {
     }
     ptoas::opt::Options oo;
     oo.level = ptoas::opt::Level::O2;
-    ptoas::opt::TargetDesc td = ptoas::cg::opt_target(ptoas::cg::Target::Avx2);
+    ptoas::opt::TargetDesc td = ptoas::cg::opt_target(ptoas::cg::target("avx2"));
     if (!ptoas::opt::optimize(module, oo, td, diag)) {
       problem = "optimizer: " + first_line(diag.text());
       return false;

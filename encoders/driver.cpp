@@ -1,15 +1,12 @@
-// libptoas_codegen driver (codegen.h): dispatch to the target encoder, the
-// listing, C headers and JIT images. Target-neutral. (The line table is
-// DWARF, written with the object: x86/x86_elf.cpp, docs/debug_info.md.)
+// libptoas_codegen driver (codegen.h): a module through the target's
+// descriptor (target.h), the listing, C headers and JIT images.
+// Target-neutral: nothing here names a target.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
 
 #include "codegen.h"
-#include "plan.h"
-#include "sve/sve.h"
-#include "x86/x86.h"
 
 namespace ptoas::cg {
 
@@ -59,24 +56,18 @@ bool c_ident(std::string_view s) {
 
 }  // namespace
 
-opt::TargetDesc opt_target(Target t) {
-  opt::TargetDesc d;
-  d.vector_bytes = t == Target::Avx512 ? 64 : 32;
-  d.vector_regs = t == Target::Avx512 ? 32 : 16;
-  // SVE has no fused-region lowering yet: its pto.fuse bodies would run op
-  // by op, so the fuse pass is not asked to form them.
-  d.fusable = is_x86(t) ? x86::fusable_op : [](const Module&, const Inst&) { return false; };
-  return d;
-}
-
-bool compile_module(const Module& m, Target t, ModuleCode& out, Diag& diag) {
+bool compile_module(const Module& m, const Target& t, ModuleCode& out, Diag& diag, const CodegenOptions& o) {
   out = ModuleCode{};
-  out.target = t;
-  if (is_x86(t)) out.rodata = x86::rodata();
+  out.target = &t;
+  if (!t.compile) {
+    diag.error_global("target " + std::string(t.name) + " is not implemented yet (use --emit=ir)");
+    return false;
+  }
+  if (t.rodata) out.rodata = t.rodata();
   bool ok = true;
   for (InstId fn : defined_functions(m)) {
     FuncCode f;
-    if (!(is_x86(t) ? x86::compile_function(m, fn, t, f, diag) : sve::compile_function(m, fn, f, diag))) {
+    if (!t.compile(m, fn, t, o, f, diag)) {
       ok = false;
       if (diag.too_many()) break;
       continue;
@@ -87,34 +78,38 @@ bool compile_module(const Module& m, Target t, ModuleCode& out, Diag& diag) {
 }
 
 bool write_object(const Module& m, const ModuleCode& code, std::string& out, std::string& err) {
-  return is_x86(code.target) ? x86::write_elf(m, code, out, err) : sve::write_elf(m, code, out, err);
+  const Target& t = *code.target;
+  if (t.write_output) return t.write_output(m, code, out, err);
+  if (t.output != OutputKind::Text) {
+    err = "target " + std::string(t.name) + " writes no object";
+    return false;
+  }
+  out.clear();
+  for (const FuncCode& f : code.funcs) out += f.text;
+  return true;
 }
 
 std::string asm_listing(const Module& m, const ModuleCode& code) {
+  const Target& t = *code.target;
+  if (!t.decode) {  // a text target: its text is its listing
+    std::string o, err;
+    write_object(m, code, o, err);
+    return o;
+  }
   std::vector<uint64_t> off = layout(code);
-  // x86: Intel syntax from Zydis, '#' comments; sve: LLVM's AArch64 syntax,
-  // '//' comments.
-  const bool x86t = is_x86(code.target);
-  const std::string cmt = x86t ? "#" : "//";
-  std::string o = cmt + " ptoas --target=" + std::string(target_name(code.target)) + " listing of " +
-                  src_name(m) + (x86t ? " (Intel syntax; addresses are .text offsets)\n"
-                                      : " (addresses are .text offsets)\n");
-  o += x86t ? "\t.intel_syntax noprefix\n\t.text\n" : "\t.arch\tarmv8.2-a+sve+fp16+bf16\n\t.text\n";
+  const std::string cmt(t.asm_comment);
+  std::string o = cmt + " ptoas --target=" + std::string(t.name) + " listing of " + src_name(m) + " (" +
+                  (t.isa == Isa::X86_64 ? "Intel syntax; " : "") + "addresses are .text offsets)\n";
+  o += t.asm_preamble;
   for (size_t k = 0; k < code.funcs.size(); ++k) {
     const FuncCode& f = code.funcs[k];
     o += "\n";
     if (f.global) o += "\t.globl\t" + f.name + "\n";
     o += "\t.type\t" + f.name + ",@function\n";
     o += "\t.p2align\t4\n" + f.name + ":\n";
-    std::vector<std::pair<uint64_t, std::string>> insts;
-    if (x86t) {
-      for (const x86::DecodedInst& d : x86::decode(f.code.data(), f.code.size(), off[k])) insts.push_back({d.offset, d.text});
-    } else {
-      for (const sve::DecodedInst& d : sve::decode(f.code.data(), f.code.size(), off[k])) insts.push_back({d.offset, d.text});
-    }
     size_t li = 0;
-    for (const auto& [offset, text] : insts) {
-      while (li < f.lines.size() && f.lines[li].offset <= offset) {
+    for (const ListedInst& d : t.decode(f.code.data(), f.code.size(), off[k])) {
+      while (li < f.lines.size() && f.lines[li].offset <= d.offset) {
         if (m.src) {
           LineCol lc = m.src->line_col(f.lines[li].src_loc);
           o += "\t" + cmt + " " + src_name(m) + ":" + std::to_string(lc.line) + ": " +
@@ -122,7 +117,7 @@ std::string asm_listing(const Module& m, const ModuleCode& code) {
         }
         ++li;
       }
-      o += "\t" + text + "\n";
+      o += "\t" + d.text + "\n";
     }
     o += "\t.size\t" + f.name + ", " + std::to_string(f.code.size()) + "\n";
   }
@@ -198,37 +193,32 @@ bool c_header(const Module& m, std::string& out, Diag& diag) {
   return ok;
 }
 
-bool build_jit_image(const Module& m, InstId fn, Target t, JitImage& out, Diag& diag) {
+bool build_jit_image(const Module& m, InstId fn, const Target& t, JitImage& out, Diag& diag,
+                     const CodegenOptions& o) {
+  if (!t.compile || !t.packed_thunk) {
+    diag.error(m.inst(fn).loc, 0, "target " + std::string(t.name) + " has no JIT");
+    return false;
+  }
   FuncCode f;
-  if (!(is_x86(t) ? x86::compile_function(m, fn, t, f, diag) : sve::compile_function(m, fn, f, diag))) return false;
+  if (!t.compile(m, fn, t, o, f, diag)) return false;
   out = JitImage{};
   out.kernel_offset = 0;
   std::vector<uint8_t>& b = out.bytes;
   b = f.code;
-  const uint8_t x86_pad = 0xCC;
-  // AArch64 padding: udf #0 words (the image is 4-byte aligned already).
-  while (b.size() % 16) {
-    if (is_x86(t)) {
-      b.push_back(x86_pad);
-    } else {
-      for (int k = 0; k < 4; ++k) b.push_back(0);
-    }
-  }
+  while (b.size() % 16) b.push_back(t.code_pad);  // AArch64: udf #0 words (the code is 4-byte aligned)
   out.thunk_offset = b.size();
   std::vector<uint8_t> thunk;
   std::string err;
-  bool ok = is_x86(t) ? x86::packed_thunk(m, fn, out.thunk_offset, out.kernel_offset, thunk, err)
-                      : sve::packed_thunk(m, fn, out.thunk_offset, out.kernel_offset, thunk, err);
-  if (!ok) {
+  if (!t.packed_thunk(m, fn, out.thunk_offset, out.kernel_offset, thunk, err)) {
     diag.error(m.inst(fn).loc, 0, err);
     return false;
   }
   b.insert(b.end(), thunk.begin(), thunk.end());
   out.n_slots = m.region(m.inst(fn), 0).arg_count + 2;
-  if (!is_x86(t)) return true;
-  while (b.size() % 64) b.push_back(x86_pad);
+  if (!t.rodata) return true;
+  while (b.size() % 64) b.push_back(t.code_pad);
   size_t consts = b.size();
-  std::vector<uint8_t> ro = x86::rodata();
+  std::vector<uint8_t> ro = t.rodata();
   b.insert(b.end(), ro.begin(), ro.end());
   if (f.rodata_fixup != kNoFixup) {
     int32_t rel = int32_t(int64_t(consts) - int64_t(f.rodata_fixup + 4));

@@ -12,26 +12,6 @@
 
 namespace ptoas::cg {
 
-bool parse_target(std::string_view name, Target& out) {
-  if (name == "avx2") {
-    out = Target::Avx2;
-    return true;
-  }
-  if (name == "avx512") {
-    out = Target::Avx512;
-    return true;
-  }
-  if (name == "sve") {
-    out = Target::Sve;
-    return true;
-  }
-  return false;
-}
-
-std::string_view target_name(Target t) {
-  return t == Target::Avx512 ? "avx512" : t == Target::Sve ? "sve" : "avx2";
-}
-
 bool constant_bits(const Module& m, const Inst& in, uint64_t& bits) {
   const Attr* a = m.find_attr(in, "value");
   const Type& rt = m.type_of(in.res);
@@ -75,10 +55,10 @@ unsigned slot_count(const Type& t) {
   }
 }
 
-void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::string_view what) {
+void unsupported(const Module& m, const Inst& in, Diag& diag, const Target& t, std::string_view what) {
   std::string msg;
   if (!what.empty()) {
-    msg = std::string(what) + " is not supported on " + std::string(target_name(t));
+    msg = std::string(what) + " is not supported on " + std::string(t.name);
   } else {
     // Named by the type that decides: the result's, else the destination's,
     // else the first operand's. A scalar or a tile by its element type; a
@@ -97,7 +77,7 @@ void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::str
         on = "on " + std::string(m.types.text(m.values[v].type));
     }
     msg = "op " + std::string(op_name(in.op)) + " " + on + " is not supported on " +
-          std::string(target_name(t));
+          std::string(t.name);
   }
   diag.error(in.loc, 0, msg);
 }
@@ -142,7 +122,7 @@ std::vector<std::pair<uint32_t, uint32_t>> slot_copies(const FramePlan& p, const
   return out;
 }
 
-bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag) {
+bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag& diag) {
   const Inst& f = m.inst(fn);
   int errs = diag.error_count();
   p.slots.assign(m.values.size(), Slot{});
@@ -153,7 +133,7 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
     unsigned n = slot_count(t);
     if (n == 0) {
       diag.error(at.loc, 0, "values of type " + std::string(m.types.text(m.values[v].type)) +
-                                " are not supported on " + std::string(target_name(tg)));
+                                " are not supported on " + std::string(tg.name));
       n = 1;
     }
     p.slots[v] = Slot{int32_t(p.nslots), uint16_t(n)};
@@ -242,7 +222,7 @@ bool plan_frame(const Module& m, InstId fn, Target tg, FramePlan& p, Diag& diag)
   }
   if (total > kMaxTileArenaBytes) {
     diag.error(f.loc, 0, "the tiles of @" + std::string(m.attr_word(f, "sym_name")) + " need " +
-                             std::to_string(total) + " bytes; the " + std::string(target_name(tg)) +
+                             std::to_string(total) + " bytes; the " + std::string(tg.name) +
                              " backend keeps tiles on the stack and allows at most " +
                              std::to_string(kMaxTileArenaBytes));
   }

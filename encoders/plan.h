@@ -52,7 +52,7 @@ inline bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index |
 unsigned slot_count(const Type& t);
 
 // The located `op X with dtype Y is not supported on T` diagnostic.
-void unsupported(const Module& m, const Inst& in, Diag& diag, Target t, std::string_view what = {});
+void unsupported(const Module& m, const Inst& in, Diag& diag, const Target& t, std::string_view what = {});
 // Why a CPU target refuses func.call: each function is compiled as a
 // separate kernel with the kernel ABI; there is no call between them (the
 // interpreter runs calls).
@@ -63,7 +63,7 @@ inline constexpr std::string_view kCallRefusal =
 // f32 bits in the low half, f64 bits); false for other types (f16, bf16).
 bool constant_bits(const Module& m, const Inst& in, uint64_t& bits);
 
-bool plan_frame(const Module& m, InstId fn, Target t, FramePlan& plan, Diag& diag);
+bool plan_frame(const Module& m, InstId fn, const Target& t, FramePlan& plan, Diag& diag);
 
 // How each kernel parameter arrives (DESIGN §5), in order, then block_idx
 // and block_num: its slot, the type its bits are canonicalized as
@@ -86,6 +86,17 @@ bool param_passing(const Module& m, InstId fn, const FramePlan& plan, std::vecto
 // interpreter). The pairs (slot of from[k], slot of to[k]) of such a copy.
 std::vector<std::pair<uint32_t, uint32_t>> slot_copies(const FramePlan& p, const std::vector<ValueId>& from,
                                                       const std::vector<ValueId>& to);
+
+// copy_values for the CPU targets: every slot pair of slot_copies through
+// the frame's temporaries (so that overlapping sets are copied at once),
+// `move(from_slot, to_slot)` emitting one 8-byte move.
+template <class Move>
+void copy_slots_through_temp(const FramePlan& p, const std::vector<ValueId>& from, const std::vector<ValueId>& to,
+                             Move&& move) {
+  std::vector<std::pair<uint32_t, uint32_t>> c = slot_copies(p, from, to);
+  for (size_t k = 0; k < c.size(); ++k) move(c[k].first, p.temp_first + uint32_t(k));
+  for (size_t k = 0; k < c.size(); ++k) move(p.temp_first + uint32_t(k), c[k].second);
+}
 
 // Visits every instruction of a region tree in program order (pre-order).
 template <class F>

@@ -450,18 +450,10 @@ bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, std::string& w
   return true;
 }
 
-size_t code_limit() {
-  const char* e = std::getenv("PTOAS_TEST_CODE_LIMIT");
-  if (!e || !*e) return kMaxFunctionCodeBytes;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(e, &end, 10);
-  return *end ? kMaxFunctionCodeBytes : std::min<size_t>(size_t(v), kMaxFunctionCodeBytes);
-}
-
-void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, Target t, size_t limit) {
+void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, const Target& t, size_t limit) {
   diag.error(at.loc, 0, "the code of @" + std::string(m.attr_word(m.inst(fn), "sym_name")) +
                             " passes the limit of " + std::to_string(limit) + " bytes per function on " +
-                            std::string(target_name(t)) + " here; split it into smaller functions");
+                            std::string(t.name) + " here; split it into smaller functions");
 }
 
 int cmpi_predicate(std::string_view p) {

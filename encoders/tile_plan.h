@@ -135,13 +135,11 @@ struct WindowPlan {
 };
 bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, std::string& why);
 
-// The code size limit of one function: kMaxFunctionCodeBytes, or less
-// with PTOAS_TEST_CODE_LIMIT=BYTES (the tests' way to reach it with a
-// small kernel). An encoder checks it before each op (code_limit_error,
-// then throws CodeLimitReached, which its compile_function catches).
-size_t code_limit();
+// The code size limit of one function (CodegenOptions::code_limit): an
+// encoder checks it before each op (code_limit_error, then throws
+// CodeLimitReached, which its compile_function catches).
 struct CodeLimitReached {};
-void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, Target t, size_t limit);
+void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, const Target& t, size_t limit);
 
 // The predicate of arith.cmpi as a condition: eq ne slt sle sgt sge ult ule
 // ugt uge -> 0..9; -1 for an unknown one.

@@ -13,8 +13,8 @@
 namespace ptoas::rt {
 
 bool cpu_supports(const std::string& target) {
-  cg::Target t;
-  return cg::parse_target(target, t) && cg::cpu_can_run(t);
+  const cg::Target* t = cg::find_target(target);
+  return t && t->cpu_can_run && t->cpu_can_run();
 }
 
 std::vector<DType> jit_param_types(const Module& m, InstId fn) {
@@ -62,12 +62,12 @@ JitKernel::~JitKernel() {
 
 bool JitKernel::assemble(const Module& m, InstId fn, const std::string& target, Diag& diag,
                          std::string& err, cg::JitImage& img) {
-  cg::Target t;
-  if (!cg::parse_target(target, t)) {
+  const cg::Target* t = cg::find_target(target);
+  if (!t || !t->packed_thunk) {
     err = "target " + target + " has no JIT";
     return false;
   }
-  if (!cg::build_jit_image(m, fn, t, img, diag)) {
+  if (!cg::build_jit_image(m, fn, *t, img, diag, opts_)) {
     err = "the kernel cannot be assembled for " + target;
     return false;
   }
@@ -80,9 +80,7 @@ bool JitKernel::load(const Module& m, InstId fn, const std::string& target, Diag
   cg::JitImage img;
   if (!assemble(m, fn, target, diag, err, img)) return false;
   if (!cpu_supports(target)) {
-    err = target == "avx512" ? "this CPU cannot run avx512 code (it needs AVX-512 F/BW/DQ/VL enabled by the OS)"
-          : target == "sve"  ? "this CPU cannot run sve code (it needs AArch64 with SVE)"
-                             : "this CPU cannot run " + target + " code (it needs AVX2, FMA, F16C and BMI2)";
+    err = "this CPU cannot run " + target + " code (it needs " + std::string(cg::target(target).cpu_needs) + ")";
     return false;
   }
   size_t page = size_t(::sysconf(_SC_PAGESIZE));
@@ -112,7 +110,7 @@ bool JitKernel::load_for_emulator(const Module& m, InstId fn, const std::string&
   auto img = std::make_unique<cg::JitImage>();
   if (!assemble(m, fn, target, diag, err, *img)) return false;
   image_ = std::move(img);
-  sve_ = target == "sve";
+  sve_ = cg::target(target).isa == cg::Isa::AArch64;
   return true;
 }
 

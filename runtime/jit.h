@@ -21,7 +21,10 @@ class JitKernel {
   JitKernel& operator=(const JitKernel&) = delete;
   ~JitKernel();
 
-  // Assembles `fn` of `m` for `target` ("avx2", "avx512"); errors
+  // The codegen options of the next load (ptorun --no-sched, --code-limit).
+  void set_codegen_options(const cg::CodegenOptions& o) { opts_ = o; }
+
+  // Assembles `fn` of `m` for `target` (a registered name: "avx2"); errors
   // (unsupported ops, a CPU without the features) go to diag / err. Returns
   // false on failure.
   bool load(const Module& m, InstId fn, const std::string& target, Diag& diag, std::string& err);
@@ -57,11 +60,13 @@ class JitKernel {
   std::vector<DType> param_types_;   // Scalar params: the type; Ptr params: None
   std::unique_ptr<cg::JitImage> image_;  // load_for_emulator
   bool sve_ = false;                      // the image is AArch64 code
+  cg::CodegenOptions opts_;
 };
 
-// True when this CPU can run code for `target` (cg::cpu_can_run: avx2:
-// AVX2 + FMA + F16C + BMI2, OS-enabled YMM state; avx512: also AVX-512 F/BW/DQ/VL with OS-enabled opmask and ZMM
-// state, XCR0 bits 5-7; sve: an AArch64 CPU with SVE, HWCAP_SVE).
+// True when this CPU can run code for `target` (its descriptor's
+// cpu_can_run: avx2: AVX2 + FMA + F16C + BMI2, OS-enabled YMM state;
+// avx512: also AVX-512 F/BW/DQ/VL with OS-enabled opmask and ZMM state,
+// XCR0 bits 5-7; sve: an AArch64 CPU with SVE, HWCAP_SVE).
 bool cpu_supports(const std::string& target);
 
 // The thunk's view of `fn`'s parameters: a scalar's type, None for a pointer.

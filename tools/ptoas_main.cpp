@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codegen.h"
+#include "cli_target.h"
 #include "cli_common.h"
 #include "diag.h"
 #include "file_output.h"
@@ -51,7 +52,9 @@ int main(int argc, char** argv) {
   app.footer("Environment: PTOAS_MAX_INPUT_BYTES=N[K|M|G] sets the input limit (default 1G; the front "
              "end reads at most 1 GiB of source whatever it says). See docs/security.md.");
 
-  std::string input, output, target = "cce", emit;
+  std::string input, output, emit;
+  std::string target(ptoas::cg::targets().front()->name);  // cce, as the official tool
+  ptoas::cg::CodegenOptions cg_opts;
   ptoas::cli::FrontendFlags fe_flags;
   bool insert_sync = false, syntax_only = false, show_version = false, stats = false;
   bool no_verify = false;
@@ -64,17 +67,31 @@ int main(int argc, char** argv) {
                  "Output file, or - for standard output (text outputs default to stdout). Written "
                  "through a temporary file renamed over it; a run that fails on its input leaves no "
                  "output file, not even one that was there before");
-  app.add_option("--target", target,
-                 "Target: cce (default), avx2, avx512, sve, ptx, amdgpu, host. avx2 and avx512 "
-                 "generate x86-64 code, sve vector-length-agnostic AArch64 SVE code "
-                 "(--emit=obj|asm|header); host is the widest of them this CPU runs; every target "
-                 "answers --emit=ir")
-      ->check(CLI::IsMember({"cce", "avx2", "avx512", "sve", "ptx", "amdgpu", "host"}));
+  ptoas::cli::add_target_option(
+      app, target,
+      "Target: " + target + " is the default, as in the official tool; every target answers --emit=ir, "
+      "ptoas --print-targets lists what else each writes.");
+  std::vector<std::string> emits{"ir"};
+  // What any target answers or will (its default: cce's cpp, ptx's ptx).
+  for (const ptoas::cg::Target* t : ptoas::cg::targets()) {
+    std::string kinds = std::string(t->emits) + " " + std::string(t->default_emit);
+    for (size_t a = 0; a < kinds.size();) {
+      size_t e = std::min(kinds.find(' ', a), kinds.size());
+      std::string k = kinds.substr(a, e - a);
+      if (std::find(emits.begin(), emits.end(), k) == emits.end()) emits.push_back(k);
+      a = e + 1;
+    }
+  }
   app.add_option("--emit", emit,
-                 "What to produce: ir (canonical IR after verification); for -target=avx2|avx512|sve "
-                 "also obj (the default: a relocatable x86-64 or AArch64 ELF .o), asm (the listing: "
-                 "Intel syntax for x86, LLVM's AArch64 syntax for sve) and header (C prototypes)")
-      ->check(CLI::IsMember({"ir", "obj", "asm", "header", "ptx", "cpp"}));
+                 "What to produce: ir (canonical IR after verification), or what the target writes "
+                 "(default: its own; avx2, avx512 and sve: obj, a relocatable x86-64 or AArch64 ELF .o, "
+                 "asm, the listing: Intel syntax for x86, LLVM's AArch64 syntax for sve, and header, "
+                 "C prototypes)")
+      ->check(CLI::IsMember(emits));
+  bool print_targets = false;
+  app.add_flag("--print-targets", print_targets,
+               "List the targets (name, output, --emit kinds, whether ptorun runs it, summary) and exit");
+  ptoas::cli::add_codegen_flags(app, cg_opts);
   ptoas::cli::add_frontend_flags(app, fe_flags);
   app.add_flag("--enable-insert-sync", insert_sync,
                "Accepted for compatibility (sync is an ordering no-op on CPU/GPU targets)");
@@ -114,12 +131,18 @@ int main(int argc, char** argv) {
       argc, argv,
       {"target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only", "version",
        "help", "disable-infer-layout", "emit-addptr-trace", "pto-insert-sync-debug", "output",
-       "stats", "no-verify", "dump-after", "time-passes"});
-  for (const std::string& a : args)
+       "stats", "no-verify", "dump-after", "time-passes", "print-targets", "no-sched", "code-limit",
+       "test-unmasked-tails"});
+  for (const std::string& a : args) {
     if (a == "--version") {
       std::printf("ptoas %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
       return 0;
     }
+    if (a == "--print-targets") {
+      std::fputs(ptoas::cli::print_targets().c_str(), stdout);
+      return 0;
+    }
+  }
   std::reverse(args.begin(), args.end());  // CLI11 2.1 takes the vector reversed
   try {
     app.parse(args);
@@ -142,33 +165,23 @@ int main(int argc, char** argv) {
   opts.syntax_only = syntax_only;
   opts.no_verify = no_verify;
 
-  // Native targets with a backend: avx2, avx512 (obj by default, asm,
-  // header); host is the widest of them this CPU runs.
-  ptoas::cg::Target cg_target;
-  if (target == "host") {
-    if (!ptoas::cg::host_target(cg_target)) {
-      std::fprintf(stderr, "ptoas: error: -target=host: this CPU runs none of the native targets "
-                   "(avx2 needs AVX2, FMA, F16C and BMI2); name a target\n");
+  // The target's default output unless --emit names one; an emit kind
+  // the target cannot produce is bad usage (DESIGN §1), a target without a
+  // backend yet is "not supported" (exit 1).
+  const ptoas::cg::Target* tg = ptoas::cli::resolve_target("ptoas", target);
+  if (!tg) return kExitBadInput;
+  if (emit.empty()) emit = std::string(tg->default_emit);
+  if (!syntax_only && emit != "ir" && !tg->answers_emit(emit)) {
+    if (!tg->has_backend()) {
+      std::fprintf(stderr, "ptoas: error: target %s is not implemented yet (use --emit=ir)\n", target.c_str());
       return kExitBadInput;
     }
-    target = std::string(ptoas::cg::target_name(cg_target));
+    std::fprintf(stderr, "ptoas: error: --emit=%s is not available for target %s (it answers %s)\n",
+                 emit.c_str(), target.c_str(), std::string(tg->emits).c_str());
+    return kExitUsage;
   }
-  bool native = ptoas::cg::parse_target(target, cg_target);
-  if (native && emit.empty()) emit = "obj";
-  bool native_emit = native && (emit == "obj" || emit == "asm" || emit == "header");
-  if (!syntax_only && emit != "ir" && !native_emit) {
-    // An emit kind the target cannot produce is bad usage (DESIGN §1); a
-    // target without a backend yet is "not supported" (exit 1).
-    if (native) {
-      std::fprintf(stderr, "ptoas: error: --emit=%s is not available for target %s (use obj, asm, "
-                   "header or ir)\n", emit.c_str(), target.c_str());
-      return kExitUsage;
-    }
-    std::fprintf(stderr, "ptoas: error: target %s is not implemented yet (use --emit=ir)\n",
-                 target.c_str());
-    return kExitBadInput;
-  }
-  if (!syntax_only && emit == "obj") {
+  const bool binary = emit == "obj" && tg->output != ptoas::cg::OutputKind::Text;
+  if (!syntax_only && binary) {
     // Binary output: never to a terminal; from stdin it needs -o.
     if (output.empty() && input == "-") {
       std::fprintf(stderr, "ptoas: error: an object from standard input needs -o FILE\n");
@@ -183,7 +196,7 @@ int main(int argc, char** argv) {
                                            ? 0 : input.find_last_of('/') + 1);
       size_t dot = base.find_last_of('.');
       if (dot != std::string::npos && dot > 0) base.resize(dot);
-      output = base + ".o";
+      output = base + std::string(tg->extension);
     }
   }
 
@@ -222,8 +235,7 @@ int main(int argc, char** argv) {
   oo.time_passes = time_passes;
   oo.stats = stats;
   std::string report;
-  bool opt_ok = ptoas::opt::optimize(module, oo, ptoas::cg::opt_target(native ? cg_target : ptoas::cg::Target::Avx2),
-                                     diag, &report);
+  bool opt_ok = ptoas::opt::optimize(module, oo, ptoas::cg::opt_target(*tg), diag, &report);
   std::fputs(report.c_str(), stderr);
   if (!opt_ok) return bad_input();
   if (emit == "ir") return write_output(output, ptoas::print_module(module)) ? 0 : bad_input();
@@ -233,7 +245,7 @@ int main(int argc, char** argv) {
     return write_output(output, h) ? 0 : bad_input();
   }
   ptoas::cg::ModuleCode code;
-  if (!ptoas::cg::compile_module(module, cg_target, code, diag)) return bad_input();
+  if (!ptoas::cg::compile_module(module, *tg, code, diag, cg_opts)) return bad_input();
   if (emit == "asm") return write_output(output, ptoas::cg::asm_listing(module, code)) ? 0 : bad_input();
   std::string obj;
   if (!ptoas::cg::write_object(module, code, obj, err)) {

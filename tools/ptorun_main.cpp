@@ -18,6 +18,7 @@
 
 #include "bochs_runner.h"
 #include "cli_common.h"
+#include "cli_target.h"
 #include "codegen.h"
 #include "file_output.h"
 #include "opt.h"
@@ -80,16 +81,17 @@ int main(int argc, char** argv) {
   bool show_version = false, show_time = false;
 
   app.add_option("input", input, "Kernel .pto file, or - for standard input")->required();
-  app.add_option("--target", target,
-                 "Where to run: interp (the reference interpreter), avx2 (JIT-compiled x86-64 "
-                 "code), avx512 (JIT-compiled AVX-512 code: natively on a CPU with AVX-512 "
-                 "F/BW/DQ/VL, otherwise all blocks in one run of the Bochs emulator, which must "
-                 "be installed; PTOAS_FORCE_BOCHS=1 uses Bochs anyway), sve (JIT-compiled AArch64 "
-                 "SVE code: natively on an AArch64 CPU with SVE, otherwise all blocks in one run "
-                 "of qemu-aarch64 at the --sve-vl vector length; needs qemu-user and a build that "
-                 "found aarch64-linux-gnu-gcc) or host (default: the widest of avx512 and avx2 this "
-                 "CPU runs natively). ptx, amdgpu and cce are not implemented yet")
-      ->check(CLI::IsMember({"host", "interp", "avx2", "avx512", "sve", "ptx", "amdgpu", "cce"}));
+  ptoas::cg::CodegenOptions cg_opts;
+  ptoas::cli::add_target_option(
+      app, target,
+      "Where to run: interp (the reference interpreter), or a target ptorun runs (--print-targets of ptoas "
+      "marks them jit), JIT-compiled: x86-64 targets natively, or all blocks in one run of the Bochs "
+      "emulator when this CPU lacks their extensions (Bochs must be installed; PTOAS_FORCE_BOCHS=1 uses it "
+      "anyway); AArch64 targets natively on a CPU with SVE, otherwise all blocks in one run of qemu-aarch64 "
+      "at the --sve-vl vector length (needs qemu-user and a build that found aarch64-linux-gnu-gcc). "
+      "Default host. The targets:",
+      "interp");
+  ptoas::cli::add_codegen_flags(app, cg_opts);
   unsigned sve_vl = 0;
   app.add_option("--sve-vl", sve_vl,
                  "--target=sve under qemu: the SVE vector length in bits, a multiple of 128 from "
@@ -138,7 +140,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args = ptoas::cli::rewrite_args(
       argc, argv,
       {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "pto-level", "function",
-       "sve-vl", "timeout", "version", "help"});
+       "sve-vl", "timeout", "version", "help", "no-sched", "code-limit", "test-unmasked-tails"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::printf("ptorun %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -205,21 +207,16 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  if (target != "interp" && target != "host" && target != "avx2" && target != "avx512" && target != "sve") {
-    std::fprintf(stderr, "ptorun: error: target %s is not implemented yet; use --target=interp\n",
-                 target.c_str());
-    return kExitBadInput;
-  }
-  if (target == "host") {  // the widest native target this CPU runs
-    ptoas::cg::Target t;
-    if (!ptoas::cg::host_target(t)) {
-      std::fprintf(stderr, "ptorun: error: --target=host: this CPU runs none of the native targets "
-                   "(avx2 needs AVX2, FMA, F16C and BMI2); use --target=interp\n");
+  const ptoas::cg::Target* tg = nullptr;
+  if (target != "interp") {
+    tg = ptoas::cli::resolve_target("ptorun", target);
+    if (!tg) return kExitBadInput;
+    if (!tg->packed_thunk) {
+      std::fprintf(stderr, "ptorun: error: target %s %s; use --target=interp\n", target.c_str(),
+                   tg->has_backend() ? "has no JIT" : "is not implemented yet");
       return kExitBadInput;
     }
-    target = std::string(ptoas::cg::target_name(t));
   }
-
   // The kernel.
   std::string text, err;
   int read_rc = 0;
@@ -237,9 +234,10 @@ int main(int argc, char** argv) {
   {
     ptoas::opt::Options oo;
     oo.level = ptoas::opt::Level(opt_level);
-    ptoas::cg::Target ct = ptoas::cg::Target::Avx2;
-    ptoas::cg::parse_target(target, ct);
-    if (!ptoas::opt::optimize(module, oo, ptoas::cg::opt_target(ct), diag)) return kExitBadInput;
+    // interp optimizes as avx2 does, so that -O0 against -O2 there checks
+    // the IR the x86 code runs.
+    const ptoas::cg::Target& ot = tg ? *tg : ptoas::cg::target("avx2");
+    if (!ptoas::opt::optimize(module, oo, ptoas::cg::opt_target(ot), diag)) return kExitBadInput;
   }
   ptoas::rt::Interpreter interp(module);
   ptoas::InstId fn = interp.find_function(function, err);
@@ -250,17 +248,15 @@ int main(int argc, char** argv) {
   // Native targets: JIT-assemble the kernel (W^X pages) and run it through
   // the same launcher checks. avx512 without AVX-512 here: under Bochs.
   ptoas::rt::JitKernel jit;
-  if (target == "avx2" && !jit.load(module, fn, target, diag, err)) {
-    error(err);
-    return kExitBadInput;
-  }
-  if (target == "avx512") {
+  jit.set_codegen_options(cg_opts);
+  if (tg && tg->isa == ptoas::cg::Isa::X86_64) {
     const char* force = std::getenv("PTOAS_FORCE_BOCHS");
     bool bochs = (force && *force && std::strcmp(force, "0") != 0) || !ptoas::rt::cpu_supports(target);
     if (bochs) {
       std::fprintf(stderr, ptoas::rt::cpu_supports(target)
                                ? "ptorun: PTOAS_FORCE_BOCHS is set; running under Bochs\n"
-                               : "ptorun: this CPU has no AVX-512; running under Bochs\n");
+                               : "ptorun: this CPU cannot run %s code; running under Bochs\n",
+                   target.c_str());
       std::string why;
       if (!ptoas::rt::bochs_available(&why)) {
         error(why);
@@ -272,13 +268,13 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
   }
-  if (target == "sve") {
+  if (tg && tg->isa == ptoas::cg::Isa::AArch64) {
     // Natively on an AArch64 CPU with SVE; elsewhere under qemu-aarch64.
     bool native = ptoas::rt::cpu_supports(target);
     if (!native) {
       std::string why;
       if (!ptoas::rt::qemu_available(&why)) {
-        error("--target=sve: this CPU has no SVE and " + why);
+        error("--target=" + target + ": this CPU has no SVE and " + why);
         return kExitBadInput;
       }
       std::fprintf(stderr, "ptorun: this CPU has no SVE; running under qemu-aarch64 at %u-bit SVE\n",
@@ -305,7 +301,7 @@ int main(int argc, char** argv) {
   req.fn = fn;
   req.blocks = blocks;
   req.threads = threads;
-  if (target == "avx2" || target == "avx512" || target == "sve") req.native = &jit;
+  if (tg) req.native = &jit;
   req.sve_vl_bits = sve_vl;
   req.timeout_s = timeout_s;
   req.on_native_timeout = native_timeout;

@@ -9,8 +9,12 @@
 
 namespace ptoas::cg::sve {
 
+// The sve descriptor (sve/target.cpp).
+const Target& target();
+
 // Machine code of one function (AAPCS64 version of the codegen.h ABI).
-bool compile_function(const Module& m, InstId fn, FuncCode& out, Diag& diag);
+bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
+                      Diag& diag);
 
 // The packed-argument thunk for `fn` (codegen.h JitImage) at byte
 // `thunk_pos` of an image whose kernel starts at byte `kernel_pos`.
@@ -20,11 +24,7 @@ bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_po
 // LLVM's text of each instruction in `code` with its offset in `code`
 // (`base`: the address of code[0], for branch targets); a word that is no
 // instruction is `.inst`.
-struct DecodedInst {
-  uint64_t offset;
-  std::string text;
-};
-std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base);
+std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base);
 
 bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
 

@@ -13,10 +13,10 @@ namespace ptoas::cg::sve {
 
 namespace gen {
 
-Gen::Gen(const Mc& mc, const Module& m, InstId fn, const FramePlan& p, Diag& d)
-    : mc_(mc), m_(m), fn_(fn), p_(p), diag_(d) {
-  const char* e = std::getenv("PTOAS_SVE_NO_SCHED");  // the test of the scheduler: same results without it
-  schedule_ = !(e && e[0] == '1');
+Gen::Gen(const Mc& mc, const Module& m, InstId fn, const Target& t, const CodegenOptions& o, const FramePlan& p,
+         Diag& d)
+    : Lowering(m), mc_(mc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d), code_limit_(o.code_limit) {
+  schedule_ = o.schedule;  // --no-sched: program order (the test of the scheduler: same results without it)
   for (int i = 0; i < 31; ++i) {
     x_[i] = mc.reg("X" + std::to_string(i));
     w_[i] = mc.reg("W" + std::to_string(i));
@@ -259,7 +259,7 @@ bool Gen::run(FuncCode& out) {
   mark(f);
   epilogue_ = new_label();
   prologue();
-  region(m_.region(f, 0));
+  lower_region(m_.region(f, 0));
   bind(epilogue_);
   epilogue();
   schedule_block();
@@ -282,131 +282,84 @@ bool Gen::finish(std::vector<uint8_t>& bytes) {
   return true;
 }
 
-InstId Gen::region(const Region& r) {
-  for (unsigned i = 0; i < r.inst_count; ++i) {
-    InstId id = m_.region_inst(r, i);
-    const Inst& in = m_.inst(id);
-    if ((in.op == Op::Yield || in.op == Op::Condition) && i + 1 == r.inst_count) return id;
-    inst(in, id);
-  }
-  return kNone;
+void Gen::copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
+  copy_slots_through_temp(p_, from, to, [&](uint32_t a, uint32_t b) {
+    ldx_slot(X(0), a);
+    stx_slot(X(0), b);
+  });
 }
 
-void Gen::copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
-  std::vector<std::pair<uint32_t, uint32_t>> c = slot_copies(p_, from, to);
-  for (size_t k = 0; k < c.size(); ++k) {
-    ldx_slot(X(0), c[k].first);
-    stx_slot(X(0), p_.temp_first + uint32_t(k));
-  }
-  for (size_t k = 0; k < c.size(); ++k) {
-    ldx_slot(X(0), p_.temp_first + uint32_t(k));
-    stx_slot(X(0), c[k].second);
-  }
+void Gen::lower_return(const Inst&) { b(epilogue_); }
+
+void Gen::begin_for(const Inst& in, ValueId iv) {
+  auto [top, end] = open_ctl();
+  ldx(X(0), op(in, 2));
+  I("SUBSXri", {xzr(), X(0), 0, 0});
+  bcc(LE, end);  // step <= 0: no iterations (the interpreter reports an error)
+  ldx(X(0), op(in, 0));
+  stx(X(0), iv);
+  bind(top);
+  ldx(X(0), iv);
+  ldx(X(1), op(in, 1));
+  I("SUBSXrs", {xzr(), X(0), X(1), 0});
+  bcc(GE, end);
 }
 
-void Gen::inst(const Inst& in, InstId id) {
-  const OpInfo& info = op_info(in.op);
-  mark(in);
-  auto operands = [&](const Inst& x, unsigned from, unsigned n) { return operand_list(m_, x, from, n); };
-  auto results = [&](const Inst& x) { return result_list(x); };
-  auto args = [&](const Region& r, unsigned from) { return region_args(m_, r, from); };
-  auto yield_to = [&](InstId t, const std::vector<ValueId>& to) {
-    if (t == kNone) return;
-    const Inst& y = m_.inst(t);
-    mark(y);
-    copy_through_temp(operands(y, 0, y.n_ins), to);
-  };
-  switch (info.syn) {
-    case Syn::Module: case Syn::Func:
-      return fail(in, "a nested function");
-    case Syn::Return:
-      if (in.n_ins) return fail(in, "a function that returns values (a CPU kernel returns void)");
-      b(epilogue_);
-      return;
-    case Syn::Yield: case Syn::Condition:
-      return fail(in, "a terminator in the middle of a region");
-    case Syn::Call:
-      return fail(in, kCallRefusal);
-    case Syn::For: {
-      const Region& body = m_.region(in, 0);
-      ValueId iv = m_.region_arg(body, 0);
-      std::vector<ValueId> iters = args(body, 1);
-      copy_through_temp(operands(in, 3, in.n_ins - 3u), iters);
-      int top = new_label(), end = new_label();
-      ldx(X(0), op(in, 2));
-      I("SUBSXri", {xzr(), X(0), 0, 0});
-      bcc(LE, end);  // step <= 0: no iterations (the interpreter reports an error)
-      ldx(X(0), op(in, 0));
-      stx(X(0), iv);
-      bind(top);
-      ldx(X(0), iv);
-      ldx(X(1), op(in, 1));
-      I("SUBSXrs", {xzr(), X(0), X(1), 0});
-      bcc(GE, end);
-      yield_to(region(body), iters);
-      ldx(X(0), iv);
-      ldx(X(1), op(in, 2));
-      I("ADDSXrs", {X(0), X(0), X(1), 0});
-      bcc(VS, end);
-      stx(X(0), iv);
-      b(top);
-      bind(end);
-      copy_through_temp(iters, results(in));
-      return;
-    }
-    case Syn::Fuse:
-      region(m_.region(in, 0));  // op by op (no fused lowering on SVE yet)
-      return;
-    case Syn::If: {
-      int els = new_label(), end = new_label();
-      ldx(X(0), op(in, 0));
-      branch_if_false(0, els);
-      yield_to(region(m_.region(in, 0)), results(in));
-      b(end);
-      bind(els);
-      if (in.n_regions > 1) yield_to(region(m_.region(in, 1)), results(in));
-      bind(end);
-      return;
-    }
-    case Syn::While: {
-      const Region& before = m_.region(in, 0);
-      const Region& after = m_.region(in, 1);
-      copy_through_temp(operands(in, 0, in.n_ins), args(before, 0));
-      int top = new_label(), end = new_label();
-      bind(top);
-      InstId c = region(before);
-      if (c == kNone || m_.inst(c).op != Op::Condition) return fail(in, "scf.while without scf.condition");
-      const Inst& cond = m_.inst(c);
-      mark(cond);
-      std::vector<ValueId> fwd = operands(cond, 1, cond.n_ins - 1u);
-      copy_through_temp(fwd, results(in));
-      ldx(X(0), op(cond, 0));
-      branch_if_false(0, end);
-      copy_through_temp(results(in), args(after, 0));
-      yield_to(region(after), args(before, 0));
-      b(top);
-      bind(end);
-      return;
-    }
-    case Syn::Const: case Syn::ArithBin: case Syn::ArithUn: case Syn::ArithCmp:
-    case Syn::ArithSelect: case Syn::ArithCast: case Syn::NoArgs:
-      return scalar(in);
-    case Syn::MakeTensorView: case Syn::PartitionView: case Syn::GetDim: case Syn::AddPtr:
-    case Syn::Subset: case Syn::SetValidShape:
-      return view(in);
-    case Syn::AllocTile:
-      return alloc(in, id);
-    case Syn::Dps: case Syn::Opaque:
-      if (info.sem == Sem::Sync || in.op == Op::TPrefetch) return;
-      return tile_op(in);
-  }
+void Gen::end_for(const Inst& in, ValueId iv) {
+  auto [top, end] = ctl_.back();
+  ldx(X(0), iv);
+  ldx(X(1), op(in, 2));
+  I("ADDSXrs", {X(0), X(0), X(1), 0});
+  bcc(VS, end);
+  stx(X(0), iv);
+  b(top);
+  bind(end);
+  ctl_.pop_back();
+}
+
+void Gen::begin_if(const Inst& in) {
+  int els = open_ctl().first;
+  ldx(X(0), op(in, 0));
+  branch_if_false(0, els);
+}
+
+void Gen::else_if(const Inst&) {
+  auto [els, end] = ctl_.back();
+  b(end);
+  bind(els);
+}
+
+void Gen::end_if(const Inst&) {
+  bind(ctl_.back().second);
+  ctl_.pop_back();
+}
+
+void Gen::begin_while(const Inst&) { bind(open_ctl().first); }
+
+void Gen::test_while(const Inst&, const Inst& cond) {
+  ldx(X(0), op(cond, 0));
+  branch_if_false(0, ctl_.back().second);
+}
+
+void Gen::end_while(const Inst&) {
+  auto [top, end] = ctl_.back();
+  b(top);
+  bind(end);
+  ctl_.pop_back();
+}
+
+std::pair<int, int> Gen::open_ctl() {
+  int top = new_label(), end = new_label();
+  ctl_.push_back({top, end});
+  return ctl_.back();
 }
 
 }  // namespace gen
 
 using namespace gen;
 
-bool compile_function(const Module& m, InstId fn, FuncCode& out, Diag& diag) {
+bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
+                      Diag& diag) {
   std::string err;
   const Mc* mc = Mc::get(&err);
   const Inst& f = m.inst(fn);
@@ -415,7 +368,7 @@ bool compile_function(const Module& m, InstId fn, FuncCode& out, Diag& diag) {
     return false;
   }
   FramePlan plan;
-  if (!plan_frame(m, fn, Target::Sve, plan, diag)) return false;
+  if (!plan_frame(m, fn, t, plan, diag)) return false;
   if (plan.nslots > (1u << 24)) {
     diag.error(f.loc, 0, "the function has too many values for the SVE backend");
     return false;
@@ -425,7 +378,7 @@ bool compile_function(const Module& m, InstId fn, FuncCode& out, Diag& diag) {
   out.code.clear();
   out.lines.clear();
   try {
-    Gen g(*mc, m, fn, plan, diag);
+    Gen g(*mc, m, fn, t, o, plan, diag);
     return g.run(out);
   } catch (const CodeLimitReached&) {  // reported where it was reached
     return false;
@@ -448,7 +401,7 @@ bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_po
   fl.push_back(false);
   Diag diag(nullptr);
   FramePlan none;
-  Gen g(*mc, m, fn, none, diag);
+  Gen g(*mc, m, fn, target(), CodegenOptions{}, none, diag);
   unsigned ni = 0, nf = 0;
   std::vector<unsigned> on_stack;
   std::vector<std::pair<unsigned, int>> in_ireg, in_freg;

@@ -48,8 +48,8 @@ bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::s
   return write_elf_object(m, code, et, out, err);
 }
 
-std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base) {
-  std::vector<DecodedInst> out;
+std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base) {
+  std::vector<ListedInst> out;
   const Mc* mc = Mc::get();
   for (size_t i = 0; i + 4 <= n; i += 4) {
     llvm::MCInst mi;

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "lower.h"
+#include "lowering.h"
 #include "tile_plan.h"
 #include "plan.h"
 #include "sve_mc.h"
@@ -58,9 +59,10 @@ enum Cond : int { EQ = 0, NE = 1, HS = 2, LO = 3, MI = 4, PL = 5, VS = 6, VC = 7
 // Vector registers the tile loops keep constants in (sve_tiles.cpp).
 constexpr int kNegZero = 24, kBf16Bias = 25, kQuiet = 26, kScalar = 27;
 
-class Gen {
+class Gen : public Lowering {
  public:
-  Gen(const Mc& mc, const Module& m, InstId fn, const FramePlan& p, Diag& d);
+  Gen(const Mc& mc, const Module& m, InstId fn, const Target& t, const CodegenOptions& o, const FramePlan& p,
+      Diag& d);
   bool run(FuncCode& out);
   bool finish(std::vector<uint8_t>& bytes);  // the words as bytes; false after an error
   void schedule_block();  // encodes the pending block in list-scheduled order (sve_sched.cpp)
@@ -105,6 +107,7 @@ class Gen {
   const Mc& mc_;
   const Module& m_;
   InstId fn_;
+  const Target& tg_;
   const FramePlan& p_;
   Diag& diag_;
   std::vector<uint32_t> code_;
@@ -140,15 +143,15 @@ class Gen {
   void branch(const char* name, std::initializer_list<O> head, int label);
   bool branch_reaches(const llvm::MCInst& mi, int64_t words);
 
-  void fail(const Inst& in, std::string_view what = {}) {
-    unsupported(m_, in, diag_, Target::Sve, what);
+  void fail(const Inst& in, std::string_view what = {}) override {
+    unsupported(m_, in, diag_, tg_, what);
     ok_ = false;
   }
-  size_t code_limit_ = code_limit();
-  void mark(const Inst& in) {
+  size_t code_limit_;  // CodegenOptions::code_limit
+  void mark(const Inst& in) override {
     schedule_block();
     if (size() > code_limit_) {
-      code_limit_error(m_, fn_, in, diag_, Target::Sve, code_limit_);
+      code_limit_error(m_, fn_, in, diag_, tg_, code_limit_);
       throw CodeLimitReached{};
     }
     uint32_t off = uint32_t(size());
@@ -161,19 +164,28 @@ class Gen {
 
   void prologue();
   void epilogue();
-  InstId region(const Region& r);
-  void inst(const Inst& in, InstId id);
-  void copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to);
-  void scalar(const Inst& in);
+  // The hooks of the shared driver (lowering.h).
+  void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) override;
+  void lower_return(const Inst& in) override;
+  std::vector<std::pair<int, int>> ctl_;  // labels of the open scf constructs: loop top (if: else), end
+  std::pair<int, int> open_ctl();
+  void begin_for(const Inst& in, ValueId iv) override;
+  void end_for(const Inst& in, ValueId iv) override;
+  void begin_if(const Inst& in) override;
+  void else_if(const Inst& in) override;
+  void end_if(const Inst& in) override;
+  void begin_while(const Inst& in) override;
+  void test_while(const Inst& in, const Inst& cond) override;
+  void end_while(const Inst& in) override;
+  void scalar(const Inst& in) override;
   void scalar_float(const Inst& in);
-  void view(const Inst& in);
-  void alloc(const Inst& in, InstId id);
+  void view(const Inst& in) override;
+  void alloc(const Inst& in, InstId id) override;
 
   // ---- tiles (sve_tiles.cpp) ----
-  void tile_op(const Inst& in);
   bool tile_type_ok(const Inst& in, ValueId t);
   void tile_ptr(R x, ValueId t);
-  void tcopy(const Inst& in, ValueId t, ValueId v, bool load);
+  void tcopy(const Inst& in, ValueId t, ValueId v, bool load) override;
   // Lane loads / stores of element type d at [base + idx << log2(es)]
   // (gather / scatter: at base + the byte offsets in vector idx), widened
   // to / narrowed from 32-bit lanes (f16/bf16 <-> f32).
@@ -195,32 +207,32 @@ class Gen {
   TileGeo geo(ValueId t) const { return tile_geo(ty(t)); }
   void bin(Bin k, DType d, R pg, R a, R b);
   void round_lane(DType d, R z, R pg);  // f32 lanes rounded to f16 / bf16 and back  // a = a op b in d's lane class
-  void elementwise(const Inst& in);
-  void row_reduce(const Inst& in);
+  void elementwise(const Inst& in) override;
+  void row_reduce(const Inst& in) override;
   // sve_fused.cpp
   void fbin(const char* name, R d, R a, R b, R pg);  // d = a op b, a NaN in a wins (quieted)
   void relu0(R z, R pg);                           // z > 0 ? z : +0
-  void fused(const Inst& in);
-  void row_expand(const Inst& in);
-  void col_expand(const Inst& in);
-  void col_reduce(const Inst& in);
-  void ttri(const Inst& in);
-  void tci(const Inst& in);
+  void fused(const Inst& in) override;
+  void row_expand(const Inst& in) override;
+  void col_expand(const Inst& in) override;
+  void col_reduce(const Inst& in) override;
+  void ttri(const Inst& in) override;
+  void tci(const Inst& in) override;
   // sve_select.cpp
-  void tcmp(const Inst& in);
-  void tsel(const Inst& in);
+  void tcmp(const Inst& in) override;
+  void tsel(const Inst& in) override;
   // sve_move.cpp
   void cap_reg(R x, int64_t cap);            // x = min(x, cap), signed (x16 scratch)
   void cap_slot(R x, ValueId v, unsigned k);  // x = min(x, slot k of v)
   // x9 x x10 = tile t's valid rows x columns, capped at cap_r x cap_c.
   void valid_region(ValueId t, int64_t cap_r, int64_t cap_c);
   void tile_copy(const Inst& in, ValueId src, ValueId dst, R srow, R scol, R drow, R dcol, bool transpose);
-  void tfillpad(const Inst& in);
-  void twindow(const Inst& in);
-  void ttrans(const Inst& in);
-  void tconcat(const Inst& in);
-  void treshape(const Inst& in);
-  void tcvt(const Inst& in);
+  void tfillpad(const Inst& in) override;
+  void twindow(const Inst& in) override;
+  void ttrans(const Inst& in) override;
+  void tconcat(const Inst& in) override;
+  void treshape(const Inst& in, ValueId src, ValueId dst) override;
+  void tcvt(const Inst& in) override;
   // Any-layout addressing (sve_layout.cpp): byte offset parts of a row or
   // column index as a scalar or as a vector of consecutive indices.
   bool axis(const Inst& in, const ptoas::Type& t, bool rows, AxisMap& m);
@@ -231,14 +243,14 @@ class Gen {
       if (x_[i] == x.id) return i;
     return 31;
   }
-  void tmov(const Inst& in);
+  void tmov(const Inst& in) override;
   // tload / tstore of a boxed tile (any view rank), or of an unboxed one
   // through a view of rank 3 and up; the pad fill of a load (any tile);
   // x9 capped by a view's rows (every shape but the last).
   void tcopy_grid(const Inst& in, ValueId t, ValueId v, bool load);
   void pad_fill(ValueId t);
   void cap_view_rows(ValueId v, unsigned rank, int64_t cap);
-  void matmul(const Inst& in);
+  void matmul(const Inst& in) override;
   // exp / log / rsqrt in double (sve_math.cpp).
   void math_begin();  // the constants block at x8 (on the stack), p6 all .d lanes
   void math_end();

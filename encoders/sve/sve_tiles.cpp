@@ -15,48 +15,6 @@
 namespace ptoas::cg::sve::gen {
 
 
-void Gen::tile_op(const Inst& in) {
-  switch (in.op) {
-    case Op::TLoad: return tcopy(in, op(in, in.n_ins), op(in, 0), true);
-    case Op::TStore: {
-      if (in.n_ins != 1) return fail(in, "pto.tstore with a scalar operand");
-      std::string_view atomic = m_.attr_word(in, "atomicType");
-      std::string_view relu = m_.attr_word(in, "reluPreMode");
-      if ((!atomic.empty() && atomic != "atomic_none") || (!relu.empty() && relu != "no_relu"))
-        return fail(in, "pto.tstore with atomic add or relu");
-      return tcopy(in, op(in, 0), op(in, in.n_ins), false);
-    }
-    case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);
-    case Op::TCvt: return tcvt(in);
-    case Op::TMov: return tmov(in);
-    case Op::TTri: return ttri(in);
-    case Op::TCi: return tci(in);
-    case Op::TFillPad: case Op::TFillPadInplace: case Op::TFillPadExpand: return tfillpad(in);
-    case Op::TExtract: case Op::TInsert: return twindow(in);
-    case Op::TTrans: return ttrans(in);
-    case Op::TConcat: return tconcat(in);
-    case Op::TReshape: return treshape(in);
-    case Op::TCmp: case Op::TCmpS: return tcmp(in);
-    case Op::TSel: case Op::TSelS: return tsel(in);
-    case Op::TColSum: case Op::TColMax: case Op::TColMin: case Op::TColProd: return col_reduce(in);
-    case Op::TAddC: case Op::TSubC: case Op::TAddSC: case Op::TSubSC: case Op::TMulAddDst:
-    case Op::TFusedMulAdd: case Op::TFusedMulAddRelu: case Op::TSubRelu: case Op::TLRelu:
-    case Op::TPrelu: case Op::TAxpy:
-      return fused(in);
-    case Op::TMatmul: case Op::TMatmulAcc: case Op::TMatmulBias: return matmul(in);
-    case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
-    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin: case Op::TRowExpandExpDif:
-      return row_expand(in);
-    case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
-    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin: case Op::TColExpandExpDif:
-      return col_expand(in);
-    default: break;
-  }
-  const OpInfo& info = op_info(in.op);
-  if (info.sem == Sem::EltBin || info.sem == Sem::EltScalar || info.sem == Sem::EltUnary) return elementwise(in);
-  fail(in);
-}
-
 bool Gen::tile_type_ok(const Inst& in, ValueId v) {
   std::string why;
   if (lane_tile(m_, in, v, why)) return true;

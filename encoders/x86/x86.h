@@ -11,7 +11,8 @@
 namespace ptoas::cg::x86 {
 
 // Machine code of one function (SysV ABI of codegen.h).
-bool compile_function(const Module& m, InstId fn, Target t, FuncCode& out, Diag& diag);
+bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
+                      Diag& diag);
 
 // The constants every function addresses through its rodata fixup.
 std::vector<uint8_t> rodata();
@@ -23,12 +24,7 @@ bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_po
 
 // Intel-syntax text of each instruction in `code` (Zydis), with the offset
 // of each; `base` is the address of code[0] used for branch targets.
-struct DecodedInst {
-  uint64_t offset;
-  uint8_t length;
-  std::string text;
-};
-std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base);
+std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base);
 
 bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
 

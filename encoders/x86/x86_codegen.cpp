@@ -28,8 +28,7 @@ bool Gen::run(FuncCode& out) {
       plan_acc_stores(uses);
     }
   }
-  InstId term = region(m_.region(f, 0));
-  (void)term;
+  lower_region(m_.region(f, 0));
   L(epilogue_);
   vzeroupper();
   lea(rsp, ptr[rbp - 40]);
@@ -44,10 +43,9 @@ bool Gen::run(FuncCode& out) {
   ready();
   out.code.assign(getCode(), getCode() + getSize());
   // -O2: a list schedule of each straight-line span (x86_sched.h);
-  // PTOAS_X86_NO_SCHED=1 turns it off (the test of the scheduler: the same
-  // results without it).
-  const char* e = std::getenv("PTOAS_X86_NO_SCHED");
-  if (m_.opt_level >= 2 && !(e && e[0] == '1')) schedule_x86(out.code, label_offs_, sched_ranges_, out.lines);
+  // --no-sched turns it off (the test of the scheduler: the same results
+  // without it).
+  if (m_.opt_level >= 2 && opts_.schedule) schedule_x86(out.code, label_offs_, sched_ranges_, out.lines);
   return true;
 }
 
@@ -114,157 +112,90 @@ void Gen::prologue() {
   dd(0);
 }
 
-InstId Gen::region(const Region& r) {
-  for (unsigned i = 0; i < r.inst_count; ++i) {
-    InstId id = m_.region_inst(r, i);
-    const Inst& in = m_.inst(id);
-    if ((in.op == Op::Yield || in.op == Op::Condition) && i + 1 == r.inst_count) return id;
-    inst(in, id);
-  }
-  return kNone;
-}
-
-void Gen::copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
-  std::vector<std::pair<uint32_t, uint32_t>> c = slot_copies(p_, from, to);
-  for (size_t k = 0; k < c.size(); ++k) {
-    mov(rax, qs(c[k].first));
-    mov(qs(p_.temp_first + uint32_t(k)), rax);
-  }
-  for (size_t k = 0; k < c.size(); ++k) {
-    mov(rax, qs(p_.temp_first + uint32_t(k)));
-    mov(qs(c[k].second), rax);
-  }
-}
-
-void Gen::inst(const Inst& in, InstId id) {
-  if (std::binary_search(mm_elided_.begin(), mm_elided_.end(), id)) return;  // emitted with its tmatmul
+bool Gen::lower_special(const Inst& in, InstId id) {
+  if (std::binary_search(mm_elided_.begin(), mm_elided_.end(), id)) return true;  // emitted with its tmatmul
   if (auto a = acc_first_.find(id); a != acc_first_.end()) acc_redirect(in, a->second);
-  if (auto s = acc_store_.find(id); s != acc_store_.end()) return acc_tstore(in, s->second);
-  if (auto mm = mm_loads_.find(id); mm != mm_loads_.end()) return matmul_in_place(in, mm->second);
-  const OpInfo& info = op_info(in.op);
-  mark(in);
-  auto operands = [&](const Inst& x, unsigned from, unsigned n) { return operand_list(m_, x, from, n); };
-  auto results = [&](const Inst& x) { return result_list(x); };
-  auto args = [&](const Region& r, unsigned from) { return region_args(m_, r, from); };
-  switch (info.syn) {
-    case Syn::Module: case Syn::Func:
-      fail(in, "a nested function");
-      return;
-    case Syn::Return:
-      if (in.n_ins) {
-        fail(in, "a function that returns values (a CPU kernel returns void)");
-        return;
-      }
-      jmp(epilogue_, T_NEAR);
-      return;
-    case Syn::Yield: case Syn::Condition:
-      fail(in, "a terminator in the middle of a region");
-      return;
-    case Syn::Call:
-      fail(in, kCallRefusal);
-      return;
-    case Syn::For: {
-      const Region& body = m_.region(in, 0);
-      ValueId iv = m_.region_arg(body, 0);
-      std::vector<ValueId> iters = args(body, 1);
-      copy_through_temp(operands(in, 3, in.n_ins - 3u), iters);
-      Label top, end;
-      mov(rax, q(op(in, 2)));
-      test(rax, rax);
-      jle(end, T_NEAR);  // step <= 0: no iterations (the interpreter reports an error)
-      mov(rax, q(op(in, 0)));
-      mov(q(iv), rax);
-      L(top);
-      mov(rax, q(iv));
-      cmp(rax, q(op(in, 1)));
-      jge(end, T_NEAR);
-      InstId t = region(body);
-      if (t != kNone) {
-        const Inst& y = m_.inst(t);
-        mark(y);
-        copy_through_temp(operands(y, 0, y.n_ins), iters);
-      }
-      mov(rax, q(iv));
-      add(rax, q(op(in, 2)));
-      jo(end, T_NEAR);
-      mov(q(iv), rax);
-      jmp(top, T_NEAR);
-      L(end);
-      copy_through_temp(iters, results(in));
-      return;
-    }
-    case Syn::Fuse:
-      if (!fused_region(in)) region(m_.region(in, 0));
-      return;
-    case Syn::If: {
-      Label els, end;
-      test(byte[rbp + disp(sl(op(in, 0)))], 1);
-      jz(els, T_NEAR);
-      InstId t = region(m_.region(in, 0));
-      if (t != kNone) {
-        const Inst& y = m_.inst(t);
-        mark(y);
-        copy_through_temp(operands(y, 0, y.n_ins), results(in));
-      }
-      jmp(end, T_NEAR);
-      L(els);
-      if (in.n_regions > 1) {
-        InstId e = region(m_.region(in, 1));
-        if (e != kNone) {
-          const Inst& y = m_.inst(e);
-          mark(y);
-          copy_through_temp(operands(y, 0, y.n_ins), results(in));
-        }
-      }
-      L(end);
-      return;
-    }
-    case Syn::While: {
-      const Region& before = m_.region(in, 0);
-      const Region& after = m_.region(in, 1);
-      copy_through_temp(operands(in, 0, in.n_ins), args(before, 0));
-      Label top, end;
-      L(top);
-      InstId c = region(before);
-      if (c == kNone || m_.inst(c).op != Op::Condition) {
-        fail(in, "scf.while without scf.condition");
-        return;
-      }
-      const Inst& cond = m_.inst(c);
-      mark(cond);
-      std::vector<ValueId> fwd = operands(cond, 1, cond.n_ins - 1u);
-      // Forwarded values to the results first: they are also what the after
-      // region receives.
-      copy_through_temp(fwd, results(in));
-      test(byte[rbp + disp(sl(op(cond, 0)))], 1);
-      jz(end, T_NEAR);
-      copy_through_temp(results(in), args(after, 0));
-      InstId y = region(after);
-      if (y != kNone) {
-        const Inst& yi = m_.inst(y);
-        mark(yi);
-        copy_through_temp(operands(yi, 0, yi.n_ins), args(before, 0));
-      }
-      jmp(top, T_NEAR);
-      L(end);
-      return;
-    }
-    case Syn::Const: case Syn::ArithBin: case Syn::ArithUn: case Syn::ArithCmp:
-    case Syn::ArithSelect: case Syn::ArithCast: case Syn::NoArgs:
-      scalar(in);
-      return;
-    case Syn::MakeTensorView: case Syn::PartitionView: case Syn::GetDim: case Syn::AddPtr:
-    case Syn::Subset: case Syn::SetValidShape:
-      view(in);
-      return;
-    case Syn::AllocTile:
-      alloc(in, id);
-      return;
-    case Syn::Dps: case Syn::Opaque:
-      if (info.sem == Sem::Sync || in.op == Op::TPrefetch) return;
-      tile_op(in);
-      return;
+  if (auto s = acc_store_.find(id); s != acc_store_.end()) {
+    acc_tstore(in, s->second);
+    return true;
   }
+  if (auto mm = mm_loads_.find(id); mm != mm_loads_.end()) {
+    matmul_in_place(in, mm->second);
+    return true;
+  }
+  return false;
+}
+
+void Gen::copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
+  copy_slots_through_temp(p_, from, to, [&](uint32_t a, uint32_t b) {
+    mov(rax, qs(a));
+    mov(qs(b), rax);
+  });
+}
+
+void Gen::lower_return(const Inst&) { jmp(epilogue_, T_NEAR); }
+
+// The labels of the structured construct being lowered (innermost last).
+Gen::Ctl& Gen::open_ctl() {
+  ctl_.push_back(std::make_unique<Ctl>());
+  return *ctl_.back();
+}
+
+void Gen::close_ctl() { ctl_.pop_back(); }
+
+void Gen::begin_for(const Inst& in, ValueId iv) {
+  Ctl& c = open_ctl();
+  mov(rax, q(op(in, 2)));
+  test(rax, rax);
+  jle(c.end, T_NEAR);  // step <= 0: no iterations (the interpreter reports an error)
+  mov(rax, q(op(in, 0)));
+  mov(q(iv), rax);
+  L(c.top);
+  mov(rax, q(iv));
+  cmp(rax, q(op(in, 1)));
+  jge(c.end, T_NEAR);
+}
+
+void Gen::end_for(const Inst& in, ValueId iv) {
+  Ctl& c = *ctl_.back();
+  mov(rax, q(iv));
+  add(rax, q(op(in, 2)));
+  jo(c.end, T_NEAR);
+  mov(q(iv), rax);
+  jmp(c.top, T_NEAR);
+  L(c.end);
+  close_ctl();
+}
+
+void Gen::begin_if(const Inst& in) {
+  Ctl& c = open_ctl();  // top: the else branch
+  test(byte[rbp + disp(sl(op(in, 0)))], 1);
+  jz(c.top, T_NEAR);
+}
+
+void Gen::else_if(const Inst&) {
+  Ctl& c = *ctl_.back();
+  jmp(c.end, T_NEAR);
+  L(c.top);
+}
+
+void Gen::end_if(const Inst&) {
+  L(ctl_.back()->end);
+  close_ctl();
+}
+
+void Gen::begin_while(const Inst&) { L(open_ctl().top); }
+
+void Gen::test_while(const Inst&, const Inst& cond) {
+  test(byte[rbp + disp(sl(op(cond, 0)))], 1);
+  jz(ctl_.back()->end, T_NEAR);
+}
+
+void Gen::end_while(const Inst&) {
+  Ctl& c = *ctl_.back();
+  jmp(c.top, T_NEAR);
+  L(c.end);
+  close_ctl();
 }
 
 // ---- scalars -----------------------------------------------------------------
@@ -721,7 +652,8 @@ void Gen::alloc(const Inst& in, InstId id) {
 using namespace gen;
 
 
-bool compile_function(const Module& m, InstId fn, Target t, FuncCode& out, Diag& diag) {
+bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
+                      Diag& diag) {
   FramePlan plan;
   if (!plan_frame(m, fn, t, plan, diag)) return false;
   if (plan.nslots > (1u << 24)) {
@@ -734,7 +666,7 @@ bool compile_function(const Module& m, InstId fn, Target t, FuncCode& out, Diag&
   out.code.clear();
   out.lines.clear();
   try {
-    Gen g(m, fn, t, plan, diag);
+    Gen g(m, fn, t, o, plan, diag);
     return g.run(out);
   } catch (const Xbyak::Error& e) {
     diag.error(f.loc, 0, std::string("x86 encoder: ") + e.what());

@@ -641,7 +641,7 @@ bool Gen::fused_region(const Inst& in) {
     jmp(done, T_NEAR);
   }
   L(slow);
-  region(m_.region(in, 0));
+  lower_region(m_.region(in, 0));
   L(done);
   return true;
 }

@@ -278,7 +278,7 @@ void Gen::plan_acc_stores(std::map<ValueId, int>& uses) {
 // extent that does not fit 64 bits counts as meeting). Else the tile stays
 // in the arena.
 void Gen::acc_redirect(const Inst& in, const AccStore& a) {
-  for (InstId id : a.early) inst(m_.inst(id), id);
+  for (InstId id : a.early) lower_inst(m_.inst(id), id);
   mark(in);
   const ptoas::Type& tt = ty(a.t);
   Label keep;

@@ -31,8 +31,10 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "lower.h"
+#include "lowering.h"
 #include "tile_alias.h"
 #include "tile_plan.h"
 #include "plan.h"
@@ -86,21 +88,19 @@ struct PlainAlloc : Allocator {
 };
 inline PlainAlloc g_alloc;
 
-class Gen : public CodeGenerator {
+class Gen : public CodeGenerator, public Lowering {
  public:
-  Gen(const Module& m, InstId fn, Target t, const FramePlan& p, Diag& d)
-      : CodeGenerator(4096, AutoGrow, &g_alloc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d), alias_(m, fn),
-        binds_(m, fn) {
-    const char* e = std::getenv("PTOAS_TEST_UNMASKED_TAILS");
-    break_tails_ = e && e[0] == '1';
-  }
+  Gen(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, const FramePlan& p, Diag& d)
+      : CodeGenerator(4096, AutoGrow, &g_alloc), Lowering(m), m_(m), fn_(fn), tg_(t), opts_(o), p_(p), diag_(d),
+        alias_(m, fn), binds_(m, fn), break_tails_(o.test_unmasked_tails), code_limit_(o.code_limit) {}
 
   bool run(FuncCode& out);
 
  private:
   const Module& m_;
   InstId fn_;
-  Target tg_;
+  const Target& tg_;
+  const CodegenOptions& opts_;
   const FramePlan& p_;
   Diag& diag_;
   // Which tiles may share storage, and which allocation a tile operand
@@ -108,10 +108,11 @@ class Gen : public CodeGenerator {
   const opt::TileAliases alias_;
   const opt::TileBindings binds_;
   Label epilogue_;
-  // Test hook (PTOAS_TEST_UNMASKED_TAILS=1): tail stores write whole
+  // Test hook (CodegenOptions::test_unmasked_tails): tail stores write whole
   // vectors, a deliberately broken kernel the Bochs and differential
   // suites must catch.
   bool break_tails_ = false;
+  size_t code_limit_ = 0;  // CodegenOptions::code_limit
   std::vector<LineEntry>* lines_ = nullptr;
   bool ok_ = true;
   // Set while a skewed fused region emits its last stage, which works one
@@ -127,13 +128,13 @@ class Gen : public CodeGenerator {
   const ptoas::Type& ty(ValueId v) const { return m_.type_of(v); }
   ValueId op(const Inst& in, unsigned i) const { return m_.operand(in, i); }
 
-  void fail(const Inst& in, std::string_view what = {}) {
+  void fail(const Inst& in, std::string_view what = {}) override {
     unsupported(m_, in, diag_, tg_, what);
     ok_ = false;
   }
 
   // ---- vector width (x86_gen.h file comment) ----
-  bool z() const { return tg_ == Target::Avx512; }
+  bool z() const { return tg_.variant == 1; }  // avx512 (x86/target.cpp)
   int lanes() const { return z() ? 16 : 8; }
   Xmm V(int i) const { return z() ? Xmm(Zmm(i)) : Xmm(Ymm(i)); }
   Xmm H(int i) const { return z() ? Xmm(Ymm(i)) : Xmm(i); }
@@ -244,8 +245,7 @@ class Gen : public CodeGenerator {
     CodeGenerator::L(label);
   }
 
-  size_t code_limit_ = code_limit();
-  void mark(const Inst& in) {
+  void mark(const Inst& in) override {
     if (getSize() > code_limit_) {
       code_limit_error(m_, fn_, in, diag_, tg_, code_limit_);
       throw CodeLimitReached{};
@@ -256,16 +256,29 @@ class Gen : public CodeGenerator {
   }
 
   void prologue();
-  InstId region(const Region& r);
-  void inst(const Inst& in, InstId id);
-  void copy_through_temp(const std::vector<ValueId>& from, const std::vector<ValueId>& to);
-  void scalar(const Inst& in);
-  void view(const Inst& in);
-  void alloc(const Inst& in, InstId id);
-  void tile_op(const Inst& in);
-  void tload(const Inst& in);
-  void tstore(const Inst& in);
-  void tcopy(const Inst& in, ValueId t, ValueId v, bool load);
+  // The hooks of the shared driver (lowering.h).
+  bool lower_special(const Inst& in, InstId id) override;
+  void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) override;
+  void lower_return(const Inst& in) override;
+  struct Ctl {
+    Label top, end;
+  };
+  std::vector<std::unique_ptr<Ctl>> ctl_;  // Labels do not move
+  Ctl& open_ctl();
+  void close_ctl();
+  void begin_for(const Inst& in, ValueId iv) override;
+  void end_for(const Inst& in, ValueId iv) override;
+  void begin_if(const Inst& in) override;
+  void else_if(const Inst& in) override;
+  void end_if(const Inst& in) override;
+  void begin_while(const Inst& in) override;
+  void test_while(const Inst& in, const Inst& cond) override;
+  void end_while(const Inst& in) override;
+  void scalar(const Inst& in) override;
+  void view(const Inst& in) override;
+  void alloc(const Inst& in, InstId id) override;
+  void treshape(const Inst& in, ValueId src, ValueId dst) override;
+  void tcopy(const Inst& in, ValueId t, ValueId v, bool load) override;
   void pad_fill(ValueId t, uint64_t count, unsigned unit, uint32_t bits, bool cover);
   // r8 / r9 capped by rank-2 view v's rows / columns (clobbers rcx).
   void cap_by_view(ValueId v) {
@@ -276,11 +289,11 @@ class Gen : public CodeGenerator {
     cmp(r9, rcx);
     cmovg(r9, rcx);
   }
-  void elementwise(const Inst& in);
-  void row_reduce(const Inst& in);
-  void row_expand(const Inst& in);
-  void col_expand(const Inst& in);
-  void tcvt(const Inst& in);
+  void elementwise(const Inst& in) override;
+  void row_reduce(const Inst& in) override;
+  void row_expand(const Inst& in) override;
+  void col_expand(const Inst& in) override;
+  void tcvt(const Inst& in) override;
   void tcvt_elems(const Inst& in);
   // Boxed (fractal) tiles and cube ops: element offsets through the
   // interpreter's tile_elem_index.
@@ -298,13 +311,13 @@ class Gen : public CodeGenerator {
   void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
   void tcopy_views(const Inst& in, ValueId t, ValueId v, bool load);  // ranks other than tcopy's
   void view_row_table(ValueId v, unsigned rank, int off);
-  void tmov(const Inst& in);
+  void tmov(const Inst& in) override;
   void copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int64_t max_rows, int64_t max_cols);
   int run_bytes(const CopySide (&side)[2], unsigned es, bool down) const;
   void stack_scratch(uint32_t bytes);  // rsp -= bytes, each page touched (clobbers rax)
-  void ttri(const Inst& in);
-  void tci(const Inst& in);
-  void matmul(const Inst& in);
+  void ttri(const Inst& in) override;
+  void tci(const Inst& in) override;
+  void matmul(const Inst& in) override;
   // tmatmul lowerings (x86_cube.cpp): register-blocked micro-kernels over
   // operands packed into scratch below rsp (false: the scratch would exceed
   // kMaxTileArenaBytes, nothing emitted), else one vector of columns at a
@@ -404,11 +417,11 @@ class Gen : public CodeGenerator {
   // Fused multi-term ops (taddc, tsubc, taddsc, tsubsc, tmuladddst,
   // tfusedmuladd(relu), tsubrelu, tlrelu, tprelu, taxpy) and column
   // reductions (tcolsum / tcolmax / tcolmin / tcolprod).
-  void fused(const Inst& in);
-  void col_reduce(const Inst& in);
+  void fused(const Inst& in) override;
+  void col_reduce(const Inst& in) override;
   // A pto.fuse region as one loop nest (x86_fuse.cpp); false: not taken,
   // the caller lowers the body op by op.
-  bool fused_region(const Inst& in);
+  bool fused_region(const Inst& in) override;
   struct Fuse;                                          // the region's plan (x86_fuse.cpp)
   bool fuse_plan(const Inst& in, Fuse& f);              // false: a body op or tile it does not take
   void fuse_skew(Fuse& f);                              // whether the last stage runs a row behind
@@ -430,13 +443,13 @@ class Gen : public CodeGenerator {
   void fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked);
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
   // (docs/semantics.md §5).
-  void tcmp(const Inst& in);
-  void tsel(const Inst& in);
-  void tfillpad(const Inst& in);
-  void twindow(const Inst& in);                   // textract / tinsert
+  void tcmp(const Inst& in) override;
+  void tsel(const Inst& in) override;
+  void tfillpad(const Inst& in) override;
+  void twindow(const Inst& in) override;                   // textract / tinsert
   void twindow_boxed(const Inst& in, const WindowPlan& p);  // either tile boxed (x86_move.cpp)
-  void ttrans(const Inst& in);
-  void tconcat(const Inst& in);
+  void ttrans(const Inst& in) override;
+  void tconcat(const Inst& in) override;
   void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)
   void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)
   // The interpreter's NaN rule; scratch V(t), V(m), V(o) (default V2, V4, V5).

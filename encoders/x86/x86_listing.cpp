@@ -7,8 +7,8 @@
 
 namespace ptoas::cg::x86 {
 
-std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base) {
-  std::vector<DecodedInst> out;
+std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base) {
+  std::vector<ListedInst> out;
   ZydisDecoder dec;
   ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
   ZydisFormatter fmt;
@@ -18,22 +18,22 @@ std::vector<DecodedInst> decode(const uint8_t* code, size_t n, uint64_t base) {
   while (off < n) {
     ZydisDecodedInstruction ins;
     ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-    DecodedInst d;
+    ListedInst d;
     d.offset = off;
+    size_t length = 1;
     if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off, n - off, &ins, ops))) {
       char text[256];
       if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fmt, &ins, ops, ins.operand_count_visible, text,
                                                          sizeof text, base + off, nullptr)))
         std::snprintf(text, sizeof text, "(unformattable)");
-      d.length = ins.length;
+      length = ins.length;
       d.text = text;
     } else {
       char text[32];
       std::snprintf(text, sizeof text, ".byte 0x%02x", code[off]);
-      d.length = 1;
       d.text = text;
     }
-    off += d.length;
+    off += length;
     out.push_back(std::move(d));
   }
   return out;

@@ -1,4 +1,4 @@
-// x86-64 code generation: the tile-op dispatch, tload / tstore between tiles
+// x86-64 code generation: treshape, tload / tstore between tiles
 // and views, and the elementwise / tile-scalar / unary ops (x86_gen.h,
 // docs/x86_backend.md).
 #include <algorithm>
@@ -8,59 +8,12 @@
 
 namespace ptoas::cg::x86::gen {
 
-void Gen::tile_op(const Inst& in) {
-  switch (in.op) {
-    case Op::TLoad: return tload(in);
-    case Op::TStore: return tstore(in);
-    case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);
-    case Op::TFillPad: case Op::TFillPadInplace: case Op::TFillPadExpand: return tfillpad(in);
-    case Op::TExtract: case Op::TInsert: return twindow(in);
-    case Op::TTrans: return ttrans(in);
-    case Op::TConcat: return tconcat(in);
-    case Op::TReshape: {  // no copy: dst takes src's storage (same location and byte size)
-      if (in.n_ins < 1 || in.n_outs != 1) return fail(in);
-      ValueId src = op(in, 0), dst = op(in, in.n_ins);
-      if (ty(src).kind != TypeKind::TileBuf || ty(dst).kind != TypeKind::TileBuf) return fail(in);
-      if (ty(src).loc != ty(dst).loc || tile_storage_bytes(ty(src)) != tile_storage_bytes(ty(dst)))
-        return fail(in, "pto.treshape between tiles of different locations or sizes");
-      mov(rax, q(src, 0));
-      mov(q(dst, 0), rax);
-      return;
-    }
-    case Op::TColSum: case Op::TColMax: case Op::TColMin: case Op::TColProd: return col_reduce(in);
-    case Op::TCmp: case Op::TCmpS: return tcmp(in);
-    case Op::TSel: case Op::TSelS: return tsel(in);
-    case Op::TAddC: case Op::TSubC: case Op::TAddSC: case Op::TSubSC: case Op::TMulAddDst:
-    case Op::TFusedMulAdd: case Op::TFusedMulAddRelu: case Op::TSubRelu: case Op::TLRelu:
-    case Op::TPrelu: case Op::TAxpy:
-      return fused(in);
-    case Op::TCvt: return tcvt(in);
-    case Op::TMov: return tmov(in);
-    case Op::TTri: return ttri(in);
-    case Op::TCi: return tci(in);
-    case Op::TMatmul: case Op::TMatmulAcc: case Op::TMatmulBias: return matmul(in);
-    case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
-    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin: case Op::TRowExpandExpDif:
-      return row_expand(in);
-    case Op::TColExpand: case Op::TColExpandAdd: case Op::TColExpandSub: case Op::TColExpandMul:
-    case Op::TColExpandDiv: case Op::TColExpandMax: case Op::TColExpandMin: case Op::TColExpandExpDif:
-      return col_expand(in);
-    default: return elementwise(in);
-  }
+void Gen::treshape(const Inst&, ValueId src, ValueId dst) {  // no copy: dst takes src's storage
+  mov(rax, q(src, 0));
+  mov(q(dst, 0), rax);
 }
 
 // ---- tload / tstore ------------------------------------------------------------------
-
-void Gen::tload(const Inst& in) { tcopy(in, op(in, in.n_ins), op(in, 0), true); }
-
-void Gen::tstore(const Inst& in) {
-  if (in.n_ins != 1) return fail(in, "pto.tstore with a scalar operand");
-  std::string_view atomic = m_.attr_word(in, "atomicType");
-  std::string_view relu = m_.attr_word(in, "reluPreMode");
-  if ((!atomic.empty() && atomic != "atomic_none") || (!relu.empty() && relu != "no_relu"))
-    return fail(in, "pto.tstore with atomic add or relu");
-  tcopy(in, op(in, 0), op(in, in.n_ins), false);
-}
 
 // A tload's pad fill of tile t: `count` units of `unit` bytes (1, 2 or 4)
 // of `bits` from its base. `cover`: the tile's rows x cols are all of

@@ -1,5 +1,5 @@
 // The qemu runner: runs AArch64 SVE JIT images (cg::JitImage for
-// Target::Sve) on an x86 host, under qemu-aarch64 (user mode) at a chosen
+// the sve target) on an x86 host, under qemu-aarch64 (user mode) at a chosen
 // SVE vector length. How it works and its limits: docs/qemu_runner.md.
 //
 // A batch of jobs runs in one qemu process (startup costs about 35 ms): the

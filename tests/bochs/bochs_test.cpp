@@ -6,7 +6,7 @@
 //    pre-filled with a NaN sentinel and are larger than the kernel's views,
 //    so a store outside the valid region shows up.
 // 2. Negative control: the same ragged kernels compiled with
-//    PTOAS_TEST_UNMASKED_TAILS=1 (the code generator then stores ragged
+//    CodegenOptions::test_unmasked_tails (the code generator then stores ragged
 //    tails unmasked) must be caught: a difference, or a write outside the
 //    buffers.
 // 3. The runner's own failure paths: a CPU exception and a write outside
@@ -169,14 +169,14 @@ struct Run {
   bool compiled = false;
 };
 
-std::unique_ptr<Run> make_run(Kernel& k, cg::Target t, bool broken_tails) {
+std::unique_ptr<Run> make_run(Kernel& k, const cg::Target& t, bool broken_tails) {
   auto r = std::make_unique<Run>();
   r->k = &k;
-  r->label = k.name + " on " + std::string(cg::target_name(t)) + (broken_tails ? " with unmasked tails" : "");
-  if (broken_tails) ::setenv("PTOAS_TEST_UNMASKED_TAILS", "1", 1);
+  r->label = k.name + " on " + std::string(t.name) + (broken_tails ? " with unmasked tails" : "");
+  cg::CodegenOptions o;
+  o.test_unmasked_tails = broken_tails;
   Diag diag(k.src.get());
-  r->compiled = cg::build_jit_image(*k.m, k.fn, t, r->image, diag);
-  if (broken_tails) ::unsetenv("PTOAS_TEST_UNMASKED_TAILS");
+  r->compiled = cg::build_jit_image(*k.m, k.fn, t, r->image, diag, o);
   if (!r->compiled) fail(r->label + ": cannot compile: " + diag.text());
   r->bufs = k.init;
   return r;
@@ -291,14 +291,14 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<Run>> runs;
   for (auto& k : kernels) {
     if (!k->ok) continue;
-    runs.push_back(make_run(*k, cg::Target::Avx2, false));
-    runs.push_back(make_run(*k, cg::Target::Avx512, false));
+    runs.push_back(make_run(*k, cg::target("avx2"), false));
+    runs.push_back(make_run(*k, cg::target("avx512"), false));
   }
   size_t n_good = runs.size();
   for (auto& k : kernels)
     if (k->ok && (k->name == "axpy_relu" || k->name == "vadd")) {
-      runs.push_back(make_run(*k, cg::Target::Avx2, true));
-      runs.push_back(make_run(*k, cg::Target::Avx512, true));
+      runs.push_back(make_run(*k, cg::target("avx2"), true));
+      runs.push_back(make_run(*k, cg::target("avx512"), true));
     }
   std::vector<rt::BochsJob> jobs;
   std::vector<size_t> job_run;
@@ -348,7 +348,7 @@ int main(int argc, char** argv) {
     // Throughput of a differential-suite-like batch: 200 small jobs, one
     // image, each with its own copy of the inputs.
     Kernel& k = *kernels[0];
-    std::unique_ptr<Run> r = make_run(k, cg::Target::Avx512, false);
+    std::unique_ptr<Run> r = make_run(k, cg::target("avx512"), false);
     std::vector<std::vector<std::vector<uint8_t>>> copies(200, k.init);
     std::vector<rt::BochsJob> many;
     for (auto& c : copies) many.push_back(rt::bochs_job(*k.m, k.fn, r->image, bind(k, c), k.blocks));

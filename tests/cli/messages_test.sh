@@ -72,7 +72,7 @@ module {
 PTO
 for t in avx2 sve; do
   expect call 1 "7:10: error: func.call (a call between functions; ptorun --target=interp runs it) is not supported on $t" -target=$t
-  expect call 1 "4:5: error: a function that returns values (a CPU kernel returns void) is not supported on $t" -target=$t
+  expect call 1 "4:5: error: a function that returns values (a kernel returns void) is not supported on $t" -target=$t
   reject_text call "with dtype"
   reject_text call "from a kernel"
 done

@@ -89,13 +89,15 @@ bool parse_configs(const std::string& list, std::vector<Config>& out, std::strin
     }
     c.target = item.substr(0, dash);
     c.olevel = item[dash + 2] - '0';
-    if (c.target != "interp" && c.target != "avx2" && c.target != "avx512" && c.target != "sve") {
-      err = "unknown target '" + c.target + "'";
+    const cg::Target* t = c.target == "interp" ? nullptr : cg::find_target(c.target);
+    if (c.target != "interp" && (!t || !t->packed_thunk)) {
+      err = "unknown target '" + c.target + "' (interp or one ptorun runs: ptoas --print-targets marks them jit)";
       return false;
     }
-    if (c.target == "sve" && !c.vl) c.vl = 256;
-    if (c.target != "sve" && c.vl) {
-      err = "a vector length is for sve only: '" + item + "'";
+    const bool a64 = t && t->isa == cg::Isa::AArch64;
+    if (a64 && !c.vl) c.vl = 256;
+    if (!a64 && c.vl) {
+      err = "a vector length is for AArch64 targets only: '" + item + "'";
       return false;
     }
     out.push_back(c);
@@ -236,8 +238,8 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
     msg = diag.text();
     return RunStatus::FrontEnd;
   }
-  cg::Target ct = cg::Target::Avx2;
-  cg::parse_target(c.target, ct);
+  // interp optimizes as avx2 does (as ptorun)
+  const cg::Target& ct = c.target == "interp" ? cg::target("avx2") : cg::target(c.target);
   opt::Options oo;
   oo.level = opt::Level(c.olevel);
   if (!opt::optimize(m, oo, cg::opt_target(ct), diag)) {

@@ -82,7 +82,7 @@ void load_samples() {
     }
     if (!run_frontend(*s.src, fo, *s.m, d)) continue;
     opt::Options oo;
-    if (!opt::optimize(*s.m, oo, cg::opt_target(cg::Target::Avx2), d)) continue;
+    if (!opt::optimize(*s.m, oo, cg::opt_target(cg::target("avx2")), d)) continue;
     rt::Interpreter interp(*s.m);
     std::string err;
     s.fn = interp.find_function("", err);

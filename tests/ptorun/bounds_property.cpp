@@ -163,7 +163,7 @@ struct Loaded {
 };
 
 // Front end and optimizer as ptorun runs them for target `t`.
-bool load(const Case& c, cg::Target t, Loaded& out) {
+bool load(const Case& c, const cg::Target& t, Loaded& out) {
   out.src = std::make_unique<SourceFile>("k.pto", c.text);
   out.m = std::make_unique<Module>();
   Diag d(out.src.get());
@@ -230,9 +230,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::vector<cg::Target> natives;
-  if (rt::cpu_supports("avx2")) natives.push_back(cg::Target::Avx2);
-  if (rt::cpu_supports("avx512")) natives.push_back(cg::Target::Avx512);
+  std::vector<const cg::Target*> natives;
+  if (rt::cpu_supports("avx2")) natives.push_back(&cg::target("avx2"));
+  if (rt::cpu_supports("avx512")) natives.push_back(&cg::target("avx512"));
   bool sve = sve_every > 0 && rt::qemu_available(nullptr);
   if (natives.empty() && !sve) {
     std::printf("bounds_property: SKIP: no native target runs here\n");
@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
       ++failed;
     };
     Loaded ref;
-    if (!load(c, cg::Target::Avx2, ref)) {
+    if (!load(c, cg::target("avx2"), ref)) {
       report("the generated kernel does not assemble: " + ref.diags);
       continue;
     }
@@ -287,13 +287,13 @@ int main(int argc, char** argv) {
       ++accepted;
     }
     if (!ro.canaries || !ro.input_kept) report("the interpreter wrote outside its output");
-    std::vector<cg::Target> ts = natives;
+    std::vector<const cg::Target*> ts = natives;
     bool this_sve = sve && i % sve_every == 0;
-    if (this_sve) ts.push_back(cg::Target::Sve);
-    for (cg::Target t : ts) {
-      std::string tn(cg::target_name(t));
+    if (this_sve) ts.push_back(&cg::target("sve"));
+    for (const cg::Target* t : ts) {
+      std::string tn(t->name);
       Loaded l;
-      if (!load(c, t, l)) {
+      if (!load(c, *t, l)) {
         report(tn + ": the kernel does not assemble: " + l.diags);
         continue;
       }
@@ -301,7 +301,7 @@ int main(int argc, char** argv) {
       SourceFile* src = l.src.get();
       Diag d(src);
       std::string err;
-      bool loaded = t == cg::Target::Sve ? jit.load_for_emulator(*l.m, l.fn, tn, d, err)
+      bool loaded = t->isa == cg::Isa::AArch64 ? jit.load_for_emulator(*l.m, l.fn, tn, d, err)
                                          : jit.load(*l.m, l.fn, tn, d, err);
       if (!loaded) {
         // A backend that refuses the kernel (a constant it cannot encode)
@@ -310,7 +310,7 @@ int main(int argc, char** argv) {
         if (verbose) std::printf("case %ld: %s refuses: %s %s\n", i, tn.c_str(), err.c_str(), d.text().c_str());
         continue;
       }
-      if (t == cg::Target::Sve) ++sve_runs;
+      if (t->isa == cg::Isa::AArch64) ++sve_runs;
       Outcome o = run_on(l, c, &jit, nx, ny, x0, y0, at_end);
       if (o.ok != ro.ok) {
         report(tn + (o.ok ? " ran but the interpreter refused: " + ro.err : " refused but the interpreter ran: " + o.err));

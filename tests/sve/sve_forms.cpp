@@ -227,8 +227,8 @@ bool compile(const ptoas::SourceFile& src, const ptoas::FrontendOptions& fo, pto
   oo.level = level;
   ptoas::cg::ModuleCode code;
   bool ok = ptoas::run_frontend(src, fo, m, diag) &&
-            ptoas::opt::optimize(m, oo, ptoas::cg::opt_target(ptoas::cg::Target::Sve), diag) &&
-            ptoas::cg::compile_module(m, ptoas::cg::Target::Sve, code, diag);
+            ptoas::opt::optimize(m, oo, ptoas::cg::opt_target(ptoas::cg::target("sve")), diag) &&
+            ptoas::cg::compile_module(m, ptoas::cg::target("sve"), code, diag);
   // The JIT image adds the packed-argument thunk (its call, stack
   // arguments and frame) to what the object holds; the thunk depends on
   // the parameters only, so once per signature (it recompiles the kernel).
@@ -240,7 +240,7 @@ bool compile(const ptoas::SourceFile& src, const ptoas::FrontendOptions& fo, pto
     std::string err;
     ptoas::InstId fn = ptoas::rt::Interpreter(m).find_function("", err);
     ptoas::cg::JitImage img;
-    if (fn != ptoas::kNone) ok = ptoas::cg::build_jit_image(m, fn, ptoas::cg::Target::Sve, img, diag);
+    if (fn != ptoas::kNone) ok = ptoas::cg::build_jit_image(m, fn, ptoas::cg::target("sve"), img, diag);
   }
   if (!ok && g_verbose)
     std::printf("refused: %s: %s\n", src.name().c_str(), diag.text().substr(0, diag.text().find('\n')).c_str());

@@ -2,7 +2,7 @@
 # The per-function code limit (kMaxFunctionCodeBytes, encoders/codegen.h):
 # a function whose code passes it is a located error naming the limit, exit
 # 1 and no output file, on avx2, avx512 and sve, through ptoas and ptorun.
-# PTOAS_TEST_CODE_LIMIT lowers the limit so a small kernel reaches it.
+# --code-limit lowers the limit so a small kernel reaches it.
 # With --full, the real limit on a generated kernel of 200,000 tile ops
 # (bench/gen_tile_ops.py; ctest -C full).
 # Usage: code_limit_test.sh PTOAS PTORUN TESTDIR [--full]
@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 k="$dir/kernels/views_nd.pto"
 want="the code of @views_nd passes the limit of 300 bytes per function on"
 for t in avx2 avx512 sve; do
-  PTOAS_TEST_CODE_LIMIT=300 "$ptoas" -target=$t "$k" -o out.o 2>err.txt
+  "$ptoas" --code-limit=300 -target=$t "$k" -o out.o 2>err.txt
   rc=$?
   [ "$rc" = 1 ] || fail "$t: exit $rc, expected 1"
   grep -Eq "^$k:[0-9]+:[0-9]+: error: $want $t here" err.txt || fail "$t: message: $(head -c 400 err.txt)"
@@ -26,7 +26,7 @@ for t in avx2 avx512 sve; do
 done
 if /usr/bin/python3 -c 'import numpy as np
 for n, k in (("x", 6144), ("y", 720)): np.save(n + ".npy", np.zeros(k, np.float32))' 2>/dev/null; then
-  PTOAS_TEST_CODE_LIMIT=300 "$ptorun" "$k" --target=avx2 --arg x=x.npy --arg y=y.npy --out z=z.npy \
+  "$ptorun" --code-limit=300 "$k" --target=avx2 --arg x=x.npy --arg y=y.npy --out z=z.npy \
     --arg o0=0 --arg o1=0 --arg o2=0 --arg o3=0 --arg o4=0 2>err.txt
   rc=$?
   [ "$rc" = 1 ] || fail "ptorun: exit $rc, expected 1"

@@ -427,7 +427,7 @@ bool jit(const std::string& name, const Module& m, const SourceFile* src, const 
   return false;
 }
 
-size_t code_size(const Module& m, cg::Target t) {
+size_t code_size(const Module& m, const cg::Target& t) {
   cg::ModuleCode mc;
   Diag d(nullptr);
   if (!cg::compile_module(m, t, mc, d)) return 0;
@@ -496,8 +496,9 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--dump") == 0) do_dump = true;
     else rest.push_back(argv[i]);
   }
-  cg::Target tg;
-  if (!cg::parse_target(target, tg)) return 2;
+  const cg::Target* tgp = cg::find_target(target);
+  if (!tgp || !tgp->has_backend()) return 2;
+  const cg::Target& tg = *tgp;
   // avx512 on a CPU without it: every run under Bochs, in one batch.
   bool bochs = !rt::cpu_supports(target);
   std::string why;

@@ -1,0 +1,96 @@
+// The shared lowering driver (docs/architecture.md): one walk over a
+// function's regions for every target. It lowers what is the same
+// everywhere — the order of instructions, scf.for / scf.if / scf.while
+// with their block arguments and yields (tiles included: a yield copies
+// every part of the value, plan.h slot_copies), returns, the refusals of
+// what no kernel may contain — and hands each piece to the target through
+// the hooks below: structured (begin_for .. end_for), so a text target
+// prints a loop where a machine target binds labels and branches.
+//
+// Tile ops are dispatched by family (tile_op): each family is one hook, so
+// a target implements families, not a switch over ~80 ops.
+#pragma once
+#include <string_view>
+#include <vector>
+
+#include "ir.h"
+
+namespace ptoas::cg {
+
+class Lowering {
+ public:
+  explicit Lowering(const Module& m) : lower_m_(m) {}
+  virtual ~Lowering() = default;
+  Lowering(const Lowering&) = delete;
+  Lowering& operator=(const Lowering&) = delete;
+
+  // Lowers the instructions of r in order but a final scf.yield or
+  // scf.condition, which it returns (kNone if r has none).
+  InstId lower_region(const Region& r);
+  void lower_inst(const Inst& in, InstId id);
+  // The family hooks of tile op `in` (tile_op's switch).
+  void tile_op(const Inst& in);
+
+ protected:
+  // ---- what every target provides ----
+  // Called before anything else of an instruction: true when the target
+  // lowered it itself (x86: the tloads and tstores folded into a tmatmul).
+  virtual bool lower_special(const Inst&, InstId) { return false; }
+  // The code that follows belongs to `in` (line tables, size limits).
+  virtual void mark(const Inst& in) = 0;
+  // A located refusal: `what` is not supported on the target (empty: the
+  // op and its element type).
+  virtual void fail(const Inst& in, std::string_view what = {}) = 0;
+  // to[k] = from[k] for all k at once (the sets may overlap).
+  virtual void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) = 0;
+  virtual void lower_return(const Inst& in) = 0;
+  // scf.for %iv = op0 to op1 step op2: the body runs between begin_for and
+  // end_for (iter_args are copied by the driver around them). A step <= 0
+  // runs no iteration; an overflowing increment ends the loop.
+  virtual void begin_for(const Inst& in, ValueId iv) = 0;
+  virtual void end_for(const Inst& in, ValueId iv) = 0;
+  // scf.if op0: then-region, else_if, the else-region if any, end_if.
+  virtual void begin_if(const Inst& in) = 0;
+  virtual void else_if(const Inst& in) = 0;
+  virtual void end_if(const Inst& in) = 0;
+  // scf.while: begin_while, the before-region, test_while (leave the loop
+  // when cond's operand 0 is false; the forwarded values are already in the
+  // results), the after-region, end_while (back to the top).
+  virtual void begin_while(const Inst& in) = 0;
+  virtual void test_while(const Inst& in, const Inst& cond) = 0;
+  virtual void end_while(const Inst& in) = 0;
+  // A pto.fuse region as one loop nest; false: the driver lowers its body
+  // op by op.
+  virtual bool fused_region(const Inst&) { return false; }
+  virtual void scalar(const Inst& in) = 0;  // arith.*, block and subblock ids
+  virtual void view(const Inst& in) = 0;    // tensor views, addptr, subset, set_validshape
+  virtual void alloc(const Inst& in, InstId id) = 0;
+
+  // ---- tile op families (tile_op) ----
+  virtual void tcopy(const Inst& in, ValueId tile, ValueId view, bool load) = 0;  // tload, tstore
+  virtual void row_reduce(const Inst& in) = 0;
+  virtual void col_reduce(const Inst& in) = 0;
+  virtual void tfillpad(const Inst& in) = 0;
+  virtual void twindow(const Inst& in) = 0;  // textract, tinsert
+  virtual void ttrans(const Inst& in) = 0;
+  virtual void tconcat(const Inst& in) = 0;
+  // dst names src's storage (same location and size, checked here).
+  virtual void treshape(const Inst& in, ValueId src, ValueId dst) = 0;
+  virtual void tcmp(const Inst& in) = 0;
+  virtual void tsel(const Inst& in) = 0;
+  virtual void fused(const Inst& in) = 0;  // taddc .. taxpy
+  virtual void tcvt(const Inst& in) = 0;
+  virtual void tmov(const Inst& in) = 0;
+  virtual void ttri(const Inst& in) = 0;
+  virtual void tci(const Inst& in) = 0;
+  virtual void matmul(const Inst& in) = 0;
+  virtual void row_expand(const Inst& in) = 0;
+  virtual void col_expand(const Inst& in) = 0;
+  virtual void elementwise(const Inst& in) = 0;  // binary, tile-scalar and unary ops
+
+ private:
+  void yield_to(InstId term, const std::vector<ValueId>& to);
+  const Module& lower_m_;
+};
+
+}  // namespace ptoas::cg
