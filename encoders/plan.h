@@ -87,17 +87,6 @@ bool param_passing(const Module& m, InstId fn, const FramePlan& plan, std::vecto
 std::vector<std::pair<uint32_t, uint32_t>> slot_copies(const FramePlan& p, const std::vector<ValueId>& from,
                                                       const std::vector<ValueId>& to);
 
-// copy_values for the CPU targets: every slot pair of slot_copies through
-// the frame's temporaries (so that overlapping sets are copied at once),
-// `move(from_slot, to_slot)` emitting one 8-byte move.
-template <class Move>
-void copy_slots_through_temp(const FramePlan& p, const std::vector<ValueId>& from, const std::vector<ValueId>& to,
-                             Move&& move) {
-  std::vector<std::pair<uint32_t, uint32_t>> c = slot_copies(p, from, to);
-  for (size_t k = 0; k < c.size(); ++k) move(c[k].first, p.temp_first + uint32_t(k));
-  for (size_t k = 0; k < c.size(); ++k) move(p.temp_first + uint32_t(k), c[k].second);
-}
-
 // Visits every instruction of a region tree in program order (pre-order).
 template <class F>
 void walk_region(const Module& m, const Region& r, F&& f) {

@@ -45,6 +45,16 @@ bool flag_attr(const Module& m, const Inst& in, std::string_view name) {
   return (a->kind == AttrKind::Bool || a->kind == AttrKind::Int) && a->ival != 0;
 }
 
+bool plan_ttri(const Module& m, const Inst& in, ValueId& dst, bool& upper) {
+  if (in.n_outs != 1 || in.n_ins > 1) return false;
+  dst = m.operand(in, in.n_ins);
+  const Type& dt = m.type_of(dst);
+  if (dt.kind != TypeKind::TileBuf || (dt.elem != DType::F32 && dt.elem != DType::I32)) return false;
+  const Attr* a = m.find_attr(in, "upperOrLower");
+  upper = a && a->ival != 0;
+  return true;
+}
+
 bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc) {
   if (in.n_outs != 1 || in.n_ins != 1) return false;
   const Type& t = m.type_of(m.operand(in, in.n_ins));

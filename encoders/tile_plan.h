@@ -22,6 +22,10 @@ bool flag_attr(const Module& m, const Inst& in, std::string_view name);
 // element size and the descending flag); false: the generic refusal.
 bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc);
 
+// ttri: one f32 or i32 tile out (dst), an optional diagonal scalar in;
+// `upper` from upperOrLower. False: the generic refusal.
+bool plan_ttri(const Module& m, const Inst& in, ValueId& dst, bool& upper);
+
 // Elementwise, tile-scalar and unary ops (tadd .. tshrs, texpands, tneg ..).
 struct EltPlan {
   DType d = DType::None;

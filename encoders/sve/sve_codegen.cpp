@@ -15,7 +15,7 @@ namespace gen {
 
 Gen::Gen(const Mc& mc, const Module& m, InstId fn, const Target& t, const CodegenOptions& o, const FramePlan& p,
          Diag& d)
-    : Lowering(m), mc_(mc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d), code_limit_(o.code_limit) {
+    : CpuLowering(m, p), mc_(mc), m_(m), fn_(fn), tg_(t), p_(p), diag_(d), code_limit_(o.code_limit) {
   schedule_ = o.schedule;  // --no-sched: program order (the test of the scheduler: same results without it)
   for (int i = 0; i < 31; ++i) {
     x_[i] = mc.reg("X" + std::to_string(i));
@@ -282,11 +282,9 @@ bool Gen::finish(std::vector<uint8_t>& bytes) {
   return true;
 }
 
-void Gen::copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
-  copy_slots_through_temp(p_, from, to, [&](uint32_t a, uint32_t b) {
-    ldx_slot(X(0), a);
-    stx_slot(X(0), b);
-  });
+void Gen::move_slot(uint32_t from, uint32_t to) {
+  ldx_slot(X(0), from);
+  stx_slot(X(0), to);
 }
 
 void Gen::lower_return(const Inst&) { b(epilogue_); }

@@ -29,10 +29,7 @@ void Gen::relu0(R z, R pg) {  // v > 0 ? v : 0 (NaN and -0 give +0)
   I("SEL_ZPZZ_S", {z, P(2), z, Z(6)});
 }
 
-void Gen::fused(const Inst& in) {
-  FusedPlan pl;
-  std::string why;
-  if (!plan_fused(m_, in, pl, why)) return fail(in, why);
+void Gen::fused(const Inst& in, const FusedPlan& pl) {
   Op o = in.op;
   ValueId dst = pl.dst;
   DType d = pl.d;
@@ -108,10 +105,7 @@ void Gen::fused(const Inst& in) {
 // dst[r, c] = op(s0[r, c], s1[r, 0]) (or with s0 the column): the operand
 // one column wide is broadcast per row; a full operand narrower than dst is
 // read as if it were as wide (the interpreter tiles it cyclically).
-void Gen::row_expand(const Inst& in) {
-  ExpandPlan pl;
-  std::string why;
-  if (!plan_row_expand(m_, in, pl, why)) return fail(in, why);
+void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
   bool plain = pl.plain;
   ValueId dst = pl.dst;
   const ValueId* s = pl.s;
@@ -151,10 +145,7 @@ void Gen::row_expand(const Inst& in) {
 
 // dst[r, c] = op(s0[r', c], s1[r'', c]): an operand with one valid row is
 // read at row 0 (its row stride is 0 then, decided at run time).
-void Gen::col_expand(const Inst& in) {
-  ExpandPlan pl;
-  std::string why;
-  if (!plan_col_expand(m_, in, pl, why)) return fail(in, why);
+void Gen::col_expand(const Inst& in, const ExpandPlan& pl) {
   bool plain = pl.plain;
   unsigned nsrc = pl.nsrc;
   ValueId dst = pl.dst;
@@ -204,10 +195,7 @@ void Gen::col_expand(const Inst& in) {
 // order (the interpreter's order), one vector of columns at a time. Sums
 // and products round to the element type at each step; max / min follow
 // its NaN rule.
-void Gen::col_reduce(const Inst& in) {
-  ValueId src, dst;
-  std::string why;
-  if (!plan_reduce(m_, in, false, src, dst, why)) return fail(in, why);
+void Gen::col_reduce(const Inst& in, ValueId src, ValueId dst) {
   DType d = ty(dst).elem;
   TileGeo gs = geo(src);
   bool fl = dtype_is_float(d), sum = in.op == Op::TColSum, prod = in.op == Op::TColProd;
@@ -270,16 +258,10 @@ void Gen::col_reduce(const Inst& in) {
 
 // ttri ins(diag?) outs(dst): 1 where (lower) j <= i + diag, (upper)
 // !(j < i + diag); 0 elsewhere; f32 and i32, any layout.
-void Gen::ttri(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins > 1) return fail(in);
-  ValueId d = op(in, in.n_ins);
-  if (ty(d).kind != TypeKind::TileBuf) return fail(in);
+void Gen::ttri(const Inst& in, ValueId d, bool upper) {
   const ptoas::Type& dt = ty(d);
-  if (dt.elem != DType::F32 && dt.elem != DType::I32) return fail(in);
   AxisMap mr, mc;
   if (!axis(in, dt, true, mr) || !axis(in, dt, false, mc)) return;
-  const Attr* a = m_.find_attr(in, "upperOrLower");
-  bool upper = a && a->ival != 0;
   I("PTRUE_S", {P(7), 31});
   if (in.n_ins == 1) ldx(X(13), op(in, 0));
   else mov(X(13), xzr());
@@ -308,10 +290,7 @@ void Gen::ttri(const Inst& in) {
 // tci ins(start) {descending}: d[0, j] = start + j (start - j), j < d's
 // valid columns, wrapping; 2- and 4-byte integers (32-bit lanes, a 2-byte
 // scatter stores each lane's low half), any layout.
-void Gen::tci(const Inst& in) {
-  unsigned es;
-  bool desc;
-  if (!plan_tci(m_, in, es, desc)) return fail(in);
+void Gen::tci(const Inst& in, unsigned es, bool desc) {
   ValueId d = op(in, in.n_ins);
   const ptoas::Type& dt = ty(d);
   AxisMap mr, mc;

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "lower.h"
-#include "lowering.h"
+#include "cpu_lowering.h"
 #include "tile_plan.h"
 #include "plan.h"
 #include "sve_mc.h"
@@ -59,7 +59,7 @@ enum Cond : int { EQ = 0, NE = 1, HS = 2, LO = 3, MI = 4, PL = 5, VS = 6, VC = 7
 // Vector registers the tile loops keep constants in (sve_tiles.cpp).
 constexpr int kNegZero = 24, kBf16Bias = 25, kQuiet = 26, kScalar = 27;
 
-class Gen : public Lowering {
+class Gen : public CpuLowering {
  public:
   Gen(const Mc& mc, const Module& m, InstId fn, const Target& t, const CodegenOptions& o, const FramePlan& p,
       Diag& d);
@@ -165,7 +165,7 @@ class Gen : public Lowering {
   void prologue();
   void epilogue();
   // The hooks of the shared driver (lowering.h).
-  void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) override;
+  void move_slot(uint32_t from, uint32_t to) override;
   void lower_return(const Inst& in) override;
   std::vector<std::pair<int, int>> ctl_;  // labels of the open scf constructs: loop top (if: else), end
   std::pair<int, int> open_ctl();
@@ -179,8 +179,12 @@ class Gen : public Lowering {
   void end_while(const Inst& in) override;
   void scalar(const Inst& in) override;
   void scalar_float(const Inst& in);
-  void view(const Inst& in) override;
-  void alloc(const Inst& in, InstId id) override;
+  void store_imm(ValueId v, unsigned k, int64_t imm) override;
+  void store_count(ValueId v, unsigned k, ValueId count, int32_t limit) override;
+  void partition_view(const Inst& in, ValueId src, ValueId res, unsigned rank, unsigned es) override;
+  void add_ptr(const Inst& in, unsigned es) override;
+  void store_valid(ValueId t, unsigned k, ValueId count, int32_t limit) override;
+  void subset(const Inst& in, ValueId t, unsigned es) override;
 
   // ---- tiles (sve_tiles.cpp) ----
   bool tile_type_ok(const Inst& in, ValueId t);
@@ -207,20 +211,20 @@ class Gen : public Lowering {
   TileGeo geo(ValueId t) const { return tile_geo(ty(t)); }
   void bin(Bin k, DType d, R pg, R a, R b);
   void round_lane(DType d, R z, R pg);  // f32 lanes rounded to f16 / bf16 and back  // a = a op b in d's lane class
-  void elementwise(const Inst& in) override;
-  void row_reduce(const Inst& in) override;
+  void elementwise(const Inst& in, const EltPlan& pl) override;
+  void row_reduce(const Inst& in, ValueId src, ValueId dst) override;
   // sve_fused.cpp
   void fbin(const char* name, R d, R a, R b, R pg);  // d = a op b, a NaN in a wins (quieted)
   void relu0(R z, R pg);                           // z > 0 ? z : +0
-  void fused(const Inst& in) override;
-  void row_expand(const Inst& in) override;
-  void col_expand(const Inst& in) override;
-  void col_reduce(const Inst& in) override;
-  void ttri(const Inst& in) override;
-  void tci(const Inst& in) override;
+  void fused(const Inst& in, const FusedPlan& pl) override;
+  void row_expand(const Inst& in, const ExpandPlan& pl) override;
+  void col_expand(const Inst& in, const ExpandPlan& pl) override;
+  void col_reduce(const Inst& in, ValueId src, ValueId dst) override;
+  void ttri(const Inst& in, ValueId d, bool upper) override;
+  void tci(const Inst& in, unsigned es, bool desc) override;
   // sve_select.cpp
-  void tcmp(const Inst& in) override;
-  void tsel(const Inst& in) override;
+  void tcmp(const Inst& in, const CmpPlan& pl) override;
+  void tsel(const Inst& in, const SelPlan& pl) override;
   // sve_move.cpp
   void cap_reg(R x, int64_t cap);            // x = min(x, cap), signed (x16 scratch)
   void cap_slot(R x, ValueId v, unsigned k);  // x = min(x, slot k of v)
@@ -228,11 +232,11 @@ class Gen : public Lowering {
   void valid_region(ValueId t, int64_t cap_r, int64_t cap_c);
   void tile_copy(const Inst& in, ValueId src, ValueId dst, R srow, R scol, R drow, R dcol, bool transpose);
   void tfillpad(const Inst& in) override;
-  void twindow(const Inst& in) override;
+  void twindow(const Inst& in, const WindowPlan& p) override;
   void ttrans(const Inst& in) override;
   void tconcat(const Inst& in) override;
   void treshape(const Inst& in, ValueId src, ValueId dst) override;
-  void tcvt(const Inst& in) override;
+  void tcvt(const Inst& in, const CvtPlan& pl) override;
   // Any-layout addressing (sve_layout.cpp): byte offset parts of a row or
   // column index as a scalar or as a vector of consecutive indices.
   bool axis(const Inst& in, const ptoas::Type& t, bool rows, AxisMap& m);
@@ -243,14 +247,14 @@ class Gen : public Lowering {
       if (x_[i] == x.id) return i;
     return 31;
   }
-  void tmov(const Inst& in) override;
+  void tmov(const Inst& in, ValueId s, ValueId d) override;
   // tload / tstore of a boxed tile (any view rank), or of an unboxed one
   // through a view of rank 3 and up; the pad fill of a load (any tile);
   // x9 capped by a view's rows (every shape but the last).
   void tcopy_grid(const Inst& in, ValueId t, ValueId v, bool load);
   void pad_fill(ValueId t);
   void cap_view_rows(ValueId v, unsigned rank, int64_t cap);
-  void matmul(const Inst& in) override;
+  void matmul(const Inst& in, const MatmulPlan& pl) override;
   // exp / log / rsqrt in double (sve_math.cpp).
   void math_begin();  // the constants block at x8 (on the stack), p6 all .d lanes
   void math_end();

@@ -72,12 +72,7 @@ void Gen::axis_vec(R dst, const AxisMap& m, R first) {
 
 // tmov between tiles of one element type (any layouts): dst[r, c] =
 // src[r, c] over dst's valid region (capped by both shapes).
-void Gen::tmov(const Inst& in) {
-  ValueId s, d;
-  bool skip;
-  std::string why;
-  if (!plan_tmov(m_, in, s, d, skip, why)) return fail(in, why);
-  if (skip) return;
+void Gen::tmov(const Inst& in, ValueId s, ValueId d) {
   const ptoas::Type& st = ty(s);
   const ptoas::Type& dt = ty(d);
   unsigned es = dtype_bytes(dt.elem);
@@ -286,10 +281,7 @@ void Gen::tcopy_grid(const Inst& in, ValueId t, ValueId v, bool load) {
 // interpreter's), i8 x i8 -> i32 wrapping (exact). cin + acc, or
 // acc + bias[0, j], after the k-sum. Per row of C, one vector of columns at
 // a time: a[i, k] broadcast, b[k, j..] gathered.
-void Gen::matmul(const Inst& in) {
-  MatmulPlan pl;
-  std::string why;
-  if (!plan_matmul(m_, in, pl, why)) return fail(in, why);
+void Gen::matmul(const Inst& in, const MatmulPlan& pl) {
   ValueId a = pl.a, bm = pl.b, c = pl.c, cin = pl.cin, bt = pl.bias;
   bool acc_in = cin != kNone, bias = bt != kNone, f32 = !pl.i32;
   DType ae = pl.ae;

@@ -127,10 +127,7 @@ void Gen::tfillpad(const Inst& in) {
 // over s's valid region; capped at the window tile's shape minus the
 // offsets; a negative offset copies nothing (the interpreter's errors).
 // Either tile may be boxed: tile_copy addresses every layout.
-void Gen::twindow(const Inst& in) {
-  WindowPlan p;
-  std::string why;
-  if (!plan_twindow(m_, in, p, why)) return fail(in, why);
+void Gen::twindow(const Inst& in, const WindowPlan& p) {
   bool ext = p.ext;
   ValueId src = p.src, dst = p.dst, win = p.win, region = p.region;
   ValueId ro = p.row, co = p.col;
@@ -216,10 +213,7 @@ void Gen::treshape(const Inst&, ValueId src, ValueId dst) {  // no copy: dst tak
 // §10): float -> float rounds to nearest even, integer -> integer wraps,
 // integer -> float rounds once, float -> integer rounds by rmode and keeps
 // the low bits of out-of-range values (NaN: 0; sat_mode clamps).
-void Gen::tcvt(const Inst& in) {
-  CvtPlan pl;
-  std::string why;
-  if (!plan_tcvt(m_, in, pl, why)) return fail(in, why);
+void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
   ValueId src = pl.src, dst = pl.dst;
   DType sd = pl.sd, dd = pl.dd;
   bool sat = pl.sat;

@@ -320,123 +320,70 @@ void Gen::scalar_float(const Inst& in) {
 
 // ---- views and tiles -------------------------------------------------------------
 
-void Gen::view(const Inst& in) {
-  switch (in.op) {
-    case Op::MakeTensorView: {
-      unsigned rank = (in.n_ins - 1u) / 2u;
-      ValueId res = in.res;
-      if (p_.slots[res].count != 1 + 2 * rank) return fail(in, "a view whose rank differs from its type");
-      ldx(X(0), op(in, 0));
-      stx(X(0), res, 0);
-      for (unsigned k = 0; k < 2 * rank; ++k) {
-        ldx(X(0), op(in, 1 + k));
-        stx(X(0), res, 1 + k);
-      }
-      return;
-    }
-    case Op::PartitionView: {
-      unsigned rank = (in.n_ins - 1u) / 2u;
-      ValueId src = op(in, 0), res = in.res;
-      if (p_.slots[res].count != 1 + 2 * rank || p_.slots[src].count != 1 + 2 * rank)
-        return fail(in, "a partition whose rank differs from its view's");
-      unsigned es = std::max(1u, dtype_bytes(ty(res).elem));
-      mov(X(2), xzr());
-      for (unsigned k = 0; k < rank; ++k) {
-        ldx(X(0), op(in, 1 + k));
-        ldx(X(1), src, 1 + rank + k);
-        I("MADDXrrr", {X(2), X(0), X(1), X(2)});
-        ldx(X(0), op(in, 1 + rank + k));
-        stx(X(0), res, 1 + k);
-        stx(X(1), res, 1 + rank + k);
-      }
-      mov_imm(X(1), es);
-      ldx(X(0), src, 0);
-      I("MADDXrrr", {X(0), X(2), X(1), X(0)});
-      stx(X(0), res, 0);
-      return;
-    }
-    case Op::AddPtr: {
-      unsigned es = std::max(1u, dtype_bytes(ty(op(in, 0)).elem));
-      ldx(X(0), op(in, 1));
-      mov_imm(X(1), es);
-      ldx(X(2), op(in, 0), 0);
-      I("MADDXrrr", {X(0), X(0), X(1), X(2)});
-      stx(X(0), in.res);
-      return;
-    }
-    case Op::GetTensorViewDim: {
-      int64_t k;
-      ValueId v = op(in, 0);
-      unsigned rank = (p_.slots[v].count - 1u) / 2u;
-      if (!int_constant(m_, op(in, 1), k) || k < 0 || k >= int64_t(rank))
-        return fail(in, "pto.get_tensor_view_dim with a dimension that is not a constant in range");
-      ldx(X(0), v, 1 + unsigned(k));
-      stx(X(0), in.res);
-      return;
-    }
-    case Op::SetValidShape: {
-      ValueId t = op(in, 0);
-      const ptoas::Type& tt = ty(t);
-      for (unsigned k = 0; k < 2; ++k) {
-        ldx(X(0), op(in, 1 + k));
-        mov_imm(X(1), uint64_t(k == 0 ? tt.rows : tt.cols));
-        I("SUBSXri", {xzr(), X(0), 0, 0});
-        I("CSELXr", {X(0), X(0), xzr(), int(GE)});  // negative -> 0
-        I("SUBSXrs", {xzr(), X(0), X(1), 0});
-        I("CSELXr", {X(0), X(0), X(1), int(LE)});   // clamped to the tile
-        stx(X(0), t, 1 + k);
-      }
-      return;
-    }
-    case Op::Subset: {
-      ValueId t = op(in, 0);
-      const ptoas::Type& st = ty(t);
-      const ptoas::Type& rt = ty(in.res);
-      if (st.slayout != SLayout::NoneBox || st.blayout != BLayout::RowMajor || rt.cols != st.cols)
-        return fail(in, "pto.subset that does not keep whole rows of a row-major tile");
-      unsigned es = std::max(1u, dtype_bytes(st.elem));
-      ldx(X(0), op(in, 1));
-      mov_imm(X(1), uint64_t(st.cols));
-      ldx(X(2), op(in, 2));
-      I("MADDXrrr", {X(0), X(0), X(1), X(2)});
-      mov_imm(X(1), es);
-      ldx(X(2), t, 0);
-      I("MADDXrrr", {X(0), X(0), X(1), X(2)});
-      stx(X(0), in.res, 0);
-      mov_imm(X(0), uint64_t(rt.vrow < 0 ? rt.rows : rt.vrow));
-      stx(X(0), in.res, 1);
-      mov_imm(X(0), uint64_t(rt.vcol < 0 ? rt.cols : rt.vcol));
-      stx(X(0), in.res, 2);
-      return;
-    }
-    default:
-      return fail(in);
-  }
+void Gen::store_imm(ValueId v, unsigned k, int64_t imm) {
+  mov_imm(X(0), uint64_t(imm));
+  stx(X(0), v, k);
 }
 
-void Gen::alloc(const Inst& in, InstId id) {
-  const ptoas::Type& t = ty(in.res);
-  if (p_.alloc_offset[id] == kNone) return;  // reported by the planner
-  mov_imm(X(0), p_.alloc_offset[id]);
+void Gen::store_count(ValueId v, unsigned k, ValueId count, int32_t limit) {
+  ldx(X(0), count);
+  mov_imm(X(1), uint64_t(limit));
+  I("SUBSXri", {xzr(), X(0), 0, 0});
+  I("CSELXr", {X(0), X(1), X(0), int(LT)});
+  I("SUBSXrs", {xzr(), X(0), X(1), 0});
+  I("CSELXr", {X(0), X(1), X(0), int(GT)});
+  stx(X(0), v, k);
+}
+
+void Gen::partition_view(const Inst& in, ValueId src, ValueId res, unsigned rank, unsigned es) {
+  mov(X(2), xzr());
+  for (unsigned k = 0; k < rank; ++k) {
+    ldx(X(0), op(in, 1 + k));
+    ldx(X(1), src, 1 + rank + k);
+    I("MADDXrrr", {X(2), X(0), X(1), X(2)});
+    ldx(X(0), op(in, 1 + rank + k));
+    stx(X(0), res, 1 + k);
+    stx(X(1), res, 1 + rank + k);
+  }
+  mov_imm(X(1), es);
+  ldx(X(0), src, 0);
+  I("MADDXrrr", {X(0), X(2), X(1), X(0)});
+  stx(X(0), res, 0);
+}
+
+void Gen::add_ptr(const Inst& in, unsigned es) {
+  ldx(X(0), op(in, 1));
+  mov_imm(X(1), es);
+  ldx(X(2), op(in, 0), 0);
+  I("MADDXrrr", {X(0), X(0), X(1), X(2)});
+  stx(X(0), in.res);
+}
+
+void Gen::store_valid(ValueId t, unsigned k, ValueId count, int32_t limit) {
+  ldx(X(0), count);
+  mov_imm(X(1), uint64_t(limit));
+  I("SUBSXri", {xzr(), X(0), 0, 0});
+  I("CSELXr", {X(0), X(0), xzr(), int(GE)});  // negative -> 0
+  I("SUBSXrs", {xzr(), X(0), X(1), 0});
+  I("CSELXr", {X(0), X(0), X(1), int(LE)});   // clamped to the tile
+  stx(X(0), t, 1 + k);
+}
+
+void Gen::subset(const Inst& in, ValueId t, unsigned es) {
+  const ptoas::Type& st = ty(t);
+  const ptoas::Type& rt = ty(in.res);
+  ldx(X(0), op(in, 1));
+  mov_imm(X(1), uint64_t(st.cols));
+  ldx(X(2), op(in, 2));
+  I("MADDXrrr", {X(0), X(0), X(1), X(2)});
+  mov_imm(X(1), es);
+  ldx(X(2), t, 0);
+  I("MADDXrrr", {X(0), X(0), X(1), X(2)});
   stx(X(0), in.res, 0);
-  unsigned k = (in.flags & kInstHasAddr) ? 1 : 0;
-  auto valid = [&](bool present, int32_t stat, int32_t phys, unsigned slot) {
-    if (present) {
-      // A negative count is the whole tile; a count above it is clamped.
-      ldx(X(0), op(in, k++));
-      mov_imm(X(1), uint64_t(phys));
-      I("SUBSXri", {xzr(), X(0), 0, 0});
-      I("CSELXr", {X(0), X(1), X(0), int(LT)});
-      I("SUBSXrs", {xzr(), X(0), X(1), 0});
-      I("CSELXr", {X(0), X(1), X(0), int(GT)});
-      stx(X(0), in.res, slot);
-    } else {
-      mov_imm(X(0), uint64_t(stat < 0 ? phys : std::min(stat, phys)));
-      stx(X(0), in.res, slot);
-    }
-  };
-  valid(in.flags & kInstHasValidRow, t.vrow, t.rows, 1);
-  valid(in.flags & kInstHasValidCol, t.vcol, t.cols, 2);
+  mov_imm(X(0), uint64_t(rt.vrow < 0 ? rt.rows : rt.vrow));
+  stx(X(0), in.res, 1);
+  mov_imm(X(0), uint64_t(rt.vcol < 0 ? rt.cols : rt.vcol));
+  stx(X(0), in.res, 2);
 }
 
 }  // namespace ptoas::cg::sve::gen

@@ -14,10 +14,7 @@ namespace ptoas::cg::sve::gen {
 // word each vector step ORs its lanes' bits (1 << column % 32) with orv.
 // Only the bytes the valid columns reach are written; columns past
 // mask.vcol * B are not compared, as the interpreter caps the words.
-void Gen::tcmp(const Inst& in) {
-  CmpPlan pl;
-  std::string why;
-  if (!plan_tcmp(m_, in, pl, why)) return fail(in, why);
+void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
   ValueId a = pl.a, rhs = pl.rhs, m = pl.mask;
   bool rhs_tile = pl.rhs_tile;
   int mode = pl.mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
@@ -136,10 +133,7 @@ void Gen::tcmp(const Inst& in) {
 // scalar), bits copied (2-byte elements as zero-extended 16-bit lanes, so
 // NaN payloads survive). Each lane reads the mask word holding its bit
 // (the word may reach past the row: still inside the tile arena).
-void Gen::tsel(const Inst& in) {
-  SelPlan pl;
-  std::string why;
-  if (!plan_tsel(m_, in, pl, why)) return fail(in, why);
+void Gen::tsel(const Inst& in, const SelPlan& pl) {
   bool scalar = pl.scalar;
   ValueId mk = pl.mask, a = pl.a, b = pl.b, dst = pl.dst;
   DType d = pl.bits;

@@ -348,10 +348,7 @@ bool Gen::valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& 
   return true;
 }
 
-void Gen::elementwise(const Inst& in) {
-  EltPlan pl;
-  std::string why;
-  if (!plan_elementwise(m_, in, pl, why)) return fail(in, why);
+void Gen::elementwise(const Inst& in, const EltPlan& pl) {
   ValueId dst = pl.dst, scal = pl.scal;
   const std::vector<ValueId>& tiles = pl.tiles;
   bool scalar_first = pl.scalar_first;
@@ -438,10 +435,7 @@ void Gen::elementwise(const Inst& in) {
 // products round to the element type each step; max / min take a later
 // element only if strictly greater (smaller), and a NaN anywhere gives the
 // first NaN met.
-void Gen::row_reduce(const Inst& in) {
-  ValueId src, dst;
-  std::string why;
-  if (!plan_reduce(m_, in, true, src, dst, why)) return fail(in, why);
+void Gen::row_reduce(const Inst& in, ValueId src, ValueId dst) {
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);

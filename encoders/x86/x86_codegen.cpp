@@ -126,11 +126,9 @@ bool Gen::lower_special(const Inst& in, InstId id) {
   return false;
 }
 
-void Gen::copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) {
-  copy_slots_through_temp(p_, from, to, [&](uint32_t a, uint32_t b) {
-    mov(rax, qs(a));
-    mov(qs(b), rax);
-  });
+void Gen::move_slot(uint32_t from, uint32_t to) {
+  mov(rax, qs(from));
+  mov(qs(to), rax);
 }
 
 void Gen::lower_return(const Inst&) { jmp(epilogue_, T_NEAR); }
@@ -533,118 +531,63 @@ void Gen::scalar(const Inst& in) {
   }
 }
 
-// ---- views and tiles -------------------------------------------------------------
+// ---- views and tiles: the arithmetic (the checks are cpu_lowering.cpp's) ----------
 
-void Gen::view(const Inst& in) {
-  switch (in.op) {
-    case Op::MakeTensorView: {
-      unsigned rank = (in.n_ins - 1u) / 2u;
-      ValueId res = in.res;
-      if (p_.slots[res].count != 1 + 2 * rank) return fail(in, "a view whose rank differs from its type");
-      mov(rax, q(op(in, 0), 0));
-      mov(q(res, 0), rax);
-      for (unsigned k = 0; k < 2 * rank; ++k) {
-        mov(rax, q(op(in, 1 + k)));
-        mov(q(res, 1 + k), rax);
-      }
-      return;
-    }
-    case Op::PartitionView: {
-      unsigned rank = (in.n_ins - 1u) / 2u;
-      ValueId src = op(in, 0), res = in.res;
-      if (p_.slots[res].count != 1 + 2 * rank || p_.slots[src].count != 1 + 2 * rank)
-        return fail(in, "a partition whose rank differs from its view's");
-      unsigned es = std::max(1u, dtype_bytes(ty(res).elem));
-      xor_(edx, edx);
-      for (unsigned k = 0; k < rank; ++k) {
-        mov(rax, q(op(in, 1 + k)));
-        imul(rax, q(src, 1 + rank + k));
-        add(rdx, rax);
-        mov(rax, q(op(in, 1 + rank + k)));
-        mov(q(res, 1 + k), rax);
-        mov(rax, q(src, 1 + rank + k));
-        mov(q(res, 1 + rank + k), rax);
-      }
-      imul(rdx, rdx, int(es));
-      add(rdx, q(src, 0));
-      mov(q(res, 0), rdx);
-      return;
-    }
-    case Op::AddPtr: {
-      unsigned es = std::max(1u, dtype_bytes(ty(op(in, 0)).elem));
-      mov(rax, q(op(in, 1)));
-      imul(rax, rax, int(es));
-      add(rax, q(op(in, 0), 0));
-      mov(q(in.res), rax);
-      return;
-    }
-    case Op::GetTensorViewDim: {
-      int64_t k;
-      ValueId v = op(in, 0);
-      unsigned rank = (p_.slots[v].count - 1u) / 2u;
-      if (!int_constant(m_, op(in, 1), k) || k < 0 || k >= int64_t(rank))
-        return fail(in, "pto.get_tensor_view_dim with a dimension that is not a constant in range");
-      mov(rax, q(v, 1 + unsigned(k)));
-      mov(q(in.res), rax);
-      return;
-    }
-    case Op::SetValidShape: {
-      ValueId t = op(in, 0);
-      const ptoas::Type& tt = ty(t);
-      for (unsigned k = 0; k < 2; ++k) {
-        mov(rax, q(op(in, 1 + k)));
-        xor_(ecx, ecx);
-        test(rax, rax);
-        cmovs(rax, rcx);
-        clamp(rax, k == 0 ? tt.rows : tt.cols);
-        mov(q(t, 1 + k), rax);
-      }
-      return;
-    }
-    case Op::Subset: {
-      ValueId t = op(in, 0);
-      const ptoas::Type& st = ty(t);
-      const ptoas::Type& rt = ty(in.res);
-      if (st.slayout != SLayout::NoneBox || st.blayout != BLayout::RowMajor || rt.cols != st.cols)
-        return fail(in, "pto.subset that does not keep whole rows of a row-major tile");
-      unsigned es = std::max(1u, dtype_bytes(st.elem));
-      mov(rax, q(op(in, 1)));
-      imul(rax, rax, st.cols);
-      add(rax, q(op(in, 2)));
-      imul(rax, rax, int(es));
-      add(rax, q(t, 0));
-      mov(q(in.res, 0), rax);
-      mov(qword[rbp + disp(sl(in.res, 1))], rt.vrow < 0 ? rt.rows : rt.vrow);
-      mov(qword[rbp + disp(sl(in.res, 2))], rt.vcol < 0 ? rt.cols : rt.vcol);
-      return;
-    }
-    default:
-      return fail(in);
-  }
+void Gen::store_imm(ValueId v, unsigned k, int64_t imm) { mov(qword[rbp + disp(sl(v, k))], int32_t(imm)); }
+
+void Gen::store_count(ValueId v, unsigned k, ValueId count, int32_t limit) {
+  mov(rax, q(count));
+  mov(rcx, limit);
+  test(rax, rax);
+  cmovs(rax, rcx);
+  cmp(rax, rcx);
+  cmovg(rax, rcx);
+  mov(q(v, k), rax);
 }
 
-void Gen::alloc(const Inst& in, InstId id) {
-  const ptoas::Type& t = ty(in.res);
-  if (p_.alloc_offset[id] == kNone) return;  // reported by the planner
-  mov(qword[rbp + disp(sl(in.res, 0))], int32_t(p_.alloc_offset[id]));
-  unsigned k = (in.flags & kInstHasAddr) ? 1 : 0;
-  auto valid = [&](bool present, int32_t stat, int32_t phys, unsigned slot) {
-    if (present) {
-      // The interpreter takes a negative count as "the whole tile" and
-      // reports a count above it; here it is clamped.
-      mov(rax, q(op(in, k++)));
-      mov(rcx, phys);
-      test(rax, rax);
-      cmovs(rax, rcx);
-      cmp(rax, rcx);
-      cmovg(rax, rcx);
-      mov(q(in.res, slot), rax);
-    } else {
-      mov(qword[rbp + disp(sl(in.res, slot))], stat < 0 ? phys : std::min(stat, phys));
-    }
-  };
-  valid(in.flags & kInstHasValidRow, t.vrow, t.rows, 1);
-  valid(in.flags & kInstHasValidCol, t.vcol, t.cols, 2);
+void Gen::partition_view(const Inst& in, ValueId src, ValueId res, unsigned rank, unsigned es) {
+  xor_(edx, edx);
+  for (unsigned k = 0; k < rank; ++k) {
+    mov(rax, q(op(in, 1 + k)));
+    imul(rax, q(src, 1 + rank + k));
+    add(rdx, rax);
+    mov(rax, q(op(in, 1 + rank + k)));
+    mov(q(res, 1 + k), rax);
+    mov(rax, q(src, 1 + rank + k));
+    mov(q(res, 1 + rank + k), rax);
+  }
+  imul(rdx, rdx, int(es));
+  add(rdx, q(src, 0));
+  mov(q(res, 0), rdx);
+}
+
+void Gen::add_ptr(const Inst& in, unsigned es) {
+  mov(rax, q(op(in, 1)));
+  imul(rax, rax, int(es));
+  add(rax, q(op(in, 0), 0));
+  mov(q(in.res), rax);
+}
+
+void Gen::store_valid(ValueId t, unsigned k, ValueId count, int32_t limit) {
+  mov(rax, q(count));
+  xor_(ecx, ecx);
+  test(rax, rax);
+  cmovs(rax, rcx);
+  clamp(rax, limit);
+  mov(q(t, 1 + k), rax);
+}
+
+void Gen::subset(const Inst& in, ValueId t, unsigned es) {
+  const ptoas::Type& st = ty(t);
+  const ptoas::Type& rt = ty(in.res);
+  mov(rax, q(op(in, 1)));
+  imul(rax, rax, st.cols);
+  add(rax, q(op(in, 2)));
+  imul(rax, rax, int(es));
+  add(rax, q(t, 0));
+  mov(q(in.res, 0), rax);
+  mov(qword[rbp + disp(sl(in.res, 1))], rt.vrow < 0 ? rt.rows : rt.vrow);
+  mov(qword[rbp + disp(sl(in.res, 2))], rt.vcol < 0 ? rt.cols : rt.vcol);
 }
 
 }  // namespace gen

@@ -406,12 +406,7 @@ void Gen::tcopy_views(const Inst& in, ValueId t, ValueId v, bool load) {
 
 // tmov between tiles of one element type (any layouts): dst[r, c] = src[r, c]
 // over dst's valid region (capped by both tiles' shapes).
-void Gen::tmov(const Inst& in) {
-  ValueId s, d;
-  bool skip;
-  std::string why;
-  if (!plan_tmov(m_, in, s, d, skip, why)) return fail(in, why);
-  if (skip) return;
+void Gen::tmov(const Inst& in, ValueId s, ValueId d) {
   const ptoas::Type& st = ty(s);
   const ptoas::Type& dt = ty(d);
   int64_t rows = std::min(st.rows, dt.rows), cols = std::min(st.cols, dt.cols);

@@ -90,14 +90,8 @@ void Gen::grid_loop(const std::function<bool()>& body) {
 
 // ttri ins(diag?) outs(dst): 1 where (lower) j <= i + diag, (upper)
 // !(j < i + diag); 0 elsewhere; f32 and i32.
-void Gen::ttri(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins > 1) return fail(in);
-  ValueId d = op(in, in.n_ins);
-  if (ty(d).kind != TypeKind::TileBuf) return fail(in);
+void Gen::ttri(const Inst& in, ValueId d, bool upper) {
   const ptoas::Type& dt = ty(d);
-  if (dt.elem != DType::F32 && dt.elem != DType::I32) return fail(in);
-  const Attr* a = m_.find_attr(in, "upperOrLower");
-  bool upper = a && a->ival != 0;
   uint32_t one = dt.elem == DType::F32 ? 0x3f800000u : 1u;
   if (in.n_ins == 1) mov(rbx, q(op(in, 0)));
   else xor_(ebx, ebx);
@@ -123,10 +117,7 @@ void Gen::ttri(const Inst& in) {
 
 // tci ins(start) {descending}: d[0, j] = start + j (start - j), j < d's
 // valid columns, wrapping; 2- and 4-byte integers, any layout.
-void Gen::tci(const Inst& in) {
-  unsigned es;
-  bool desc;
-  if (!plan_tci(m_, in, es, desc)) return fail(in);
+void Gen::tci(const Inst& in, unsigned es, bool desc) {
   ValueId d = op(in, in.n_ins);
   const ptoas::Type& dt = ty(d);
   mov(rbx, q(op(in, 0)));
@@ -153,10 +144,7 @@ void Gen::tci(const Inst& in) {
 // after the k-sum. Register-blocked micro-kernels (matmul_blocked) unless
 // their scratch would not fit, then one vector of columns at a time
 // (matmul_gather).
-void Gen::matmul(const Inst& in) {
-  MatmulPlan pl;
-  std::string why;
-  if (!plan_matmul(m_, in, pl, why)) return fail(in, why);
+void Gen::matmul(const Inst& in, const MatmulPlan& pl) {
   ValueId a = pl.a, b = pl.b, c = pl.c, cin = pl.cin, bt = pl.bias;
   DType ae = pl.ae;
   bool i32 = pl.i32;

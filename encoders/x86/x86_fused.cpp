@@ -9,10 +9,7 @@ namespace ptoas::cg::x86::gen {
 // The fused multi-term ops, each IEEE operation rounded to the element type
 // in turn as the interpreter evaluates them (f16 / bf16 through
 // round_lane); no FMA contraction.
-void Gen::fused(const Inst& in) {
-  FusedPlan pl;
-  std::string why;
-  if (!plan_fused(m_, in, pl, why)) return fail(in, why);
+void Gen::fused(const Inst& in, const FusedPlan& pl) {
   Op o = in.op;
   ValueId dst = pl.dst;
   DType d = pl.d;
@@ -93,10 +90,7 @@ void Gen::fused(const Inst& in) {
 // dst[r, c] = op(s0[r, c], s1[r, 0]) (or with s0 the column): the operand
 // that is one column wide is broadcast per row. A full operand narrower than
 // dst (the interpreter tiles it cyclically) is read as if it were as wide.
-void Gen::row_expand(const Inst& in) {
-  ExpandPlan pl;
-  std::string why;
-  if (!plan_row_expand(m_, in, pl, why)) return fail(in, why);
+void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
   bool plain = pl.plain;
   ValueId dst = pl.dst;
   const ValueId* s = pl.s;
@@ -137,10 +131,7 @@ void Gen::row_expand(const Inst& in) {
 
 // dst[r, c] = op(s0[r', c], s1[r'', c]), an operand with one valid row read
 // at row 0 (its row stride is 0 then, decided at run time).
-void Gen::col_expand(const Inst& in) {
-  ExpandPlan pl;
-  std::string why;
-  if (!plan_col_expand(m_, in, pl, why)) return fail(in, why);
+void Gen::col_expand(const Inst& in, const ExpandPlan& pl) {
   bool plain = pl.plain;
   unsigned nsrc = pl.nsrc;
   ValueId dst = pl.dst;

@@ -34,7 +34,7 @@
 #include <memory>
 
 #include "lower.h"
-#include "lowering.h"
+#include "cpu_lowering.h"
 #include "tile_alias.h"
 #include "tile_plan.h"
 #include "plan.h"
@@ -88,10 +88,10 @@ struct PlainAlloc : Allocator {
 };
 inline PlainAlloc g_alloc;
 
-class Gen : public CodeGenerator, public Lowering {
+class Gen : public CodeGenerator, public CpuLowering {
  public:
   Gen(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, const FramePlan& p, Diag& d)
-      : CodeGenerator(4096, AutoGrow, &g_alloc), Lowering(m), m_(m), fn_(fn), tg_(t), opts_(o), p_(p), diag_(d),
+      : CodeGenerator(4096, AutoGrow, &g_alloc), CpuLowering(m, p), m_(m), fn_(fn), tg_(t), opts_(o), p_(p), diag_(d),
         alias_(m, fn), binds_(m, fn), break_tails_(o.test_unmasked_tails), code_limit_(o.code_limit) {}
 
   bool run(FuncCode& out);
@@ -258,7 +258,7 @@ class Gen : public CodeGenerator, public Lowering {
   void prologue();
   // The hooks of the shared driver (lowering.h).
   bool lower_special(const Inst& in, InstId id) override;
-  void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) override;
+  void move_slot(uint32_t from, uint32_t to) override;
   void lower_return(const Inst& in) override;
   struct Ctl {
     Label top, end;
@@ -275,8 +275,12 @@ class Gen : public CodeGenerator, public Lowering {
   void test_while(const Inst& in, const Inst& cond) override;
   void end_while(const Inst& in) override;
   void scalar(const Inst& in) override;
-  void view(const Inst& in) override;
-  void alloc(const Inst& in, InstId id) override;
+  void store_imm(ValueId v, unsigned k, int64_t imm) override;
+  void store_count(ValueId v, unsigned k, ValueId count, int32_t limit) override;
+  void partition_view(const Inst& in, ValueId src, ValueId res, unsigned rank, unsigned es) override;
+  void add_ptr(const Inst& in, unsigned es) override;
+  void store_valid(ValueId t, unsigned k, ValueId count, int32_t limit) override;
+  void subset(const Inst& in, ValueId t, unsigned es) override;
   void treshape(const Inst& in, ValueId src, ValueId dst) override;
   void tcopy(const Inst& in, ValueId t, ValueId v, bool load) override;
   void pad_fill(ValueId t, uint64_t count, unsigned unit, uint32_t bits, bool cover);
@@ -289,11 +293,11 @@ class Gen : public CodeGenerator, public Lowering {
     cmp(r9, rcx);
     cmovg(r9, rcx);
   }
-  void elementwise(const Inst& in) override;
-  void row_reduce(const Inst& in) override;
-  void row_expand(const Inst& in) override;
-  void col_expand(const Inst& in) override;
-  void tcvt(const Inst& in) override;
+  void elementwise(const Inst& in, const EltPlan& pl) override;
+  void row_reduce(const Inst& in, ValueId src, ValueId dst) override;
+  void row_expand(const Inst& in, const ExpandPlan& pl) override;
+  void col_expand(const Inst& in, const ExpandPlan& pl) override;
+  void tcvt(const Inst& in, const CvtPlan& pl) override;
   void tcvt_elems(const Inst& in);
   // Boxed (fractal) tiles and cube ops: element offsets through the
   // interpreter's tile_elem_index.
@@ -311,13 +315,13 @@ class Gen : public CodeGenerator, public Lowering {
   void tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load);
   void tcopy_views(const Inst& in, ValueId t, ValueId v, bool load);  // ranks other than tcopy's
   void view_row_table(ValueId v, unsigned rank, int off);
-  void tmov(const Inst& in) override;
+  void tmov(const Inst& in, ValueId s, ValueId d) override;
   void copy_grid(const Inst& in, const CopySide (&side)[2], unsigned es, int64_t max_rows, int64_t max_cols);
   int run_bytes(const CopySide (&side)[2], unsigned es, bool down) const;
   void stack_scratch(uint32_t bytes);  // rsp -= bytes, each page touched (clobbers rax)
-  void ttri(const Inst& in) override;
-  void tci(const Inst& in) override;
-  void matmul(const Inst& in) override;
+  void ttri(const Inst& in, ValueId d, bool upper) override;
+  void tci(const Inst& in, unsigned es, bool desc) override;
+  void matmul(const Inst& in, const MatmulPlan& pl) override;
   // tmatmul lowerings (x86_cube.cpp): register-blocked micro-kernels over
   // operands packed into scratch below rsp (false: the scratch would exceed
   // kMaxTileArenaBytes, nothing emitted), else one vector of columns at a
@@ -417,8 +421,8 @@ class Gen : public CodeGenerator, public Lowering {
   // Fused multi-term ops (taddc, tsubc, taddsc, tsubsc, tmuladddst,
   // tfusedmuladd(relu), tsubrelu, tlrelu, tprelu, taxpy) and column
   // reductions (tcolsum / tcolmax / tcolmin / tcolprod).
-  void fused(const Inst& in) override;
-  void col_reduce(const Inst& in) override;
+  void fused(const Inst& in, const FusedPlan& pl) override;
+  void col_reduce(const Inst& in, ValueId src, ValueId dst) override;
   // A pto.fuse region as one loop nest (x86_fuse.cpp); false: not taken,
   // the caller lowers the body op by op.
   bool fused_region(const Inst& in) override;
@@ -443,10 +447,10 @@ class Gen : public CodeGenerator, public Lowering {
   void fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked);
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
   // (docs/semantics.md §5).
-  void tcmp(const Inst& in) override;
-  void tsel(const Inst& in) override;
+  void tcmp(const Inst& in, const CmpPlan& pl) override;
+  void tsel(const Inst& in, const SelPlan& pl) override;
   void tfillpad(const Inst& in) override;
-  void twindow(const Inst& in) override;                   // textract / tinsert
+  void twindow(const Inst& in, const WindowPlan& p) override;                   // textract / tinsert
   void twindow_boxed(const Inst& in, const WindowPlan& p);  // either tile boxed (x86_move.cpp)
   void ttrans(const Inst& in) override;
   void tconcat(const Inst& in) override;

@@ -72,10 +72,7 @@ void Gen::tfillpad(const Inst& in) {
 // over s's valid region. Bits are copied; the window is capped at the
 // other tile's shape (the interpreter reports a window past it, and a
 // negative offset, as errors: nothing is copied then).
-void Gen::twindow(const Inst& in) {
-  WindowPlan p;
-  std::string why;
-  if (!plan_twindow(m_, in, p, why)) return fail(in, why);
+void Gen::twindow(const Inst& in, const WindowPlan& p) {
   if (p.boxed) return twindow_boxed(in, p);
   bool ext = p.ext;
   ValueId src = p.src, dst = p.dst, ro = p.row, co = p.col;
@@ -249,10 +246,7 @@ void Gen::tconcat(const Inst& in) {
 // §10, docs/x86_backend.md): float -> float rounds to nearest even, integer
 // -> integer wraps, integer -> float rounds once, float -> integer rounds by
 // rmode and keeps the low bits of out-of-range values.
-void Gen::tcvt(const Inst& in) {
-  CvtPlan pl;
-  std::string why;
-  if (!plan_tcvt(m_, in, pl, why)) return fail(in, why);
+void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
   ValueId src = pl.src, dst = pl.dst;
   DType sd = pl.sd, dd = pl.dd;
   bool sat = pl.sat;

@@ -12,10 +12,7 @@ namespace ptoas::cg::x86::gen {
 // interpreter's order: each vector lane is one row, the columns are
 // gathered one after the other (sequential sum in f32 is exactly the
 // interpreter's double sum rounded to f32 at each step, so bit-exact).
-void Gen::row_reduce(const Inst& in) {
-  ValueId src, dst;
-  std::string why;
-  if (!plan_reduce(m_, in, true, src, dst, why)) return fail(in, why);
+void Gen::row_reduce(const Inst& in, ValueId src, ValueId dst) {
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
@@ -115,10 +112,7 @@ void Gen::row_reduce(const Inst& in) {
 // order (the interpreter's order), one vector of columns at a time. Sums
 // and products round to the element type at each step, as the interpreter
 // does; max / min follow its NaN rule.
-void Gen::col_reduce(const Inst& in) {
-  ValueId src, dst;
-  std::string why;
-  if (!plan_reduce(m_, in, false, src, dst, why)) return fail(in, why);
+void Gen::col_reduce(const Inst& in, ValueId src, ValueId dst) {
   DType d = ty(dst).elem;
   TileGeo gs = geo(src);
   bool fl = dtype_is_float(d), sum = in.op == Op::TColSum, prod = in.op == Op::TColProd;

@@ -12,10 +12,7 @@ namespace ptoas::cg::x86::gen {
 // for any mask element width B, bit c of mask[r, c / B] is bit c % 8 of
 // byte c / 8 of the row (little-endian). Columns past mask.vcol * B are not
 // written, as the interpreter caps the words.
-void Gen::tcmp(const Inst& in) {
-  CmpPlan pl;
-  std::string why;
-  if (!plan_tcmp(m_, in, pl, why)) return fail(in, why);
+void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
   ValueId a = pl.a, rhs = pl.rhs, m = pl.mask;
   bool rhs_tile = pl.rhs_tile;
   int mode = pl.mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
@@ -120,10 +117,7 @@ void Gen::tcmp(const Inst& in) {
 // tsel / tsels: d[r, c] = bit(mask, r, c) ? a[r, c] : b[r, c] (or the
 // scalar), bits copied: 2-byte elements travel as zero-extended 16-bit
 // lanes, so NaN payloads survive.
-void Gen::tsel(const Inst& in) {
-  SelPlan pl;
-  std::string why;
-  if (!plan_tsel(m_, in, pl, why)) return fail(in, why);
+void Gen::tsel(const Inst& in, const SelPlan& pl) {
   bool scalar = pl.scalar;
   ValueId mk = pl.mask, a = pl.a, b = pl.b, dst = pl.dst;
   unsigned es = dtype_bytes(ty(dst).elem);

@@ -319,10 +319,7 @@ void Gen::elt_lanes(Op o, DType d) {
   }
 }
 
-void Gen::elementwise(const Inst& in) {
-  EltPlan pl;
-  std::string why;
-  if (!plan_elementwise(m_, in, pl, why)) return fail(in, why);
+void Gen::elementwise(const Inst& in, const EltPlan& pl) {
   ValueId dst = pl.dst, scal = pl.scal;
   const std::vector<ValueId>& tiles = pl.tiles;
   bool scalar_first = pl.scalar_first;
