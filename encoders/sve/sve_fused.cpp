@@ -106,12 +106,7 @@ void Gen::fused(const Inst& in, const FusedPlan& pl) {
 // one column wide is broadcast per row; a full operand narrower than dst is
 // read as if it were as wide (the interpreter tiles it cyclically).
 void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
-  bool plain = pl.plain;
-  ValueId dst = pl.dst;
-  const ValueId* s = pl.s;
-  Bin bk = pl.bk;
-  int colk = pl.colk;
-  int32_t cap_r = pl.cap_r, cap_c = pl.cap_c;
+  const auto& [plain, nsrc, dst, s, bk, colk, cap_r, cap_c] = pl;
   DType d = ty(dst).elem;
   TileGeo gd = geo(dst);
   loop_constants();
@@ -146,12 +141,7 @@ void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
 // dst[r, c] = op(s0[r', c], s1[r'', c]): an operand with one valid row is
 // read at row 0 (its row stride is 0 then, decided at run time).
 void Gen::col_expand(const Inst& in, const ExpandPlan& pl) {
-  bool plain = pl.plain;
-  unsigned nsrc = pl.nsrc;
-  ValueId dst = pl.dst;
-  const ValueId* s = pl.s;
-  Bin bk = pl.bk;
-  int32_t cap_r = pl.cap_r, cap_c = pl.cap_c;
+  const auto& [plain, nsrc, dst, s, bk, colk, cap_r, cap_c] = pl;
   DType d = ty(dst).elem;
   TileGeo gd = geo(dst);
   loop_constants();

@@ -15,12 +15,9 @@ namespace ptoas::cg::sve::gen {
 // Only the bytes the valid columns reach are written; columns past
 // mask.vcol * B are not compared, as the interpreter caps the words.
 void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
-  ValueId a = pl.a, rhs = pl.rhs, m = pl.mask;
-  bool rhs_tile = pl.rhs_tile;
-  int mode = pl.mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  const auto& [a, rhs, m, rhs_tile, mode, mbits, cap_r, cap_c] = pl;  // mode: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
   DType d = ty(a).elem;
   bool fl = dtype_is_float(d);
-  unsigned mbits = pl.mask_bits;
   loop_constants();
   // Zero the whole mask tile (bytes).
   {
@@ -134,8 +131,7 @@ void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
 // NaN payloads survive). Each lane reads the mask word holding its bit
 // (the word may reach past the row: still inside the tile arena).
 void Gen::tsel(const Inst& in, const SelPlan& pl) {
-  bool scalar = pl.scalar;
-  ValueId mk = pl.mask, a = pl.a, b = pl.b, dst = pl.dst;
+  const auto& [scalar, mk, a, b, dst, bits] = pl;
   DType d = pl.bits;
   loop_constants();
   if (scalar) bcast_slot(d, Z(kScalar), b);

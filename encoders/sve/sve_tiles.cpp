@@ -349,10 +349,7 @@ bool Gen::valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& 
 }
 
 void Gen::elementwise(const Inst& in, const EltPlan& pl) {
-  ValueId dst = pl.dst, scal = pl.scal;
-  const std::vector<ValueId>& tiles = pl.tiles;
-  bool scalar_first = pl.scalar_first;
-  DType d = pl.d;
+  const auto& [d, dst, tiles, scal, scalar_first] = pl;
   bool fl = dtype_is_float(d);
   Op o = in.op;
   bool cols_outer;

@@ -91,12 +91,7 @@ void Gen::fused(const Inst& in, const FusedPlan& pl) {
 // that is one column wide is broadcast per row. A full operand narrower than
 // dst (the interpreter tiles it cyclically) is read as if it were as wide.
 void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
-  bool plain = pl.plain;
-  ValueId dst = pl.dst;
-  const ValueId* s = pl.s;
-  Bin bk = pl.bk;
-  int colk = pl.colk;
-  int32_t cap_r = pl.cap_r, cap_c = pl.cap_c;
+  const auto& [plain, nsrc, dst, s, bk, colk, cap_r, cap_c] = pl;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   TileGeo gd = geo(dst);
@@ -132,12 +127,7 @@ void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
 // dst[r, c] = op(s0[r', c], s1[r'', c]), an operand with one valid row read
 // at row 0 (its row stride is 0 then, decided at run time).
 void Gen::col_expand(const Inst& in, const ExpandPlan& pl) {
-  bool plain = pl.plain;
-  unsigned nsrc = pl.nsrc;
-  ValueId dst = pl.dst;
-  const ValueId* s = pl.s;
-  Bin bk = pl.bk;
-  int32_t cap_r = pl.cap_r, cap_c = pl.cap_c;
+  const auto& [plain, nsrc, dst, s, bk, colk, cap_r, cap_c] = pl;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   TileGeo gd = geo(dst);

@@ -247,9 +247,7 @@ void Gen::tconcat(const Inst& in) {
 // -> integer wraps, integer -> float rounds once, float -> integer rounds by
 // rmode and keeps the low bits of out-of-range values.
 void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
-  ValueId src = pl.src, dst = pl.dst;
-  DType sd = pl.sd, dd = pl.dd;
-  bool sat = pl.sat;
+  const auto& [src, dst, sd, dd, rmode, sat] = pl;
   auto refuse = [&](const std::string& r) {
     fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + r);
   };

@@ -13,13 +13,10 @@ namespace ptoas::cg::x86::gen {
 // byte c / 8 of the row (little-endian). Columns past mask.vcol * B are not
 // written, as the interpreter caps the words.
 void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
-  ValueId a = pl.a, rhs = pl.rhs, m = pl.mask;
-  bool rhs_tile = pl.rhs_tile;
-  int mode = pl.mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  const auto& [a, rhs, m, rhs_tile, mode, mbits, cap_r, cap_c] = pl;  // mode: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
   DType d = ty(a).elem;
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
-  unsigned mbits = pl.mask_bits;
   // Zero the whole mask tile.
   tile_ptr(rdi, m);
   mov(ecx, uint32_t(tile_storage_bytes(ty(m))));
@@ -118,8 +115,7 @@ void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
 // scalar), bits copied: 2-byte elements travel as zero-extended 16-bit
 // lanes, so NaN payloads survive.
 void Gen::tsel(const Inst& in, const SelPlan& pl) {
-  bool scalar = pl.scalar;
-  ValueId mk = pl.mask, a = pl.a, b = pl.b, dst = pl.dst;
+  const auto& [scalar, mk, a, b, dst, bits] = pl;
   unsigned es = dtype_bytes(ty(dst).elem);
   DType d = pl.bits;
   std::vector<ValueId> tiles{a};

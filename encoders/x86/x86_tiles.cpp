@@ -320,10 +320,7 @@ void Gen::elt_lanes(Op o, DType d) {
 }
 
 void Gen::elementwise(const Inst& in, const EltPlan& pl) {
-  ValueId dst = pl.dst, scal = pl.scal;
-  const std::vector<ValueId>& tiles = pl.tiles;
-  bool scalar_first = pl.scalar_first;
-  DType d = pl.d;
+  const auto& [d, dst, tiles, scal, scalar_first] = pl;
   unsigned es = dtype_bytes(d);
   Op o = in.op;
   std::vector<Reg64> ptrs;
