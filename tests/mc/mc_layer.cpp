@@ -1,7 +1,9 @@
 // mc_layer: the MC layer of encoders/mc/ on its own, independent of any
 // encoder. `mc_layer aarch64`: the SVE encoder's spec encodes a few
 // instructions to LLVM's known bytes, decodes and prints them back, refuses
-// operands of the wrong kind or register class, and is one shared instance.
+// operands of the wrong kind or register class, and is one shared instance
+// (also when eight threads ask for a new spec at once); a target the
+// program does not link gives no instance and the reason.
 // `mc_layer amdgpu`: the same layer set up for amdgcn (gfx90a) by a spec
 // alone, with 4- and 8-byte instructions, so the AMDGPU backend only adds
 // its spec; exit 77 (skipped) when this LLVM has no AMDGPU target.
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mc/mc_llvm.h"
@@ -134,6 +137,27 @@ int aarch64() {
   refused(*mc, inst(*mc, "ADDXri", {R("X0"), R("W1"), I(1), I(0)}), "W1 is not in GPR64sp");
   refused(*mc, inst(*mc, "ADDXri", {R("X0"), R("X1"), R("X2"), I(0)}), "operand 2 must be an immediate");
   refused(*mc, inst(*mc, "ADDXri", {R("X0"), R("X1"), I(1)}), "takes 4 operands, not 3");
+
+  // A spec of its own (another CPU), first asked for by eight threads at
+  // once: one instance, made once.
+  McSpec v1 = ptoas::cg::sve::kA64Spec;
+  v1.cpu = "neoverse-v1";
+  const Mc* got[8] = {};
+  std::vector<std::thread> threads;
+  for (const Mc*& g : got) threads.emplace_back([&g, &v1] { g = Mc::get(v1); });
+  for (std::thread& t : threads) t.join();
+  for (const Mc* g : got)
+    if (!g || g != got[0] || g == mc) fail("eight threads did not get one neoverse-v1 instance of their own");
+  // A triple whose target this program does not link: no instance, and the
+  // reason, the same on every call.
+  McSpec riscv = ptoas::cg::sve::kA64Spec;
+  riscv.name = "RISCV";
+  riscv.triple = "riscv64-unknown-linux-gnu";
+  std::string e1, e2;
+  if (Mc::get(riscv, &e1) || Mc::get(riscv, &e2) || e1.find("LLVM has no RISCV target") != 0 || e1 != e2)
+    fail("a target LLVM lacks: '" + e1 + "', then '" + e2 + "'");
+  else
+    std::printf("ok: no instance: %s\n", e1.c_str());
 
   // The observer sees what encode() accepts and nothing it refuses.
   Mc::set_encode_observer(count);
