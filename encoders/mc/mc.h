@@ -9,7 +9,7 @@
 // Services: opcodes and registers by their LLVM names (LLVM does not
 // install its generated enums), MCInst -> bytes with an operand check,
 // bytes -> MCInst, MCInst -> text. Instructions are any number of bytes
-// (AArch64: 4; AMDGPU: 4, 8 or 12); 32-bit overloads keep fixed-width
+// (AArch64: 4; AMDGPU: 4, 8 or more); 32-bit overloads keep fixed-width
 // callers short.
 //
 // Why the check: a hand-built MCInst with a register of the wrong class is
@@ -43,7 +43,9 @@ struct RegAlias {
   const char* llvm_name;
 };
 
-// What a target gives the layer; a constant of the target's folder.
+// What a target gives the layer; a constant of the target's folder. The
+// instance keeps the pointers: the strings and aliases must live as long as
+// the program (literals and constants do).
 struct McSpec {
   const char* name;      // in messages: "AArch64", "AMDGPU"
   const char* triple;    // "aarch64-unknown-linux-gnu"
@@ -59,7 +61,7 @@ struct McSpec {
 
 // The bytes of one instruction.
 struct InstBytes {
-  static constexpr unsigned kMax = 16;
+  static constexpr unsigned kMax = 32;
   uint8_t data[kMax] = {};
   unsigned size = 0;
   std::span<const uint8_t> bytes() const { return {data, size}; }
