@@ -1,7 +1,8 @@
-// AArch64 instructions for ptodis (decoders.h). The LLVM MC layer is the SVE
-// encoder's (encoders/sve/sve_mc.h) rather than a second LLVM setup, so
-// ptodis prints exactly what `ptoas --emit=asm -target=sve` lists, and the
-// features it decodes (+sve,+fullfp16,+bf16) are the ones the encoder uses.
+// AArch64 instructions for ptodis (decoders.h). The MC instance is the SVE
+// encoder's (encoders/sve/sve_mc.h, on the shared layer of encoders/mc/)
+// rather than a second LLVM setup, so ptodis prints exactly what
+// `ptoas --emit=asm -target=sve` lists, and the features it decodes
+// (+sve,+fullfp16,+bf16) are the ones the encoder uses.
 #include <llvm/MC/MCInst.h>
 
 #include "decoders.h"
@@ -10,7 +11,7 @@
 namespace ptoas::dis {
 
 bool a64_decoder(DecodeFn& out, std::string& err) {
-  const cg::sve::Mc* mc = cg::sve::Mc::get(&err);
+  const cg::sve::Mc* mc = cg::sve::a64_mc(&err);
   if (!mc) return false;
   out = [mc](const uint8_t* p, uint64_t n, uint64_t pc, std::string& text, unsigned& len) {
     if (n < 4) return false;

@@ -1,5 +1,5 @@
 // The AArch64 SVE encoder, internal to libptoas_codegen. LLVM MC is
-// confined to the sve/ files (sve_mc.h hides it from the rest).
+// confined to the sve/ and mc/ files (mc/mc.h hides it from the rest).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -359,7 +359,7 @@ using namespace gen;
 bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
                       Diag& diag) {
   std::string err;
-  const Mc* mc = Mc::get(&err);
+  const Mc* mc = a64_mc(&err);
   const Inst& f = m.inst(fn);
   if (!mc) {
     diag.error(f.loc, 0, err);
@@ -387,7 +387,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
 // into its AAPCS64 place (x0..x7, d0..d7, then the stack), bl kernel.
 bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_pos, std::vector<uint8_t>& out,
                   std::string& err) {
-  const Mc* mc = Mc::get(&err);
+  const Mc* mc = a64_mc(&err);
   if (!mc) return false;
   const Region& body = m.region(m.inst(fn), 0);
   std::vector<bool> fl;

@@ -6,7 +6,7 @@
 
 #include "elf_object.h"
 #include "sve.h"
-#include "sve_mc_impl.h"
+#include "sve_mc.h"
 
 namespace ptoas::cg::sve {
 
@@ -17,7 +17,7 @@ uint32_t word_at(const uint8_t* p) {
 }  // namespace
 
 bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err) {
-  const Mc* mc = Mc::get(&err);
+  const Mc* mc = a64_mc(&err);
   if (!mc) return false;
   ElfTarget et;
   et.machine = llvm::ELF::EM_AARCH64;
@@ -50,7 +50,7 @@ bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::s
 
 std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base) {
   std::vector<ListedInst> out;
-  const Mc* mc = Mc::get();
+  const Mc* mc = a64_mc();
   for (size_t i = 0; i + 4 <= n; i += 4) {
     llvm::MCInst mi;
     std::string text;

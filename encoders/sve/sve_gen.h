@@ -14,7 +14,7 @@
 //     `incw` steps the index. Narrow elements are widened to 32-bit lanes
 //     by the loads (ld1h/ld1sh/ld1b/ld1sb into .s) and narrowed by the
 //     stores (st1h/st1b), so one lowering serves every element type.
-//   * instructions are LLVM MCInsts encoded one at a time (sve_mc.h checks
+//   * instructions are LLVM MCInsts encoded one at a time (mc/mc.h checks
 //     each against its descriptor); branches to labels not yet bound are
 //     re-encoded when the label is.
 //

@@ -20,7 +20,7 @@
 #include <string_view>
 
 #include "sve_gen.h"
-#include "sve_mc_impl.h"
+#include "mc/mc_llvm.h"
 
 namespace ptoas::cg::sve::gen {
 
@@ -54,7 +54,8 @@ void Gen::schedule_block() {
     block_.clear();
     return;
   }
-  const McImpl& mc = *mc_.impl();
+  const llvm::MCRegisterInfo& mri = mc_.reg_info();
+  const llvm::MCInstrInfo& mii = mc_.instr_info();
   // Dependencies through the register units each instruction reads and
   // writes: an edge from a unit's last writer to its next reader and
   // writer, and from its readers since then to that writer; for memory,
@@ -68,9 +69,9 @@ void Gen::schedule_block() {
   w.edges.clear();
   w.lat.resize(n);
   if (w.writer.empty()) {
-    w.writer.assign(mc.mri->getNumRegUnits(), -1);
-    w.readers.assign(mc.mri->getNumRegUnits(), {});
-    w.lat_of.assign(mc.mii->getNumOpcodes(), 0);
+    w.writer.assign(mri.getNumRegUnits(), -1);
+    w.readers.assign(mri.getNumRegUnits(), {});
+    w.lat_of.assign(mii.getNumOpcodes(), 0);
   }
   w.touched.clear();
   w.loads.clear();
@@ -88,7 +89,7 @@ void Gen::schedule_block() {
   for (size_t j = 0; j < n; ++j) {
     const llvm::MCInst& mi = block_[j];
     unsigned opc = mi.getOpcode();
-    const llvm::MCInstrDesc& d = mc.mii->get(opc);
+    const llvm::MCInstrDesc& d = mii.get(opc);
     uint8_t& lat = w.lat_of[opc];
     if (lat == 0) lat = uint8_t(latency(std::string_view(mc_.opcode_name(opc))));
     w.lat[j] = lat;
@@ -101,26 +102,26 @@ void Gen::schedule_block() {
       for (llvm::MCPhysReg r : defs ? d.implicit_defs() : d.implicit_uses()) f(r);
     };
     each_reg(false, [&](unsigned r) {
-      for (llvm::MCRegUnitIterator u(r, mc.mri.get()); u.isValid(); ++u) edge(w.writer[*u], j);
+      mc::each_reg_unit(mri, r, [&](unsigned u) { edge(w.writer[u], j); });
     });
     each_reg(true, [&](unsigned r) {
-      for (llvm::MCRegUnitIterator u(r, mc.mri.get()); u.isValid(); ++u) {
-        edge(w.writer[*u], j);
-        for (uint32_t rd : w.readers[*u]) edge(long(rd), j);
-      }
+      mc::each_reg_unit(mri, r, [&](unsigned u) {
+        edge(w.writer[u], j);
+        for (uint32_t rd : w.readers[u]) edge(long(rd), j);
+      });
     });
     each_reg(false, [&](unsigned r) {
-      for (llvm::MCRegUnitIterator u(r, mc.mri.get()); u.isValid(); ++u) {
-        touch(*u);
-        w.readers[*u].push_back(uint32_t(j));
-      }
+      mc::each_reg_unit(mri, r, [&](unsigned u) {
+        touch(u);
+        w.readers[u].push_back(uint32_t(j));
+      });
     });
     each_reg(true, [&](unsigned r) {
-      for (llvm::MCRegUnitIterator u(r, mc.mri.get()); u.isValid(); ++u) {
-        touch(*u);
-        w.writer[*u] = long(j);
-        w.readers[*u].clear();
-      }
+      mc::each_reg_unit(mri, r, [&](unsigned u) {
+        touch(u);
+        w.writer[u] = long(j);
+        w.readers[u].clear();
+      });
     });
     bool load = d.mayLoad(), store = d.mayStore() || d.hasUnmodeledSideEffects();
     if (load || store) edge(last_store, j);

@@ -8,7 +8,8 @@
 // compares the 4 bytes with the encoder's word. Any mismatch or parse error
 // fails with the opcode, our text and both words.
 //
-// The instructions come from a hook in Mc::encode (set_encode_observer). A
+// The instructions come from a hook in Mc::encode (set_encode_observer, of
+// the MC layer encoders/mc/mc.h). A
 // form is an opcode with a pattern of operand kinds (register, immediate,
 // and the special registers sp / xzr / wzr by name, since they print
 // differently); up to kPerForm distinct operand sets of each are checked.
@@ -16,6 +17,7 @@
 // Two mutants prove the check can fail: Mc::encode must refuse FADD_ZZZ_S
 // with an X register, and the same MCInst encoded without that check (the
 // silent wrong encoding) must fail the byte comparison.
+#include <llvm/MC/MCAsmInfo.h>
 #include <llvm/MC/MCCodeEmitter.h>
 #include <llvm/MC/MCContext.h>
 #include <llvm/MC/MCInst.h>
@@ -23,9 +25,11 @@
 #include <llvm/MC/MCParser/MCAsmParser.h>
 #include <llvm/MC/MCParser/MCTargetAsmParser.h>
 #include <llvm/MC/MCStreamer.h>
+#include <llvm/MC/MCTargetOptions.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -33,6 +37,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,8 +48,8 @@
 #include "interp.h"
 #include "ir.h"
 #include "opt.h"
+#include "mc/mc_llvm.h"
 #include "sve/sve_mc.h"
-#include "sve/sve_mc_impl.h"
 #include "sve_forms.h"
 #include "x86_diff_case.h"
 
@@ -69,7 +74,7 @@ std::map<std::string, Form> g_forms;  // key: "OPCODE(R,I,xzr,...)"
 const Mc* g_mc = nullptr;
 
 std::string form_key(const llvm::MCInst& mi) {
-  const llvm::MCRegisterInfo& mri = *g_mc->impl()->mri;
+  const llvm::MCRegisterInfo& mri = g_mc->reg_info();
   std::string k(g_mc->opcode_name(mi.getOpcode()));
   k += "(";
   for (unsigned i = 0; i < mi.getNumOperands(); ++i) {
@@ -98,7 +103,9 @@ std::string operand_set(const llvm::MCInst& mi) {
   return s;
 }
 
-void observe(const llvm::MCInst& mi, uint32_t word) {
+void observe(const Mc& mc, const llvm::MCInst& mi, std::span<const uint8_t> b) {
+  if (&mc != g_mc || b.size() != 4) return;
+  uint32_t word = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
   Form& f = g_forms[form_key(mi)];
   if (f.seen.size() >= kPerForm) return;
   if (f.operand_sets.insert(operand_set(mi)).second) f.seen.push_back({mi, word});
@@ -107,11 +114,10 @@ void observe(const llvm::MCInst& mi, uint32_t word) {
 // ---- LLVM's assembler, one instruction at a time ----
 
 // `mi` through a code emitter: false unless it is one word without fixups.
-bool emit_word(llvm::MCCodeEmitter& em, const llvm::MCInst& mi, const llvm::MCSubtargetInfo& sti, uint32_t& word) {
+bool emit_word(const llvm::MCCodeEmitter& em, const llvm::MCInst& mi, const llvm::MCSubtargetInfo& sti, uint32_t& word) {
   llvm::SmallVector<char, 8> buf;
-  llvm::raw_svector_ostream os(buf);
   llvm::SmallVector<llvm::MCFixup, 1> fixups;
-  em.encodeInstruction(mi, os, fixups, sti);
+  ptoas::mc::emit_unchecked(em, mi, sti, buf, fixups);
   if (buf.size() != 4 || !fixups.empty()) return false;
   word = uint32_t(uint8_t(buf[0])) | uint32_t(uint8_t(buf[1])) << 8 | uint32_t(uint8_t(buf[2])) << 16 |
          uint32_t(uint8_t(buf[3])) << 24;
@@ -135,12 +141,11 @@ class Assembler {
  public:
   bool init(std::string& err) {
     LLVMInitializeAArch64AsmParser();
-    target_ = g_mc->impl()->target;
-    using ptoas::cg::sve::kFeatures;
-    using ptoas::cg::sve::kTriple;
-    mri_.reset(target_->createMCRegInfo(kTriple));
-    if (mri_) mai_.reset(target_->createMCAsmInfo(*mri_, kTriple, opts_));
-    sti_.reset(target_->createMCSubtargetInfo(kTriple, "generic", kFeatures));
+    target_ = &g_mc->target();
+    const ptoas::mc::McSpec& s = g_mc->spec();
+    mri_.reset(target_->createMCRegInfo(s.triple));
+    if (mri_) mai_.reset(target_->createMCAsmInfo(*mri_, s.triple, opts_));
+    sti_.reset(target_->createMCSubtargetInfo(s.triple, s.cpu, s.features));
     mii_.reset(target_->createMCInstrInfo());
     if (!mri_ || !mai_ || !sti_ || !mii_) {
       err = "cannot set up LLVM's AArch64 assembler";
@@ -161,7 +166,7 @@ class Assembler {
         },
         &diag);
     sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text + "\n"), llvm::SMLoc());
-    llvm::MCContext ctx(llvm::Triple(ptoas::cg::sve::kTriple), mai_.get(), mri_.get(), sti_.get(), &sm, &opts_);
+    llvm::MCContext ctx(llvm::Triple(g_mc->spec().triple), mai_.get(), mri_.get(), sti_.get(), &sm, &opts_);
     std::unique_ptr<llvm::MCObjectFileInfo> mofi(target_->createMCObjectFileInfo(ctx, /*PIC=*/true));
     ctx.setObjectFileInfo(mofi.get());
     Capture out(ctx);
@@ -321,8 +326,7 @@ bool mutants_fail(Assembler& as) {
   }
   // The same MCInst through the bare code emitter (what an encoder without
   // the class check would write): the byte comparison must catch it.
-  const ptoas::cg::sve::McImpl& im = *g_mc->impl();
-  if (emit_word(*im.emitter, bad, *im.sti, word)) {
+  if (emit_word(g_mc->emitter(), bad, g_mc->subtarget(), word)) {
     std::string why = check(as, bad, word);
     if (why.empty()) {
       std::printf("FAIL: the byte check accepts FADD_ZZZ_S with X0 (0x%08x)\n", word);
@@ -346,7 +350,7 @@ bool mutants_fail(Assembler& as) {
 
 int main(int argc, char** argv) {
   std::string err;
-  g_mc = Mc::get(&err);
+  g_mc = ptoas::cg::sve::a64_mc(&err);
   if (!g_mc) {
     std::printf("SKIP: %s\n", err.c_str());
     return 77;
