@@ -1,5 +1,6 @@
 # The user's interface to the build (CMake does the work).
-#   make samples   deps + build, then run every sample (samples/runop.sh)
+#   make samples   deps + build, then run every sample (samples/runop.sh) on the
+#                  interpreter and every target ptorun runs (ptoas --print-targets)
 #   make test      deps + build, then ctest and the corpus check
 #   make bench     build, then bench/run            (BENCH_ARGS=--quick; docs/bench.md)
 #   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
@@ -43,12 +44,9 @@ test: build
 	tests/corpus/run.sh "$(CORPUS_DIR)" --ptoas build/ptoas
 
 samples: build
-	@if [ -x samples/runop.sh ]; then \
-	  samples/runop.sh -target=interp all && samples/runop.sh -target=avx2 all && \
-	    samples/runop.sh -target=avx512 all && samples/runop.sh -target=sve all; \
-	else \
-	  echo "samples: no samples yet (samples/runop.sh arrives with issue 3); nothing run"; \
-	fi
+	@set -e; for t in interp $$(build/ptoas --print-targets | awk '$$4 == "jit" { print $$1 }'); do \
+	  samples/runop.sh -target=$$t all; \
+	done
 
 bench: build
 	bench/run $(BENCH_ARGS)

@@ -35,53 +35,38 @@ bool cpu_runs(bool avx512) {
 #endif
 }
 
-constexpr std::string_view kPreamble = "\t.intel_syntax noprefix\n\t.text\n";
+// The two differ in their names, vector width and register count; the
+// lowering asks `variant` (x86_gen.h z()).
+constexpr Target x86_target(std::string_view name, std::string_view alias, std::string_view summary,
+                            unsigned variant, bool (*runs)(), std::string_view needs) {
+  return Target{
+      .name = name,
+      .aliases = alias,
+      .summary = summary,
+      .isa = Isa::X86_64,
+      .output = OutputKind::ElfObject,
+      .default_emit = "obj",
+      .emits = "ir obj asm header",
+      .extension = ".o",
+      .variant = variant,
+      .opt = {.vector_bytes = variant ? 64u : 32u, .vector_regs = variant ? 32u : 16u, .fusable = x86::fusable_op},
+      .cpu_can_run = runs,
+      .cpu_needs = needs,
+      .compile = x86::compile_function,
+      .rodata = x86::rodata,
+      .write_output = x86::write_elf,
+      .decode = x86::decode,
+      .asm_comment = "#",
+      .asm_preamble = "\t.intel_syntax noprefix\n\t.text\n",
+      .packed_thunk = x86::packed_thunk,
+      .code_pad = 0xCC,
+  };
+}
 
-constexpr Target kAvx2{
-    .name = "avx2",
-    .aliases = "x86-64-v3",
-    .summary = "x86-64 with AVX2, FMA, F16C and BMI2",
-    .isa = Isa::X86_64,
-    .output = OutputKind::ElfObject,
-    .default_emit = "obj",
-    .emits = "ir obj asm header",
-    .extension = ".o",
-    .variant = 0,
-    .opt = {.vector_bytes = 32, .vector_regs = 16, .fusable = x86::fusable_op},
-    .cpu_can_run = [] { return cpu_runs(false); },
-    .cpu_needs = "AVX2, FMA, F16C and BMI2",
-    .compile = x86::compile_function,
-    .rodata = x86::rodata,
-    .write_output = x86::write_elf,
-    .decode = x86::decode,
-    .asm_comment = "#",
-    .asm_preamble = kPreamble,
-    .packed_thunk = x86::packed_thunk,
-    .code_pad = 0xCC,
-};
-
-constexpr Target kAvx512{
-    .name = "avx512",
-    .aliases = "x86-64-v4",
-    .summary = "x86-64 with AVX-512 F/BW/DQ/VL (zmm, opmask tails)",
-    .isa = Isa::X86_64,
-    .output = OutputKind::ElfObject,
-    .default_emit = "obj",
-    .emits = "ir obj asm header",
-    .extension = ".o",
-    .variant = 1,
-    .opt = {.vector_bytes = 64, .vector_regs = 32, .fusable = x86::fusable_op},
-    .cpu_can_run = [] { return cpu_runs(true); },
-    .cpu_needs = "AVX-512 F/BW/DQ/VL enabled by the OS",
-    .compile = x86::compile_function,
-    .rodata = x86::rodata,
-    .write_output = x86::write_elf,
-    .decode = x86::decode,
-    .asm_comment = "#",
-    .asm_preamble = kPreamble,
-    .packed_thunk = x86::packed_thunk,
-    .code_pad = 0xCC,
-};
+constexpr Target kAvx2 = x86_target("avx2", "x86-64-v3", "x86-64 with AVX2, FMA, F16C and BMI2", 0,
+                                    [] { return cpu_runs(false); }, "AVX2, FMA, F16C and BMI2");
+constexpr Target kAvx512 = x86_target("avx512", "x86-64-v4", "x86-64 with AVX-512 F/BW/DQ/VL (zmm, opmask tails)", 1,
+                                      [] { return cpu_runs(true); }, "AVX-512 F/BW/DQ/VL enabled by the OS");
 
 }  // namespace
 

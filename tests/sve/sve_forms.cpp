@@ -51,7 +51,7 @@
 #include "mc/mc_llvm.h"
 #include "sve/sve_mc.h"
 #include "sve_forms.h"
-#include "x86_diff_case.h"
+#include "target_diff_case.h"
 
 extern "C" void LLVMInitializeAArch64AsmParser();
 
@@ -292,7 +292,7 @@ void compile_generated(Counts& c) {
   for (const sveforms::GenKernel& k : sveforms::generated_kernels()) compile_text(k.name, k.text, k.arch, c);
 }
 
-// The x86 differential test's kernels (tests/x86/x86_diff_case.h): every
+// The x86 differential test's kernels (tests/x86/target_diff_case.h): every
 // op, lane type and shape class the x86 backend covers, which the SVE
 // backend follows.
 void compile_x86_cases(Counts& c) {
@@ -387,7 +387,7 @@ int main(int argc, char** argv) {
   std::set<unsigned> opcodes;
   for (const auto& [key, f] : g_forms) opcodes.insert(f.seen.front().inst.getOpcode());
   std::printf("sve_forms: kernels compiled for sve: %zu of the repository's (%zu refused), %zu generated (%zu "
-              "refused), %zu of x86_diff's (%zu refused)\n",
+              "refused), %zu of target_diff's (%zu refused)\n",
               files.compiled, files.refused, gen.compiled, gen.refused, x86.compiled, x86.refused);
   std::printf("sve_forms: %zu forms (%zu opcodes), %zu distinct instructions checked against LLVM's assembler, "
               "%zu mismatches\n",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Views of rank 3 to 5 end to end (tests/x86/kernels/views_nd.pto; the
-# x86_diff cases cover each rank alone): ptorun on the interpreter at -O0 is
+# target_diff cases cover each rank alone): ptorun on the interpreter at -O0 is
 # the reference, then the interpreter at -O2, avx2, avx512 (where the CPU
 # has it, else under Bochs; skipped when neither runs) and sve at 128 and
 # 512 bits (under qemu; skipped without it), each at -O0 and -O2 (fused:

@@ -1,11 +1,11 @@
-// x86_diff cases: input values of every element type, kernel text helpers,
+// target_diff cases: input values of every element type, kernel text helpers,
 // and the elementwise / tile-scalar / unary / row- and column-expand cases
 // for f32, f16, bf16, i32, u32, i16, u16, i8 and u8 over the shape classes.
 #include <algorithm>
 #include <cstring>
 
 #include "elem.h"
-#include "x86_diff_case.h"
+#include "target_diff_case.h"
 
 namespace x86diff {
 

@@ -1,4 +1,4 @@
-// x86_diff cases: tload / tstore through views of rank 1 to 5 (the official
+// target_diff cases: tload / tstore through views of rank 1 to 5 (the official
 // GlobalTensor is 5-D). A view of rank n addresses tile element (r, c) at
 // c * stride[n-1] plus r split over dimensions 0 .. n-2 in row-major order
 // (runtime/interp/ops_memory.cpp). Each kernel loads a rank-n partition of
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "x86_diff_case.h"
+#include "target_diff_case.h"
 
 namespace x86diff {
 

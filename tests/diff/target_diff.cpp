@@ -1,7 +1,7 @@
 // Differential test of the x86 backends against the reference interpreter.
 //
-// The cases (x86_diff_elt.cpp, x86_diff_fused.cpp, x86_diff_misc.cpp,
-// x86_diff_ops.cpp) are built first: every elementwise, tile-scalar, unary
+// The cases (target_diff_elt.cpp, target_diff_fused.cpp, target_diff_misc.cpp,
+// target_diff_ops.cpp) are built first: every elementwise, tile-scalar, unary
 // and row/column-expand op x element type (f32 f16 bf16 i32 u32 i16 u16 i8 u8) x shape class
 // (full tile, ragged valid region, one row, one column, widths that are not
 // a multiple of 8; column-major tiles too), `tload -> op -> tstore` kernels
@@ -10,7 +10,7 @@
 // fused ops (taddc ... taxpy; dst starts from loaded data) and the row /
 // column reductions over every element type the op table allows; then
 // tcvt, tmatmul, ttri and the scalar arith ops / control flow; then
-// (x86_diff_ops.cpp) tcvt between every pair of lane types with each rmode
+// (target_diff_ops.cpp) tcvt between every pair of lane types with each rmode
 // and sat_mode, tcmp / tcmps + tsel / tsels (the mask tile stored too),
 // tfillpad in its three forms and textract / tinsert at offsets. The output
 // buffer is pre-filled with a sentinel and is one row larger than the view,
@@ -21,7 +21,7 @@
 // compiles and runs the same kernels on the same inputs, and the outputs
 // must be bit-identical (f16 / bf16 texp, tlog, trsqrt: within 1 ULP of the
 // element type; float tmatmul: within the summation bound, see add_matmul
-// in x86_diff_misc.cpp; DESIGN §6). A target that runs many kernels at once
+// in target_diff_misc.cpp; DESIGN §6). A target that runs many kernels at once
 // (an emulator) gets its whole batch in one execute() call.
 //
 // --target=avx512 runs the zmm code of the same cases: natively on a CPU
@@ -41,7 +41,7 @@
 // difference on exactly the default payload is accepted, nothing else.
 // qemu rounds f16 ties correctly, so no tie probe.
 //
-//   x86_diff [--target=avx2|avx512|sve] [--sve-vl=BITS] [-O2] [--filter=SUBSTR] [-v] [--list]
+//   target_diff [--target=avx2|avx512|sve] [--sve-vl=BITS] [-O2] [--filter=SUBSTR] [-v] [--list]
 // -O2 compiles each case as ptoas -O2 would encode it (the fast exp, the
 // x86 list scheduler) without running the IR passes on it.
 // -v prints each failing case's kernel text. Exit 0 when every case agrees,
@@ -62,7 +62,7 @@
 #include "interp.h"
 #include "ir.h"
 #include "jit.h"
-#include "x86_diff_case.h"
+#include "target_diff_case.h"
 #if __has_include("codegen.h")
 #include "codegen.h"  // where jit.h holds a cg::JitImage by unique_ptr: complete for its destructor
 #endif
@@ -563,22 +563,22 @@ int run(std::vector<Case>& cases, Target& t, const Options& o) {
   }
   const std::vector<std::string>& sk = skipped_pairs();
   if (!sk.empty()) {
-    std::printf("x86_diff: skipped (the op table allows neither on a3 nor on a5):");
+    std::printf("target_diff: skipped (the op table allows neither on a3 nor on a5):");
     for (const std::string& s : sk) std::printf(" %s;", s.c_str());
     std::printf("\n");
   }
-  std::printf("x86_diff [%s]: %zu cases (%zu refused as expected), %zu elements compared (%zu within the "
+  std::printf("target_diff [%s]: %zu cases (%zu refused as expected), %zu elements compared (%zu within the "
               "ULP tolerance (1; 2 for exp at -O2), %zu NaNs of open payload or matmul sums within their bound; not equal), "
               "%zu failed; front end + interpreter %.1f s, "
               "%s %.1f s\n",
               t.name(), st.cases, st.refused, st.elems, st.within_ulp, st.tolerated, st.failed, st.t_prepare,
               t.name(), st.t_target);
   if (st.f16_ties)
-    std::printf("x86_diff [%s]: %zu f16 elements differ by the emulator's tie rounding only (at most %llu ULP; "
+    std::printf("target_diff [%s]: %zu f16 elements differ by the emulator's tie rounding only (at most %llu ULP; "
                 "results of several roundings equal to the avx2 code's under the emulator)\n",
                 t.name(), st.f16_ties, (unsigned long long)st.f16_ties_max_ulp);
   if (st.default_nans)
-    std::printf("x86_diff [%s]: %zu elements are the target's default NaN 0x%08x (and its f16/bf16 forms) where "
+    std::printf("target_diff [%s]: %zu elements are the target's default NaN 0x%08x (and its f16/bf16 forms) where "
                 "the interpreter gives x86's 0xffc00000: a NaN the operation created, equal but for the sign\n",
                 t.name(), st.default_nans, t.default_nan_f32());
   if (t.refusal_marker()) {
@@ -591,13 +591,13 @@ int run(std::vector<Case>& cases, Target& t, const Options& o) {
       if (w != std::string::npos) g.first += " " + why.substr(w + 12);
       g.second += n;
     }
-    std::printf("x86_diff [%s]: %zu cases refused by the target (%zu op/dtype pairs):", t.name(), st.target_refused,
+    std::printf("target_diff [%s]: %zu cases refused by the target (%zu op/dtype pairs):", t.name(), st.target_refused,
                 st.refusals.size());
     for (const auto& [key, g] : grouped) std::printf(" %s%s (%zu);", key.c_str(), g.first.c_str(), g.second);
     std::printf("\n");
   }
   std::string sum = t.summary();
-  if (!sum.empty()) std::printf("x86_diff [%s]: %s\n", t.name(), sum.c_str());
+  if (!sum.empty()) std::printf("target_diff [%s]: %s\n", t.name(), sum.c_str());
   return st.failed == 0 ? 0 : 1;
 }
 
@@ -615,22 +615,27 @@ int main(int argc, char** argv) {
     else if (a == "-O2") g_o2 = true;
     else {
       std::fprintf(stderr,
-                   "usage: x86_diff [--target=avx2|avx512|sve] [--sve-vl=BITS] [-O2] "
+                   "usage: target_diff [--target=NAME (default avx2)] [--sve-vl=BITS] [-O2] "
                    "[--filter=SUBSTR] [-v] [--list]\n");
       return 2;
     }
   }
+  // The registry says how a target runs: x86-64 JIT code natively (or
+  // under Bochs), AArch64 under qemu-aarch64 at a vector length.
+  const cg::Target* rt_target = cg::find_target(o.target);
   std::unique_ptr<Target> t;
-  if (o.target == "avx2" || o.target == "avx512") t = std::make_unique<JitTarget>(o.target);
-  else if (o.target == "sve") {
+  if (rt_target && rt_target->packed_thunk && rt_target->isa == cg::Isa::X86_64) {
+    t = std::make_unique<JitTarget>(std::string(rt_target->name));
+  } else if (rt_target && rt_target->packed_thunk && rt_target->isa == cg::Isa::AArch64) {
     unsigned vl = o.sve_vl ? o.sve_vl : rt::qemu_default_vl_bits();
     if (!rt::qemu_valid_vl_bits(vl)) {
-      std::fprintf(stderr, "x86_diff: --sve-vl=%u: expected a multiple of 128 from 128 to 2048\n", vl);
+      std::fprintf(stderr, "target_diff: --sve-vl=%u: expected a multiple of 128 from 128 to 2048\n", vl);
       return 2;
     }
     t = std::make_unique<SveTarget>(vl);
   } else {
-    std::fprintf(stderr, "x86_diff: unknown target '%s' (avx2, avx512, sve)\n", o.target.c_str());
+    std::fprintf(stderr, "target_diff: target '%s' has no JIT here (ptoas --print-targets marks those that do)\n",
+                 o.target.c_str());
     return 2;
   }
   std::vector<Case> cases;

@@ -1,4 +1,4 @@
-// x86_diff cases for the conversion, compare / select and move ops: tcvt
+// target_diff cases for the conversion, compare / select and move ops: tcvt
 // between every pair of lane types (each rmode, sat_mode ON where the
 // backend supports it, the refused combinations), tcmp / tcmps with every
 // lane type, cmpMode and mask type (the mask tile stored whole) followed by
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "elem.h"
-#include "x86_diff_case.h"
+#include "target_diff_case.h"
 
 namespace x86diff {
 

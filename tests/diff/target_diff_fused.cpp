@@ -1,4 +1,4 @@
-// x86_diff cases: the fused ops (taddc tsubc taddsc tsubsc tmuladddst
+// target_diff cases: the fused ops (taddc tsubc taddsc tsubsc tmuladddst
 // tfusedmuladd tfusedmuladdrelu tsubrelu tprelu tlrelu taxpy) and the row
 // (trowsum/max/min/prod) and column (tcolsum/max/min/prod) reductions, for every
 // element type the op table allows, over the shape classes.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "x86_diff_case.h"
+#include "target_diff_case.h"
 
 namespace x86diff {
 

@@ -1,7 +1,7 @@
-// x86_diff: the differential test of the x86 backends against the reference
+// target_diff: the differential test of the x86 backends against the reference
 // interpreter. A Case is one kernel with its inputs, built before anything
-// runs (x86_diff_elt.cpp, x86_diff_fused.cpp, x86_diff_misc.cpp); the
-// driver (x86_diff.cpp) runs every case on the interpreter and on a target
+// runs (target_diff_elt.cpp, target_diff_fused.cpp, target_diff_misc.cpp); the
+// driver (target_diff.cpp) runs every case on the interpreter and on a target
 // (avx2 natively; a batch target can run many cases at once) and compares
 // the output buffers.
 #pragma once
@@ -43,7 +43,7 @@ struct Case {
   std::string refuse_word = "scalar";  // ... that names this
   // f16 results rounded more than once (fused ops, column sums / products):
   // a target whose f16 rounding breaks ties the wrong way (Bochs, see
-  // x86_diff.cpp) is off by more than the one tie there.
+  // target_diff.cpp) is off by more than the one tie there.
   bool f16_rounds_often = false;
   // Optional: true when a difference at element i of buffer b is allowed.
   std::function<bool(size_t b, size_t i, uint64_t ref, uint64_t got)> tolerate;
@@ -60,7 +60,7 @@ struct Shape {
 // a multiple of 8, a single element, a big one.
 const std::vector<Shape>& shapes();
 
-// ---- shared helpers (x86_diff_elt.cpp) ----
+// ---- shared helpers (target_diff_elt.cpp) ----
 uint32_t rnd();
 // A random input element of `d` (its bits, zero-extended): special values
 // of the type (NaN with payloads, +-Inf, +-0, subnormals, integer extremes)
@@ -102,14 +102,14 @@ std::string load(const std::string& view, const std::string& tile, const std::st
                  const std::string& vr, const std::string& vc);
 
 // Case generators.
-void elementwise_cases(std::vector<Case>& out);  // x86_diff_elt.cpp: every dtype
-void misc_cases(std::vector<Case>& out);         // x86_diff_misc.cpp: tcvt, matmul, ttri, scalars
-void fused_cases(std::vector<Case>& out);        // x86_diff_fused.cpp: fused ops (taddc ... taxpy)
-void reduce_cases(std::vector<Case>& out);       // x86_diff_fused.cpp: row / column reductions, every dtype
-// x86_diff_ops.cpp: tcvt (every lane type pair, rmode, sat_mode), tcmp(s) +
+void elementwise_cases(std::vector<Case>& out);  // target_diff_elt.cpp: every dtype
+void misc_cases(std::vector<Case>& out);         // target_diff_misc.cpp: tcvt, matmul, ttri, scalars
+void fused_cases(std::vector<Case>& out);        // target_diff_fused.cpp: fused ops (taddc ... taxpy)
+void reduce_cases(std::vector<Case>& out);       // target_diff_fused.cpp: row / column reductions, every dtype
+// target_diff_ops.cpp: tcvt (every lane type pair, rmode, sat_mode), tcmp(s) +
 // tsel(s), tfillpad(_inplace/_expand), textract / tinsert at offsets.
 void ops_cases(std::vector<Case>& out);
-// x86_diff_views.cpp: tload / tstore through views of rank 1 to 5, every
+// target_diff_views.cpp: tload / tstore through views of rank 1 to 5, every
 // tile layout, packed / padded / strided / transposed strides.
 void view_cases(std::vector<Case>& out);
 // Op / dtype pairs the case generators left out because the op table allows

@@ -1,4 +1,4 @@
-// x86_diff cases besides the elementwise, fused and reduction ones: tcvt
+// target_diff cases besides the elementwise, fused and reduction ones: tcvt
 // f32 <-> bf16, boxed tiles with tmov and tmatmul{,.acc,.bias}, ttri, and
 // every scalar arith op, cast and scf.if/for/while (results broadcast into
 // rows of an output with texpands, so scalar results compare bit for bit).
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "x86_diff_case.h"
+#include "target_diff_case.h"
 
 namespace x86diff {
 
