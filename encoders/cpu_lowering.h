@@ -1,13 +1,13 @@
 // The layer between the shared driver (lowering.h) and the CPU targets
 // (x86, sve): what those two share beyond the walk. Values live in frame
-// slots (plan.h), so copy_values is slot moves through the frame's
+// slots (cpu_frame.h), so copy_values is slot moves through the frame's
 // temporaries; and a tile op is checked against the CPU targets' common
 // rules (tile_plan.h: lane types, layouts, static shapes) before the
 // target selects instructions, so each family hook receives its plan and
 // only does instruction selection. A refused op never reaches the target.
 #pragma once
 #include "lowering.h"
-#include "plan.h"
+#include "cpu_frame.h"
 #include "tile_plan.h"
 
 namespace ptoas::cg {

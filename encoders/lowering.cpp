@@ -2,7 +2,7 @@
 #include "lowering.h"
 
 #include "ops.h"
-#include "plan.h"
+#include "cpu_frame.h"
 #include "tile_layout.h"
 #include "tile_plan.h"
 

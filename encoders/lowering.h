@@ -2,7 +2,7 @@
 // function's regions for every target. It lowers what is the same
 // everywhere — the order of instructions, scf.for / scf.if / scf.while
 // with their block arguments and yields (tiles included: a yield copies
-// every part of the value, plan.h slot_copies), returns, the refusals of
+// every part of the value, cpu_frame.h slot_copies), returns, the refusals of
 // what no kernel may contain — and hands each piece to the target through
 // the hooks below: structured (begin_for .. end_for), so a text target
 // prints a loop where a machine target binds labels and branches.

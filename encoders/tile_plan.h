@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "codegen.h"
-#include "lower.h"
+#include "tile_geometry.h"
 
 namespace ptoas::cg {
 

@@ -3,7 +3,7 @@
 // sve_tiles.cpp: tile data movement and tile ops). Nothing else includes it.
 //
 // Design (docs/sve_backend.md), the x86 backend's model on AArch64:
-//   * every SSA value lives in 8-byte stack slots (encoders/plan.h) at
+//   * every SSA value lives in 8-byte stack slots (encoders/cpu_frame.h) at
 //     [x28 + 8 * slot]; scalar code loads operands into x0/x1 (s0/d0),
 //     computes, stores;
 //   * scf.for / scf.if / scf.while are branches, yields copy through
@@ -31,10 +31,10 @@
 #include <utility>
 #include <vector>
 
-#include "lower.h"
+#include "tile_geometry.h"
 #include "cpu_lowering.h"
 #include "tile_plan.h"
-#include "plan.h"
+#include "cpu_frame.h"
 #include "sve_mc.h"
 
 namespace ptoas::cg::sve::gen {

@@ -1,5 +1,5 @@
 // AArch64 SVE ops that address tiles of any layout (ND, DN, boxed) through
-// the row-part + column-part offset form of lower.h (AxisMap): tmov between
+// the row-part + column-part offset form of tile_geometry.h (AxisMap): tmov between
 // layouts, tload / tstore of boxed tiles and through views of rank 3 and
 // up, and tmatmul. Column offsets are
 // vectors (gathers / scatters), row offsets scalars.

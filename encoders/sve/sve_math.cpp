@@ -1,5 +1,5 @@
 // AArch64 SVE exp / log / rsqrt of f32 lanes, evaluated in double like the
-// x86 backend's (the same algorithms and constants, lower.h DConst): each
+// x86 backend's (the same algorithms and constants, tile_geometry.h DConst): each
 // half of the vector is widened to 64-bit lanes, computed in double, and
 // rounded to f32 once, so results match the interpreter's double std::exp /
 // std::log / 1/std::sqrt rounded to f32 except where the two doubles

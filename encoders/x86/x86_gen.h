@@ -3,7 +3,7 @@
 // x86_tiles.cpp: tile data movement and tile ops). Nothing else includes it.
 //
 // Design (docs/x86_backend.md):
-//   * every SSA value lives in stack slots (encoders/plan.h); scalar code
+//   * every SSA value lives in stack slots (encoders/cpu_frame.h); scalar code
 //     loads operands into rax/rcx (xmm0/xmm1), computes, stores;
 //   * scf.for / scf.if / scf.while are branches; yields copy through scratch
 //     slots;
@@ -33,11 +33,11 @@
 #include <map>
 #include <memory>
 
-#include "lower.h"
+#include "tile_geometry.h"
 #include "cpu_lowering.h"
 #include "tile_alias.h"
 #include "tile_plan.h"
-#include "plan.h"
+#include "cpu_frame.h"
 #include "x86.h"
 
 namespace ptoas::cg::x86::gen {
@@ -55,7 +55,7 @@ inline constexpr int kPosInfF32 = 80;  // 0x7f800000
 inline constexpr int kIota = 128;      // int32 0..15
 inline constexpr int kBitSel = 192;    // int32 1, 2, 4, .., 128 (avx2 mask bits to lanes)
 // Vectors of 8 doubles / int64 (64 bytes: a zmm memory operand; avx2 reads
-// the first 32): the DConst values of lower.h.
+// the first 32): the DConst values of tile_geometry.h.
 inline constexpr int kDConstBase = 256;
 inline constexpr int dconst(int i) { return kDConstBase + 64 * i; }
 // Vectors of 16 floats / int32 (64 bytes): the f32 exp of -O2 (x86_math.cpp).

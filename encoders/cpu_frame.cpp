@@ -1,5 +1,5 @@
-// Frame planning shared by the CPU encoders (plan.h).
-#include "plan.h"
+// The CPU frame plan (cpu_frame.h).
+#include "cpu_frame.h"
 
 #include "int_eval.h"
 #include "mem_plan.h"

@@ -1,4 +1,4 @@
-// encoders/lower.h AxisMap: a tile's element offset is a row part plus a
+// encoders/tile_geometry.h AxisMap: a tile's element offset is a row part plus a
 // column part, for every layout the encoders address through it (checked
 // against the interpreter's tile_elem_index at every element).
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 
 #include "frontend.h"
 #include "ir.h"
-#include "lower.h"
+#include "tile_geometry.h"
 #include "tile_layout.h"
 
 using namespace ptoas;

@@ -1,5 +1,5 @@
-// Target-neutral lowering facts (lower.h).
-#include "lower.h"
+// Tile geometry and lane types (tile_geometry.h).
+#include "tile_geometry.h"
 
 #include <algorithm>
 #include <cstring>

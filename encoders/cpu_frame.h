@@ -1,4 +1,4 @@
-// Shared lowering for the CPU encoders: the frame plan of one function.
+// The CPU frame (x86, sve): the stack slots of one function's values.
 //
 // Every SSA value of the function gets consecutive 8-byte stack slots:
 //   scalar (int/index/i1 canonical 64-bit, f32 bits in the low half, f64) 1
