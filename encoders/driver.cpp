@@ -63,9 +63,7 @@ opt::TargetDesc opt_target(Target t) {
   opt::TargetDesc d;
   d.vector_bytes = t == Target::Avx512 ? 64 : 32;
   d.vector_regs = t == Target::Avx512 ? 32 : 16;
-  // SVE has no fused-region lowering yet: its pto.fuse bodies would run op
-  // by op, so the fuse pass is not asked to form them.
-  d.fusable = is_x86(t) ? x86::fusable_op : [](const Module&, const Inst&) { return false; };
+  d.fusable = is_x86(t) ? x86::fusable_op : sve::fusable_op;
   return d;
 }
 

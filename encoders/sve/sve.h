@@ -12,6 +12,11 @@ namespace ptoas::cg::sve {
 // Machine code of one function (AAPCS64 version of the codegen.h ABI).
 bool compile_function(const Module& m, InstId fn, FuncCode& out, Diag& diag);
 
+// Whether the fuse pass may put `in` in a pto.fuse region for SVE (the
+// per-op conditions of the shared plan, encoders/fuse_plan.h; sve_fuse.cpp
+// lowers the regions).
+bool fusable_op(const Module& m, const Inst& in);
+
 // The packed-argument thunk for `fn` (codegen.h JitImage) at byte
 // `thunk_pos` of an image whose kernel starts at byte `kernel_pos`.
 bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_pos, std::vector<uint8_t>& out,

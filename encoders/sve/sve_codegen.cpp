@@ -355,7 +355,7 @@ void Gen::inst(const Inst& in, InstId id) {
       return;
     }
     case Syn::Fuse:
-      region(m_.region(in, 0));  // op by op (no fused lowering on SVE yet)
+      if (!fused_region(in)) region(m_.region(in, 0));
       return;
     case Syn::If: {
       int els = new_label(), end = new_label();
