@@ -8,12 +8,15 @@
 // Within a chunk every op's result is left in z0 for the op after it and
 // stored to its tile's row unless nothing reads it from memory (a private
 // tile overwritten later in the stage, or read only by the next op). Every
-// op computes exactly as its op-by-op lowering (the same lane helpers:
-// bin, unary_lanes, math, round_lane), so results are the interpreter's
-// bit for bit. Row reductions keep the interpreter's order:
+// op rounds exactly as its op-by-op lowering (the same lane helpers:
+// unary_lanes, math, round_lane, bin for max / min), so results are the
+// interpreter's bit for bit; add / sub / mul / div take the interpreter's
+// NaN by quieting their right operand first (arith), where it may be a
+// signalling NaN. Row reductions keep the interpreter's order:
 //   * trowsum: `fadda`, the strictly ordered sum, of the chunk's elements
-//     quieted first (x + -0): with both operands quiet AArch64 returns the
-//     accumulator's NaN, so the first NaN met wins as in the interpreter;
+//     quieted first (x + -0, unless computed in the region, so quiet):
+//     with both operands quiet AArch64 returns the accumulator's NaN, so
+//     the first NaN met wins as in the interpreter;
 //   * trowmax / trowmin: per lane the first strictly greater (smaller)
 //     element or first NaN of its columns and the column it came from;
 //     at the end of the row the lanes holding a NaN, else the extreme
@@ -65,6 +68,8 @@ struct Gen::Fuse {
   void chunk(size_t si);
   void finish(size_t si);
   R get(ValueId t, int w);
+  bool quiet(ValueId t, size_t at) const;
+  void arith(Bin bk, bool b_quiet, R pg);
   void put(const FusePlan::FOp& o);
   void ld(DType d, R z, R base) { g.ld_e(d, z, g.P(0), base, g.X(11)); }
   void st(DType d, R z, R base);
@@ -241,6 +246,34 @@ void Gen::Fuse::put(const FusePlan::FOp& o) {
   in_v0 = o.dst;
 }
 
+// Whether tile t holds no signalling NaN where op `at` reads it: its last
+// writer before `at` in the region (on this row) computed it (every
+// arithmetic result, conversion and reduction of the region is quiet),
+// rather than copying bits (tload, plain expands) or leaving it to code
+// outside the region.
+bool Gen::Fuse::quiet(ValueId t, size_t at) const {
+  for (size_t m = at; m-- > 0;) {
+    const FusePlan::FOp& q = f.ops[m];
+    if (!f.writes(q, t)) continue;
+    return q.k != FK::Load && !((q.k == FK::RowExp || q.k == FK::ColExp) && q.b == kNone);
+  }
+  return false;
+}
+
+// z0 = z0 op z1 in f32 lanes as bin() computes it. Add / sub / mul / div
+// with z1 quieted first (x + -0, where it may be a signalling NaN): then
+// AArch64's NaN rule (a signalling operand first, else the first quiet
+// one) gives the interpreter's (z0's NaN, quieted, else z1's) with one
+// instruction instead of bin()'s select of the left NaN.
+void Gen::Fuse::arith(Bin bk, bool b_quiet, R pg) {
+  const char* name = bk == Bin::Add ? "FADD_ZZZ_S" : bk == Bin::Sub ? "FSUB_ZZZ_S"
+                     : bk == Bin::Mul ? "FMUL_ZZZ_S" : bk == Bin::Div ? "FDIV_ZPmZ_S" : nullptr;
+  if (!name) return g.bin(bk, DType::F32, pg, g.Z(0), g.Z(1));
+  if (!b_quiet) g.I("FADD_ZZZ_S", {g.Z(1), g.Z(1), g.Z(kNegZero)});
+  if (bk == Bin::Div) g.I(name, {g.Z(0), pg, g.Z(0), g.Z(1)});
+  else g.I(name, {g.Z(0), g.Z(0), g.Z(1)});
+}
+
 // An op on one-column tiles, once per row: the lanes all hold the row's
 // element, s0 is stored.
 void Gen::Fuse::col_op(size_t i) {
@@ -255,7 +288,8 @@ void Gen::Fuse::col_op(size_t i) {
     if (o.b != kNone) g.bcast_e(DType::F32, g.Z(1), px(o.b));
   }
   Bin bk = Bin::Add;
-  if (bin_of(o.op, bk)) g.bin(bk, DType::F32, g.P(7), g.Z(0), g.Z(1));
+  ValueId b = o.scal != kNone ? (o.scalar_first ? o.a : kNone) : o.b;
+  if (bin_of(o.op, bk)) arith(bk, b != kNone && quiet(b, i), g.P(7));
   else g.unary_lanes(o.op, DType::F32, g.P(7));
   g.I("STRSui", {g.S(0), px(o.dst), 0});
 }
@@ -295,8 +329,12 @@ void Gen::Fuse::chunk(size_t si) {
           get(o.a, 0);
           if (o.b != kNone) get(o.b, 1);
         }
-        if (bin_of(o.op, bk)) g.bin(bk, DType::F32, pg, g.Z(0), g.Z(1));
-        else g.unary_lanes(o.op, DType::F32, pg);
+        if (bin_of(o.op, bk)) {
+          ValueId b = o.scal != kNone ? (o.scalar_first ? o.a : kNone) : o.b;
+          arith(bk, b != kNone && quiet(b, stage.elt[n]), pg);
+        } else {
+          g.unary_lanes(o.op, DType::F32, pg);
+        }
         put(o);
         break;
       case FK::RowExp: case FK::ColExp:
@@ -304,15 +342,18 @@ void Gen::Fuse::chunk(size_t si) {
         if (o.b != kNone) {
           get(o.b, 1);
           bin_of(o.op, bk);
-          g.bin(bk, DType::F32, pg, g.Z(0), g.Z(1));
+          arith(bk, quiet(o.b, stage.elt[n]), pg);
         }
         put(o);
         break;
       case FK::Red: {
         R x = get(o.a, 0);
         if (o.op == Op::TRowSum) {
-          g.I("FADD_ZZZ_S", {g.Z(3), x, g.Z(kNegZero)});
-          g.I("FADDA_VPZ_S", {g.Z(o.acc), pg, g.Z(o.acc), g.Z(3)});
+          if (!quiet(o.a, stage.elt[n])) {
+            g.I("FADD_ZZZ_S", {g.Z(3), x, g.Z(kNegZero)});
+            x = g.Z(3);
+          }
+          g.I("FADDA_VPZ_S", {g.Z(o.acc), pg, g.Z(o.acc), x});
           break;
         }
         // take x where (acc is not NaN) and (x is NaN or x beyond acc)
