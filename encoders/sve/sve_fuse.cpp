@@ -56,6 +56,16 @@ struct Gen::Fuse {
   std::vector<ValueId> views;  // tload sources and tstore destinations, once each
   bool math = false;
   ValueId in_v0 = kNone;       // the tile whose chunk z0 holds
+  // Per stage: the one-column tiles and scalars its column loop reads,
+  // broadcast into a register once per row where one is free; `quieted`:
+  // that register holds no signalling NaN (a scalar, or a one-column tile
+  // no plain expand of the stage copies).
+  struct Inv {
+    int reg;
+    bool quieted;
+  };
+  std::vector<std::map<ValueId, Inv>> inv;
+  size_t cur = 0;  // the stage being emitted
 
   R px(ValueId t) const { return g.X(ptr.at(t)); }
   DType el(ValueId v) const { return g.ty(v).elem; }
@@ -68,8 +78,13 @@ struct Gen::Fuse {
   void chunk(size_t si);
   void finish(size_t si);
   R get(ValueId t, int w);
+  R scalar(ValueId s, int w);
+  void to_z0(R r) {
+    if (r.id != g.Z(0).id) g.I("ORR_ZZZ", {g.Z(0), r, r});
+  }
   bool quiet(ValueId t, size_t at) const;
-  void arith(Bin bk, bool b_quiet, R pg);
+  bool quiet_b(const FusePlan::FOp& o, size_t at) const;
+  void arith(Bin bk, bool b_quiet, R pg, R b);
   void put(const FusePlan::FOp& o);
   void ld(DType d, R z, R base) { g.ld_e(d, z, g.P(0), base, g.X(11)); }
   void st(DType d, R z, R base);
@@ -125,6 +140,20 @@ bool Gen::Fuse::assign() {
       if (!in_z0_only) o.store = true;
       else if (rewritten) o.store = false;
       else o.store = !f.is_priv(o.dst) || f.read_after(st.elt.back(), o.dst);
+    }
+    // Loop invariants into the registers the reductions left.
+    std::map<ValueId, Inv>& iv = inv.emplace_back();
+    for (size_t i : st.elt) {
+      const FusePlan::FOp& o = f.ops[i];
+      for (ValueId t : {o.a, o.b, o.scal}) {
+        bool col = t != kNone && f.cls.count(t) && f.cls.at(t) == FusePlan::Col;
+        if ((col || (t != kNone && t == o.scal)) && !iv.count(t) && next < pool.size())
+          iv[t] = {pool[next++], true};
+      }
+    }
+    for (size_t i : st.elt) {  // a plain expand copies its column's bits
+      const FusePlan::FOp& o = f.ops[i];
+      if ((o.k == FK::RowExp || o.k == FK::ColExp) && o.b == kNone && iv.count(o.a)) iv[o.a].quieted = false;
     }
   }
   return true;
@@ -234,11 +263,21 @@ R Gen::Fuse::get(ValueId t, int w) {
   R z = g.Z(w);
   auto c = f.cls.at(t);
   if (c == FusePlan::Col) {
+    auto h = inv[cur].find(t);
+    if (h != inv[cur].end()) return g.Z(h->second.reg);
     g.bcast_e(DType::F32, z, px(t));
   } else if (!(w == 0 && t == held)) {
     ld(el(t), z, px(t));
   }
   return z;
+}
+
+// Scalar s in every lane: its register, or z<w> loaded now.
+R Gen::Fuse::scalar(ValueId s, int w) {
+  auto h = inv[cur].find(s);
+  if (h != inv[cur].end()) return g.Z(h->second.reg);
+  g.bcast_slot(DType::F32, g.Z(w), s);
+  return g.Z(w);
 }
 
 void Gen::Fuse::put(const FusePlan::FOp& o) {
@@ -260,18 +299,32 @@ bool Gen::Fuse::quiet(ValueId t, size_t at) const {
   return false;
 }
 
-// z0 = z0 op z1 in f32 lanes as bin() computes it. Add / sub / mul / div
-// with z1 quieted first (x + -0, where it may be a signalling NaN): then
+// Whether the right operand of o (at ops[at]) holds no signalling NaN.
+bool Gen::Fuse::quiet_b(const FusePlan::FOp& o, size_t at) const {
+  ValueId b = o.scal != kNone ? (o.scalar_first ? o.a : o.scal) : o.b;
+  if (b == kNone) return false;
+  if (cur < inv.size()) {
+    auto h = inv[cur].find(b);
+    if (h != inv[cur].end() && h->second.quieted) return true;
+  }
+  return b != o.scal && quiet(b, at);
+}
+
+// z0 = z0 op b in f32 lanes as bin() computes it. Add / sub / mul / div
+// with b quieted first (x + -0, where it may be a signalling NaN): then
 // AArch64's NaN rule (a signalling operand first, else the first quiet
 // one) gives the interpreter's (z0's NaN, quieted, else z1's) with one
 // instruction instead of bin()'s select of the left NaN.
-void Gen::Fuse::arith(Bin bk, bool b_quiet, R pg) {
+void Gen::Fuse::arith(Bin bk, bool b_quiet, R pg, R b) {
   const char* name = bk == Bin::Add ? "FADD_ZZZ_S" : bk == Bin::Sub ? "FSUB_ZZZ_S"
                      : bk == Bin::Mul ? "FMUL_ZZZ_S" : bk == Bin::Div ? "FDIV_ZPmZ_S" : nullptr;
-  if (!name) return g.bin(bk, DType::F32, pg, g.Z(0), g.Z(1));
-  if (!b_quiet) g.I("FADD_ZZZ_S", {g.Z(1), g.Z(1), g.Z(kNegZero)});
-  if (bk == Bin::Div) g.I(name, {g.Z(0), pg, g.Z(0), g.Z(1)});
-  else g.I(name, {g.Z(0), g.Z(0), g.Z(1)});
+  if (!name) return g.bin(bk, DType::F32, pg, g.Z(0), b);
+  if (!b_quiet) {
+    g.I("FADD_ZZZ_S", {g.Z(1), b, g.Z(kNegZero)});
+    b = g.Z(1);
+  }
+  if (bk == Bin::Div) g.I(name, {g.Z(0), pg, g.Z(0), b});
+  else g.I(name, {g.Z(0), g.Z(0), b});
 }
 
 // An op on one-column tiles, once per row: the lanes all hold the row's
@@ -289,7 +342,7 @@ void Gen::Fuse::col_op(size_t i) {
   }
   Bin bk = Bin::Add;
   ValueId b = o.scal != kNone ? (o.scalar_first ? o.a : kNone) : o.b;
-  if (bin_of(o.op, bk)) arith(bk, b != kNone && quiet(b, i), g.P(7));
+  if (bin_of(o.op, bk)) arith(bk, b != kNone && quiet(b, i), g.P(7), g.Z(1));
   else g.unary_lanes(o.op, DType::F32, g.P(7));
   g.I("STRSui", {g.S(0), px(o.dst), 0});
 }
@@ -315,34 +368,32 @@ void Gen::Fuse::chunk(size_t si) {
         // As tcvt: through double the interpreter quiets a signalling NaN;
         // so do fcvt (f16 lanes) and rounding; an f32 or bf16 source into
         // f32 gets + -0.0, which changes nothing else.
-        get(o.a, 0);
+        to_z0(get(o.a, 0));
         if (el(o.dst) == DType::F32 && el(o.a) != DType::F16) g.I("FADD_ZZZ_S", {g.Z(0), g.Z(0), g.Z(kNegZero)});
         g.round_lane(el(o.dst), g.Z(0), pg);
         put(o);
         break;
-      case FK::Elt:
-        if (o.scal != kNone) {
-          int t = o.scalar_first ? 1 : 0;
-          get(o.a, t);
-          g.bcast_slot(DType::F32, g.Z(1 - t), o.scal);
+      case FK::Elt: {
+        R b = g.Z(1);
+        if (o.scal != kNone && o.scalar_first) {
+          b = get(o.a, 1);
+          to_z0(scalar(o.scal, 0));
         } else {
-          get(o.a, 0);
-          if (o.b != kNone) get(o.b, 1);
+          to_z0(get(o.a, 0));
+          if (o.scal != kNone) b = scalar(o.scal, 1);
+          else if (o.b != kNone) b = get(o.b, 1);
         }
-        if (bin_of(o.op, bk)) {
-          ValueId b = o.scal != kNone ? (o.scalar_first ? o.a : kNone) : o.b;
-          arith(bk, b != kNone && quiet(b, stage.elt[n]), pg);
-        } else {
-          g.unary_lanes(o.op, DType::F32, pg);
-        }
+        if (bin_of(o.op, bk)) arith(bk, quiet_b(o, stage.elt[n]), pg, b);
+        else g.unary_lanes(o.op, DType::F32, pg);
         put(o);
         break;
+      }
       case FK::RowExp: case FK::ColExp:
-        get(o.a, 0);
+        to_z0(get(o.a, 0));
         if (o.b != kNone) {
-          get(o.b, 1);
+          R b = get(o.b, 1);
           bin_of(o.op, bk);
-          arith(bk, quiet(o.b, stage.elt[n]), pg);
+          arith(bk, quiet_b(o, stage.elt[n]), pg, b);
         }
         put(o);
         break;
@@ -411,8 +462,15 @@ void Gen::Fuse::rows() {
   g.bind(row);
   for (size_t si = 0; si < f.stages.size(); ++si) {
     const FusePlan::Stage& st = f.stages[si];
+    cur = inv.size();  // col_op: no invariants
     for (size_t i : st.col) col_op(i);
     if (st.elt.empty()) continue;
+    cur = si;
+    for (auto [v, h] : inv[si]) {
+      if (f.cls.count(v)) g.bcast_e(DType::F32, g.Z(h.reg), px(v));
+      else g.bcast_slot(DType::F32, g.Z(h.reg), v);
+      if (h.quieted) g.I("FADD_ZZZ_S", {g.Z(h.reg), g.Z(h.reg), g.Z(kNegZero)});
+    }
     for (size_t i : st.elt) {
       const FusePlan::FOp& o = f.ops[i];
       if (o.k != FK::Red) continue;
