@@ -103,6 +103,7 @@ bool Gen::Fuse::assign() {
   // How often op q fetches t, and whether its first fetch finds t in z0.
   auto fetches = [&](const FusePlan::FOp& q, ValueId t) {
     if (q.k == FK::Load || q.k == FK::ColOp) return 0;
+    if (q.a == t && q.b == t) return 1;  // the second operand is the first's register
     return int(q.a == t) + int(q.b == t);
   };
   auto first_in_z0 = [&](const FusePlan::FOp& q, ValueId t) {
@@ -381,7 +382,7 @@ void Gen::Fuse::chunk(size_t si) {
         } else {
           to_z0(get(o.a, 0));
           if (o.scal != kNone) b = scalar(o.scal, 1);
-          else if (o.b != kNone) b = get(o.b, 1);
+          else if (o.b != kNone) b = o.b == o.a ? g.Z(0) : get(o.b, 1);
         }
         if (bin_of(o.op, bk)) arith(bk, quiet_b(o, stage.elt[n]), pg, b);
         else g.unary_lanes(o.op, DType::F32, pg);
@@ -391,7 +392,7 @@ void Gen::Fuse::chunk(size_t si) {
       case FK::RowExp: case FK::ColExp:
         to_z0(get(o.a, 0));
         if (o.b != kNone) {
-          R b = get(o.b, 1);
+          R b = o.b == o.a ? g.Z(0) : get(o.b, 1);
           bin_of(o.op, bk);
           arith(bk, quiet_b(o, stage.elt[n]), pg, b);
         }
