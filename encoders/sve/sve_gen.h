@@ -212,6 +212,11 @@ class Gen : public CpuLowering {
   void bin(Bin k, DType d, R pg, R a, R b);
   void round_lane(DType d, R z, R pg);  // f32 lanes rounded to f16 / bf16 and back  // a = a op b in d's lane class
   void elementwise(const Inst& in, const EltPlan& pl) override;
+  void unary_lanes(Op o, DType d, R pg);  // z0 = o(z0), the unary ops of elementwise
+  // sve_fuse.cpp: a pto.fuse region as one loop nest per row with the
+  // shared plan (encoders/fuse_plan.h); false: not taken (lower it op by op).
+  struct Fuse;
+  bool fused_region(const Inst& in) override;
   void row_reduce(const Inst& in, ValueId src, ValueId dst) override;
   // sve_fused.cpp
   void fbin(const char* name, R d, R a, R b, R pg);  // d = a op b, a NaN in a wins (quieted)

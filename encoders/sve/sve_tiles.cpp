@@ -350,7 +350,6 @@ bool Gen::valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& 
 
 void Gen::elementwise(const Inst& in, const EltPlan& pl) {
   const auto& [d, dst, tiles, scal, scalar_first] = pl;
-  bool fl = dtype_is_float(d);
   Op o = in.op;
   bool cols_outer;
   loop_constants();
@@ -377,51 +376,55 @@ void Gen::elementwise(const Inst& in, const EltPlan& pl) {
         I("ORR_ZZZ", {Z(1), Z(kScalar), Z(kScalar)});
       }
     }
-    if (binary) {
-      bin(bk, d, pg, Z(0), Z(1));
-    } else {
-      switch (o) {
-        case Op::TExpandS: I("ORR_ZZZ", {Z(0), Z(kScalar), Z(kScalar)}); break;
-        case Op::TNeg:
-          if (fl) {
-            I("FNEG_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
-            I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});  // quiet a signalling NaN
-          } else {
-            I("NEG_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
-          }
-          break;
-        case Op::TAbs:
-          if (fl) {
-            I("FABS_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
-            I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});
-          } else if (d != DType::U32) {
-            I("ABS_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
-          }
-          break;
-        case Op::TNot: I("NOT_ZPmZ_S", {Z(0), Z(0), pg, Z(0)}); break;
-        case Op::TRelu:  // (x < 0) ? 0 : x: NaN and -0 kept
-          if (fl) {
-            I("FCMLT_PPzZ0_S", {P(1), pg, Z(0)});
-            I("DUP_ZI_S", {Z(3), 0, 0});
-            I("SEL_ZPZZ_S", {Z(0), P(1), Z(3), Z(0)});
-            I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});
-          } else if (d != DType::U32) {
-            I("DUP_ZI_S", {Z(3), 0, 0});
-            I("SMAX_ZPmZ_S", {Z(0), pg, Z(0), Z(3)});
-          }
-          break;
-        case Op::TSqrt: I("FSQRT_ZPmZ_S", {Z(0), Z(0), pg, Z(0)}); break;
-        case Op::TExp: case Op::TLog: case Op::TRsqrt: math(o, pg); break;
-        case Op::TRecip:
-          I("FDUP_ZI_S", {Z(1), 112});  // 1.0
-          I("FDIVR_ZPmZ_S", {Z(0), pg, Z(0), Z(1)});
-          break;
-        default: break;
-      }
-    }
+    if (binary) bin(bk, d, pg, Z(0), Z(1));
+    else unary_lanes(o, d, pg);
     st_e(d, Z(0), pg, X(0), X(11));
   });
   if (transcendental) math_end();
+}
+
+// z0 = o(z0) over the lanes in pg for the unary ops (and texpands: z27),
+// in d's lane class; exp / log / rsqrt need math_begin first.
+void Gen::unary_lanes(Op o, DType d, R pg) {
+  bool fl = dtype_is_float(d);
+  switch (o) {
+    case Op::TExpandS: I("ORR_ZZZ", {Z(0), Z(kScalar), Z(kScalar)}); break;
+    case Op::TNeg:
+      if (fl) {
+        I("FNEG_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
+        I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});  // quiet a signalling NaN
+      } else {
+        I("NEG_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
+      }
+      break;
+    case Op::TAbs:
+      if (fl) {
+        I("FABS_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
+        I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});
+      } else if (d != DType::U32) {
+        I("ABS_ZPmZ_S", {Z(0), Z(0), pg, Z(0)});
+      }
+      break;
+    case Op::TNot: I("NOT_ZPmZ_S", {Z(0), Z(0), pg, Z(0)}); break;
+    case Op::TRelu:  // (x < 0) ? 0 : x: NaN and -0 kept
+      if (fl) {
+        I("FCMLT_PPzZ0_S", {P(1), pg, Z(0)});
+        I("DUP_ZI_S", {Z(3), 0, 0});
+        I("SEL_ZPZZ_S", {Z(0), P(1), Z(3), Z(0)});
+        I("FADD_ZZZ_S", {Z(0), Z(0), Z(kNegZero)});
+      } else if (d != DType::U32) {
+        I("DUP_ZI_S", {Z(3), 0, 0});
+        I("SMAX_ZPmZ_S", {Z(0), pg, Z(0), Z(3)});
+      }
+      break;
+    case Op::TSqrt: I("FSQRT_ZPmZ_S", {Z(0), Z(0), pg, Z(0)}); break;
+    case Op::TExp: case Op::TLog: case Op::TRsqrt: math(o, pg); break;
+    case Op::TRecip:
+      I("FDUP_ZI_S", {Z(1), 112});  // 1.0
+      I("FDIVR_ZPmZ_S", {Z(0), pg, Z(0), Z(1)});
+      break;
+    default: break;
+  }
 }
 
 // ---- row reductions --------------------------------------------------------------------

@@ -19,8 +19,6 @@ bool cpu_runs() {
 #endif
 }
 
-// SVE has no fused-region lowering yet: its pto.fuse bodies would run op
-// by op, so the fuse pass is not asked to form them (never_fusable).
 constexpr Target kSve{
     .name = "sve",
     .summary = "AArch64 with SVE, any vector length",
@@ -29,7 +27,7 @@ constexpr Target kSve{
     .default_emit = "obj",
     .emits = "ir obj asm header",
     .extension = ".o",
-    .opt = {.vector_bytes = 32, .vector_regs = 32, .fusable = never_fusable},
+    .opt = {.vector_bytes = 32, .vector_regs = 32, .fusable = sve::fusable_op},
     .cpu_can_run = cpu_runs,
     .cpu_needs = "AArch64 with SVE",
     .compile = sve::compile_function,

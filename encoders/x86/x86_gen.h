@@ -428,9 +428,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   bool fused_region(const Inst& in) override;
   struct Fuse;                                          // the region's plan (x86_fuse.cpp)
   bool fuse_plan(const Inst& in, Fuse& f);              // false: a body op or tile it does not take
-  void fuse_skew(Fuse& f);                              // whether the last stage runs a row behind
   bool fuse_stage_regs(Fuse& f, size_t s);              // registers and dead stores of stage s
-  void fuse_private(const Inst& in, Fuse& f);           // tiles nothing reads after the region
   void fuse_guard(const Fuse& f, Label& slow);          // run-time shapes and overlaps; R x C in r8 x r9
   void fuse_nt_check(const Fuse& f, Label& nt);         // every f32 tstore may stream (non-temporal)
   bool fuse_nt_views(const Fuse& f);                    // any f32 tstore (the streaming loop exists)

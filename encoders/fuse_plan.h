@@ -1,0 +1,112 @@
+// The plan of a pto.fuse region (opt/fuse.cpp), shared by the CPU targets
+// that lower a region as one loop nest per row (x86/x86_fuse.cpp,
+// sve/sve_fuse.cpp): which body ops and tiles are taken, the class of each
+// tile (element, one-column, one-row), the stages of a row, the tiles
+// private to the region, the skew decision and the streams (row pointers).
+// Register assignment is each target's: it fills the fields marked so
+// below and decides the dead stores from them.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "cpu_frame.h"
+#include "tile_alias.h"
+
+namespace ptoas::cg {
+
+enum class FK : uint8_t { Load, Store, Cvt, Elt, ColOp, RowExp, ColExp, Red };
+
+inline bool is_math(Op o) { return o == Op::TExp || o == Op::TLog || o == Op::TRsqrt; }
+inline bool narrow_float(DType d) { return d == DType::F16 || d == DType::BF16; }
+
+// The elementwise, tile-scalar and unary ops the column loop computes.
+bool fused_elt_op(Op o);
+// A tcvt the loop computes: between f32, f16 and bf16, without sat_mode,
+// with an rmode the op-by-op tcvt takes.
+bool fused_cvt(const Module& m, const Inst& in);
+// Per op, what plan_fuse requires of it (the region-wide conditions are
+// checked there only): the answer a target's fusable_op starts from.
+bool fuse_op_ok(const Module& m, const Inst& in);
+
+struct FusePlan {
+  enum Cls : uint8_t { Elem, Col, Row };
+  struct FOp {
+    FK k;
+    const Inst* in;
+    Op op;
+    ValueId dst = kNone, a = kNone, b = kNone;  // tile operands, in order
+    ValueId view = kNone, scal = kNone;
+    bool scalar_first = false;
+    // Filled by the target's register assignment:
+    bool store = true;          // the dst chunk goes to its tile (false: overwritten later in the stage)
+    int acc = -1, flag = -1;    // Red: the accumulator and (max / min) NaN-flag registers
+    int acc2 = -1;              // Red: the odd vectors' accumulator (an unrolled stage)
+  };
+  struct Stage {
+    std::vector<size_t> col;     // one-column ops, once per row before the column loop
+    std::vector<size_t> elt;     // the ops of the column loop
+    // Filled by the target's register assignment:
+    std::map<ValueId, int> reg;  // tiles whose chunk stays in a register
+    bool unroll = false;         // two vectors per iteration (a second accumulator per reduction)
+  };
+  std::vector<FOp> ops;
+  std::vector<Stage> stages;
+  std::map<ValueId, Cls> cls;
+  std::map<ValueId, int32_t> off;       // arena offsets
+  std::vector<ValueId> lviews, sviews;  // tload sources, tstore destinations
+  std::vector<ValueId> pads;            // tiles a tload fills first (the pad outside R x C)
+  // Streams: one per distinct tile row stride, one per view; the target
+  // maps each to a row-pointer register.
+  std::vector<int64_t> sstride;         // per stream: a tile row stride (views: 0)
+  std::vector<ValueId> sview;           // per stream: its view (tile streams: kNone)
+  std::map<ValueId, size_t> stream;     // tile (Elem, Col) or view -> its stream
+  ValueId e0 = kNone;                   // an Elem tile: its valid region is R x C
+  // Tiles nothing outside the region reads (their alloc_tile in the
+  // region's block, every other use in the body, written before read
+  // there, no alloc_tile at an explicit address in the function): their
+  // chunks are stored only for reads from memory later in the row.
+  std::vector<ValueId> priv;
+  // Skewed (fuse_skew): the last stage runs one row behind, its column
+  // loop merged into the one before it, so that its work (a softmax's
+  // divisions) overlaps the next row's. `lag`, per stream: only the last
+  // stage uses it, and it points at that stage's row; the last stage
+  // reaches the other (tile) streams' rows one row stride back.
+  bool skew = false;
+  std::vector<bool> lag;
+
+  bool writes(const FOp& o, ValueId t) const { return o.k != FK::Store && o.dst == t; }
+  bool touches(const FOp& o, ValueId t) const { return o.dst == t || o.a == t || o.b == t; }
+  bool reads(const FOp& o, ValueId t) const { return o.a == t || o.b == t; }
+  bool is_priv(ValueId t) const { return std::find(priv.begin(), priv.end(), t) != priv.end(); }
+  // Whether a later op of the region, after op `last`, first touches t by reading it.
+  bool read_after(size_t last, ValueId t) const {
+    for (size_t m = last + 1; m < ops.size(); ++m)
+      if (touches(ops[m], t)) return reads(ops[m], t);
+    return false;
+  }
+  void unskew() {
+    skew = false;
+    lag.assign(sstride.size(), false);
+  }
+};
+
+// What plan_fuse reads of the function: its frame plan (slots, arena
+// offsets) and the tile aliasing facts of opt/tile_alias.h.
+struct FuseCtx {
+  const Module& m;
+  InstId fn;
+  const FramePlan& p;
+  const opt::TileAliases& alias;
+  const opt::TileBindings& binds;
+};
+
+// The target-neutral plan of region `fin`; false: a body op or tile it
+// does not take, or more streams than `max_streams`. Skew is decided here
+// (fuse_skew); a target whose registers do not fit the skewed plan may
+// call unskew() and assign again.
+bool plan_fuse(const FuseCtx& cx, const Inst& fin, size_t max_streams, FusePlan& f);
+
+}  // namespace ptoas::cg
