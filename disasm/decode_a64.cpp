@@ -1,12 +1,12 @@
 // AArch64 instructions for ptodis (decoders.h). The MC instance is the SVE
-// encoder's (encoders/sve/sve_mc.h, on the shared layer of encoders/mc/)
+// encoder's (encoders/sve/a64_mc.h, on the shared layer of encoders/mc/)
 // rather than a second LLVM setup, so ptodis prints exactly what
 // `ptoas --emit=asm -target=sve` lists, and the features it decodes
 // (+sve,+fullfp16,+bf16) are the ones the encoder uses.
 #include <llvm/MC/MCInst.h>
 
 #include "decoders.h"
-#include "sve/sve_mc.h"
+#include "sve/a64_mc.h"
 
 namespace ptoas::dis {
 

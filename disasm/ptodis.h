@@ -2,7 +2,7 @@
 // the .pto source line of each instruction group, from the object's DWARF
 // line table (.debug_line; docs/debug_info.md). Reads bytes only: x86-64
 // through Zydis, AArch64 through the LLVM MC disassembler and printer that
-// the SVE encoder sets up (encoders/sve/sve_mc.h; none of its code
+// the SVE encoder sets up (encoders/sve/a64_mc.h; none of its code
 // generation); source text comes through Options::read_source.
 #pragma once
 #include <functional>

@@ -1,7 +1,7 @@
 // Relocatable ELF64 objects of the CPU targets, written directly: LLVM MC's
 // object streamer cost about 0.45 ms of set-up, layout and teardown per
 // object, more than compiling a small kernel (docs/debug_info.md). The target's part comes in
-// an ElfTarget (x86/x86_elf.cpp, sve/sve_elf.cpp); only LLVM's constants and
+// an ElfTarget (x86/emit.cpp, sve/emit.cpp); only LLVM's constants and
 // MD5 are used.
 //
 //   .text        the functions, each 16-byte aligned (the target's padding),

@@ -1,6 +1,6 @@
 // The plan of a pto.fuse region (opt/fuse.cpp), shared by the CPU targets
-// that lower a region as one loop nest per row (x86/x86_fuse.cpp,
-// sve/sve_fuse.cpp): which body ops and tiles are taken, the class of each
+// that lower a region as one loop nest per row (x86/fuse.cpp,
+// sve/fuse.cpp): which body ops and tiles are taken, the class of each
 // tile (element, one-column, one-row), the stages of a row, the tiles
 // private to the region, the skew decision and the streams (row pointers).
 // Register assignment is each target's: it fills the fields marked so

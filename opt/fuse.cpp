@@ -53,7 +53,7 @@ bool row_wise(const Module& m, const Inst& in) {
 // The longest region made: a longer run is cut into several. Every op of a
 // region runs in each row of its loop nest, so one longer region gains
 // nothing over two, while an encoder plans a region in time that grows with
-// the square of its length (x86_fuse_plan.cpp); without the cut, 100,000
+// the square of its length (x86/fuse_regs.cpp); without the cut, 100,000
 // independent load-add-store chains became one region that took the x86
 // encoder most of its time. The samples' longest region has 21 ops.
 constexpr size_t kMaxFuseOps = 64;

@@ -17,7 +17,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
                       Diag& diag);
 
 // Whether the fuse pass may put `in` in a pto.fuse region for SVE (the
-// per-op conditions of the shared plan, encoders/fuse_plan.h; sve_fuse.cpp
+// per-op conditions of the shared plan, encoders/fuse_plan.h; sve/fuse.cpp
 // lowers the regions).
 bool fusable_op(const Module& m, const Inst& in);
 

@@ -36,7 +36,7 @@ bool cpu_runs(bool avx512) {
 }
 
 // The two differ in their names, vector width and register count; the
-// lowering asks `variant` (x86_gen.h z()).
+// lowering asks `variant` (x86/gen.h z()).
 constexpr Target x86_target(std::string_view name, std::string_view alias, std::string_view summary,
                             unsigned variant, bool (*runs)(), std::string_view needs) {
   return Target{

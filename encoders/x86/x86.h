@@ -1,6 +1,6 @@
 // The x86-64 encoder (AVX2), internal to libptoas_codegen. Xbyak lives only
-// in x86_codegen.cpp and x86_tiles.cpp (through x86_gen.h), Zydis only in
-// x86_listing.cpp, LLVM MC only in x86_elf.cpp.
+// in x86/frame.cpp and x86/elementwise.cpp (through x86/gen.h), Zydis only in
+// x86/listing.cpp, LLVM MC only in x86/emit.cpp.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,7 +28,7 @@ std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base);
 
 bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
 
-// May `in` be part of a pto.fuse region that x86_fuse.cpp lowers as one
+// May `in` be part of a pto.fuse region that x86/fuse.cpp lowers as one
 // loop nest (its op and operand types; the region-wide checks stay in the
 // lowering)? The `fuse` pass asks (opt::TargetDesc::fusable).
 bool fusable_op(const Module& m, const Inst& in);

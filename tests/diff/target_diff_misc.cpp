@@ -500,7 +500,7 @@ void add_trans_concat(std::vector<Case>& out, const std::string& dt, int R, int 
 // Layout copies: a view (rows or columns contiguous) tload-ed into a mat
 // tile of layout l1, tmov-ed into one of layout l2 and tstore-d to a view;
 // every pairing of ND, DN, NZ, ZN, NN and ZZ, so that the vector runs of
-// x86_copy.cpp (along rows and down columns) and the element path all run.
+// x86/layout.cpp (along rows and down columns) and the element path all run.
 void add_layout_copy(std::vector<Case>& out, const std::string& dt, int l1, int l2, bool in_cols, bool out_cols,
                      int R, int C) {
   static const char* const lay[6][2] = {{"nd", ", blayout=row_major, slayout=none_box"},

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "mc/mc_llvm.h"
-#include "sve/sve_mc.h"
+#include "sve/a64_mc.h"
 
 #ifdef PTOAS_HAVE_AMDGPU
 extern "C" {

@@ -49,7 +49,7 @@
 #include "ir.h"
 #include "opt.h"
 #include "mc/mc_llvm.h"
-#include "sve/sve_mc.h"
+#include "sve/a64_mc.h"
 #include "sve_forms.h"
 #include "target_diff_case.h"
 

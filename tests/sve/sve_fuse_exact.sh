@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SVE pto.fuse regions (encoders/sve/sve_fuse.cpp) against the op-by-op
+# SVE pto.fuse regions (encoders/sve/fuse.cpp) against the op-by-op
 # SVE code and the interpreter, bit for bit: the samples whose chains the
 # fuse pass wraps (softmax, RMSNorm, LayerNorm, the fused chain, SiLU /
 # SwiGLU) on their inputs with NaNs (with payloads, signalling ones too),

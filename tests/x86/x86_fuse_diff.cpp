@@ -1,5 +1,5 @@
 // Differential test of the x86 lowering of pto.fuse regions
-// (encoders/x86/x86_fuse.cpp) against the reference interpreter running the
+// (encoders/x86/fuse.cpp) against the reference interpreter running the
 // same IR.
 //
 // Each case is a kernel over an M x N f32 (or f16 / bf16) matrix in 16-row

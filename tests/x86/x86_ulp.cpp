@@ -18,7 +18,7 @@
 //                      sample, about 8 s under Bochs)
 //
 //   -O2                the code of a module optimized at -O2, whose texp
-//                      is the f32 exp (x86_math.cpp exp_ps_fast), bound
+//                      is the f32 exp (x86/math.cpp exp_ps_fast), bound
 //                      2 ULP (ctest: x86_ulp_O2, x86_ulp_O2_avx512)
 //
 // Bounds checked: exp and log <= 1 ULP, rsqrt bit-exact; NaN results must

@@ -1,5 +1,5 @@
-// x86-64 list scheduler over finished machine code (x86_sched.h).
-#include "x86_sched.h"
+// x86-64 list scheduler over finished machine code (x86/sched.h).
+#include "sched.h"
 
 #include <Zydis/Zydis.h>
 

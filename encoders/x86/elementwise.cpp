@@ -1,10 +1,10 @@
 // x86-64 code generation: treshape, tload / tstore between tiles
-// and views, and the elementwise / tile-scalar / unary ops (x86_gen.h,
+// and views, and the elementwise / tile-scalar / unary ops (x86/gen.h,
 // docs/x86_backend.md).
 #include <algorithm>
 
 #include "tile_layout.h"
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

@@ -1,6 +1,6 @@
 // x86-64 code generation: exp / log / rsqrt of f32 lanes, evaluated in
-// double (x86_gen.h, docs/x86_backend.md).
-#include "x86_gen.h"
+// double (x86/gen.h, docs/x86_backend.md).
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

@@ -1,6 +1,6 @@
-// The AArch64 MC spec (sve_mc.h). Naming LLVM's initializers here links the
+// The AArch64 MC spec (sve/a64_mc.h). Naming LLVM's initializers here links the
 // AArch64 MC libraries into whatever uses the spec, and nothing else.
-#include "sve_mc.h"
+#include "a64_mc.h"
 
 extern "C" {
 void LLVMInitializeAArch64TargetInfo();

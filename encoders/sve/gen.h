@@ -1,6 +1,6 @@
 // Internal to the SVE encoder: the code generator shared by its translation
-// units (sve_codegen.cpp: frame, control flow, scalars, views;
-// sve_tiles.cpp: tile data movement and tile ops). Nothing else includes it.
+// units (sve/frame.cpp: frame, control flow, scalars, views;
+// sve/elementwise.cpp: tile data movement and tile ops). Nothing else includes it.
 //
 // Design (docs/sve_backend.md), the x86 backend's model on AArch64:
 //   * every SSA value lives in 8-byte stack slots (encoders/cpu_frame.h) at
@@ -35,7 +35,7 @@
 #include "cpu_lowering.h"
 #include "tile_plan.h"
 #include "cpu_frame.h"
-#include "sve_mc.h"
+#include "a64_mc.h"
 
 namespace ptoas::cg::sve::gen {
 
@@ -56,7 +56,7 @@ struct O {
 enum Cond : int { EQ = 0, NE = 1, HS = 2, LO = 3, MI = 4, PL = 5, VS = 6, VC = 7,
                   HI = 8, LS = 9, GE = 10, LT = 11, GT = 12, LE = 13, AL = 14 };
 
-// Vector registers the tile loops keep constants in (sve_tiles.cpp).
+// Vector registers the tile loops keep constants in (sve/elementwise.cpp).
 constexpr int kNegZero = 24, kBf16Bias = 25, kQuiet = 26, kScalar = 27;
 
 class Gen : public CpuLowering {
@@ -65,7 +65,7 @@ class Gen : public CpuLowering {
       Diag& d);
   bool run(FuncCode& out);
   bool finish(std::vector<uint8_t>& bytes);  // the words as bytes; false after an error
-  void schedule_block();  // encodes the pending block in list-scheduled order (sve_sched.cpp)
+  void schedule_block();  // encodes the pending block in list-scheduled order (sve/sched.cpp)
 
   // ---- the assembler ----
   void I(const char* name, std::initializer_list<O> ops);
@@ -113,7 +113,7 @@ class Gen : public CpuLowering {
   std::vector<uint32_t> code_;
   std::vector<llvm::MCInst> block_;  // straight-line instructions not yet scheduled
   bool schedule_ = true;
-  // The scheduler's scratch (sve_sched.cpp), kept across blocks so that a
+  // The scheduler's scratch (sve/sched.cpp), kept across blocks so that a
   // block allocates nothing once the vectors have grown.
   struct SchedWork {
     std::vector<long> writer, stamp;               // by register unit; by instruction
@@ -186,7 +186,7 @@ class Gen : public CpuLowering {
   void store_valid(ValueId t, unsigned k, ValueId count, int32_t limit) override;
   void subset(const Inst& in, ValueId t, unsigned es) override;
 
-  // ---- tiles (sve_tiles.cpp) ----
+  // ---- tiles (sve/elementwise.cpp) ----
   bool tile_type_ok(const Inst& in, ValueId t);
   void tile_ptr(R x, ValueId t);
   void tcopy(const Inst& in, ValueId t, ValueId v, bool load) override;
@@ -213,12 +213,12 @@ class Gen : public CpuLowering {
   void round_lane(DType d, R z, R pg);  // f32 lanes rounded to f16 / bf16 and back  // a = a op b in d's lane class
   void elementwise(const Inst& in, const EltPlan& pl) override;
   void unary_lanes(Op o, DType d, R pg);  // z0 = o(z0), the unary ops of elementwise
-  // sve_fuse.cpp: a pto.fuse region as one loop nest per row with the
+  // sve/fuse.cpp: a pto.fuse region as one loop nest per row with the
   // shared plan (encoders/fuse_plan.h); false: not taken (lower it op by op).
   struct Fuse;
   bool fused_region(const Inst& in) override;
   void row_reduce(const Inst& in, ValueId src, ValueId dst) override;
-  // sve_fused.cpp
+  // sve/fused_ops.cpp
   void fbin(const char* name, R d, R a, R b, R pg);  // d = a op b, a NaN in a wins (quieted)
   void relu0(R z, R pg);                           // z > 0 ? z : +0
   void fused(const Inst& in, const FusedPlan& pl) override;
@@ -227,10 +227,10 @@ class Gen : public CpuLowering {
   void col_reduce(const Inst& in, ValueId src, ValueId dst) override;
   void ttri(const Inst& in, ValueId d, bool upper) override;
   void tci(const Inst& in, unsigned es, bool desc) override;
-  // sve_select.cpp
+  // sve/compare.cpp
   void tcmp(const Inst& in, const CmpPlan& pl) override;
   void tsel(const Inst& in, const SelPlan& pl) override;
-  // sve_move.cpp
+  // sve/move.cpp
   void cap_reg(R x, int64_t cap);            // x = min(x, cap), signed (x16 scratch)
   void cap_slot(R x, ValueId v, unsigned k);  // x = min(x, slot k of v)
   // x9 x x10 = tile t's valid rows x columns, capped at cap_r x cap_c.
@@ -242,7 +242,7 @@ class Gen : public CpuLowering {
   void tconcat(const Inst& in) override;
   void treshape(const Inst& in, ValueId src, ValueId dst) override;
   void tcvt(const Inst& in, const CvtPlan& pl) override;
-  // Any-layout addressing (sve_layout.cpp): byte offset parts of a row or
+  // Any-layout addressing (sve/layout.cpp): byte offset parts of a row or
   // column index as a scalar or as a vector of consecutive indices.
   bool axis(const Inst& in, const ptoas::Type& t, bool rows, AxisMap& m);
   void axis_scalar(R dst, const AxisMap& m, R idx);
@@ -260,7 +260,7 @@ class Gen : public CpuLowering {
   void pad_fill(ValueId t);
   void cap_view_rows(ValueId v, unsigned rank, int64_t cap);
   void matmul(const Inst& in, const MatmulPlan& pl) override;
-  // exp / log / rsqrt in double (sve_math.cpp).
+  // exp / log / rsqrt in double (sve/math.cpp).
   void math_begin();  // the constants block at x8 (on the stack), p6 all .d lanes
   void math_end();
   void dconst(R z, int i);

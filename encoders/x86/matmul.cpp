@@ -1,12 +1,12 @@
 // x86-64 code generation for element offsets in boxed (fractal) tiles,
 // ttri, and tmatmul's entry, helpers and element-loop fallback (the
-// register-blocked kernels are in x86_gemm.cpp; see x86_gen.h and
+// register-blocked kernels are in x86/gemm.cpp; see x86/gen.h and
 // docs/x86_backend.md).
 //
 // Element loops: each element's byte offset is the interpreter's
 // tile_elem_index (runtime/interp/exec.cpp) computed in registers.
 #include "tile_layout.h"
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

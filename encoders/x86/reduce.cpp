@@ -1,8 +1,8 @@
 // x86-64 code generation: row and column reductions in the interpreter's
-// order (x86_gen.h, docs/x86_backend.md).
+// order (x86/gen.h, docs/x86_backend.md).
 #include <algorithm>
 
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

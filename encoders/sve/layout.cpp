@@ -5,7 +5,7 @@
 // vectors (gathers / scatters), row offsets scalars.
 #include <algorithm>
 
-#include "sve_gen.h"
+#include "gen.h"
 #include "tile_layout.h"
 
 namespace ptoas::cg::sve::gen {

@@ -1,11 +1,11 @@
 // AArch64 SVE: the fused multi-term ops, row / column expansion, column
-// reductions and ttri, with the x86 backend's semantics (x86_fused.cpp,
-// x86_reduce.cpp): each IEEE operation rounded to the element type in turn
+// reductions and ttri, with the x86 backend's semantics (x86/fused_ops.cpp,
+// x86/reduce.cpp): each IEEE operation rounded to the element type in turn
 // (f16 / bf16 through round_lane), no FMA contraction, NaN operands
 // propagated left first as the interpreter does.
 #include <algorithm>
 
-#include "sve_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::sve::gen {
 

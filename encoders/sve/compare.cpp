@@ -1,10 +1,10 @@
 // AArch64 SVE: tcmp / tcmps into the canonical bit mask and tsel / tsels
 // from it (docs/semantics.md §5), with the x86 backend's semantics
-// (x86_select.cpp). A mask row holds bit c of column c at byte c / 8, bit
+// (x86/compare.cpp). A mask row holds bit c of column c at byte c / 8, bit
 // c % 8 (LSB first, little-endian), whatever the mask's element width.
 #include <algorithm>
 
-#include "sve_gen.h"
+#include "gen.h"
 #include "tile_layout.h"
 
 namespace ptoas::cg::sve::gen {

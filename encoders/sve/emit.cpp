@@ -6,7 +6,7 @@
 
 #include "elf_object.h"
 #include "sve.h"
-#include "sve_mc.h"
+#include "a64_mc.h"
 
 namespace ptoas::cg::sve {
 

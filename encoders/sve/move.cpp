@@ -1,11 +1,11 @@
 // AArch64 SVE: copies and conversions between tiles — tfillpad, textract /
 // tinsert, ttrans, tconcat, treshape and tcvt — with the x86 backend's
-// semantics (x86_move.cpp). Copies move bits; tiles of any layout are
-// addressed through AxisMap gathers / scatters (sve_layout.cpp).
+// semantics (x86/move.cpp). Copies move bits; tiles of any layout are
+// addressed through AxisMap gathers / scatters (sve/layout.cpp).
 #include <algorithm>
 #include <cstring>
 
-#include "sve_gen.h"
+#include "gen.h"
 #include "tile_layout.h"
 
 namespace ptoas::cg::sve::gen {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "tile_layout.h"
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

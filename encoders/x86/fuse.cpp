@@ -2,7 +2,7 @@
 // loop nest. A region this file does not take is lowered op by op, which
 // is always correct: the body's meaning is sequential.
 //
-// What is taken (docs/x86_backend.md, "Fused regions"; x86_fuse_plan.cpp
+// What is taken (docs/x86_backend.md, "Fused regions"; x86/fuse_regs.cpp
 // decides): f32 tiles in the arena at static offsets, row-major (ND)
 // except the one-column ones; tload / tstore between such a tile (f32,
 // f16 or bf16) and a rank-2 view with contiguous rows; tcvt between f32,
@@ -25,7 +25,7 @@
 // one row behind, inside the column loop of the stage before it.
 #include <algorithm>
 
-#include "x86_fuse.h"
+#include "fuse.h"
 
 namespace ptoas::cg::x86::gen {
 

@@ -1,9 +1,9 @@
-// AArch64 scalar ops, views and tile allocation (sve_gen.h), with the same
+// AArch64 scalar ops, views and tile allocation (sve/gen.h), with the same
 // results as the x86 backend's and the interpreter's, including the cases
 // native code has no error channel for (division by zero gives 0, shift
 // counts out of range give 0).
 #include "int_eval.h"
-#include "sve_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::sve::gen {
 

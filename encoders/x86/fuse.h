@@ -1,5 +1,5 @@
 // x86-64 code generation: the plan of a pto.fuse region (encoders/fuse_plan.h,
-// its registers in x86_fuse_plan.cpp) as x86_fuse.cpp lowers it. Internal
+// its registers in x86/fuse_regs.cpp) as x86/fuse.cpp lowers it. Internal
 // to those two files.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <map>
 
 #include "fuse_plan.h"
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

@@ -1,9 +1,9 @@
 // x86-64 code generation: copies and conversions between tiles: tfillpad,
-// textract / tinsert, tcvt (x86_gen.h, docs/x86_backend.md).
+// textract / tinsert, tcvt (x86/gen.h, docs/x86_backend.md).
 #include <algorithm>
 #include <cstring>
 
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

@@ -1,6 +1,6 @@
 // Internal to the x86 encoder: the code generator class shared by the Xbyak
-// translation units (x86_codegen.cpp: frame, control flow, scalars, views;
-// x86_tiles.cpp: tile data movement and tile ops). Nothing else includes it.
+// translation units (x86/frame.cpp: frame, control flow, scalars, views;
+// x86/elementwise.cpp: tile data movement and tile ops). Nothing else includes it.
 //
 // Design (docs/x86_backend.md):
 //   * every SSA value lives in stack slots (encoders/cpu_frame.h); scalar code
@@ -58,7 +58,7 @@ inline constexpr int kBitSel = 192;    // int32 1, 2, 4, .., 128 (avx2 mask bits
 // the first 32): the DConst values of tile_geometry.h.
 inline constexpr int kDConstBase = 256;
 inline constexpr int dconst(int i) { return kDConstBase + 64 * i; }
-// Vectors of 16 floats / int32 (64 bytes): the f32 exp of -O2 (x86_math.cpp).
+// Vectors of 16 floats / int32 (64 bytes): the f32 exp of -O2 (x86/math.cpp).
 enum FConst : int {
   kFExpMax, kFExpMin, kFLog2e, kFLn2Hi, kFLn2Lo,
   kFExpC,                  // 8 Taylor coefficients 1/7! .. 1/0!
@@ -76,7 +76,7 @@ inline constexpr int fconst(int i) { return kFConstBase + 64 * i; }
 inline constexpr int kRodataBytes = kFConstBase + 64 * kFConstCount;
 
 // Elements j .. j + l - 1 along a row of a tile of type t (j a multiple
-// of l) are adjacent in memory; `down`: along a column (x86_copy.cpp).
+// of l) are adjacent in memory; `down`: along a column (x86/layout.cpp).
 bool tile_runs(const ptoas::Type& t, int64_t l, bool down);
 // Same shape, element size and layout: the same storage, element for element.
 bool same_layout(const ptoas::Type& x, const ptoas::Type& y);
@@ -116,7 +116,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   std::vector<LineEntry>* lines_ = nullptr;
   bool ok_ = true;
   // Set while a skewed fused region emits its last stage, which works one
-  // row behind the others (fuse_at, x86_fuse.cpp).
+  // row behind the others (fuse_at, x86/fuse.cpp).
   bool fuse_prev_row_ = false;
 
   // ---- slots ----
@@ -133,7 +133,7 @@ class Gen : public CodeGenerator, public CpuLowering {
     ok_ = false;
   }
 
-  // ---- vector width (x86_gen.h file comment) ----
+  // ---- vector width (x86/gen.h file comment) ----
   bool z() const { return tg_.variant == 1; }  // avx512 (x86/target.cpp)
   int lanes() const { return z() ? 16 : 8; }
   Xmm V(int i) const { return z() ? Xmm(Zmm(i)) : Xmm(Ymm(i)); }
@@ -229,7 +229,7 @@ class Gen : public CodeGenerator, public CpuLowering {
     else if (bits == 32) mov(r.cvt32(), r.cvt32());
   }
 
-  // Every label position: the scheduler (x86_sched.cpp) never moves code
+  // Every label position: the scheduler (x86/sched.cpp) never moves code
   // across one.
   std::vector<uint32_t> label_offs_;
   // Byte ranges of hot straight-line code the scheduler reorders; a short
@@ -303,7 +303,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   // interpreter's tile_elem_index.
   bool elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const Reg64& c);
   void grid_loop(const std::function<bool()>& body);  // r13 < r8 rows x rsi < r9 columns
-  // 2-D copies between any layouts (x86_copy.cpp): one side of a copy is a
+  // 2-D copies between any layouts (x86/layout.cpp): one side of a copy is a
   // tile or a view (of rank 1 .. kMaxViewRank); a tile's rows (columns)
   // are indexed from the scalar row0 (col0) on, when set (textract /
   // tinsert windows).
@@ -322,7 +322,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   void ttri(const Inst& in, ValueId d, bool upper) override;
   void tci(const Inst& in, unsigned es, bool desc) override;
   void matmul(const Inst& in, const MatmulPlan& pl) override;
-  // tmatmul lowerings (x86_cube.cpp): register-blocked micro-kernels over
+  // tmatmul lowerings (x86/matmul.cpp): register-blocked micro-kernels over
   // operands packed into scratch below rsp (false: the scratch would exceed
   // kMaxTileArenaBytes, nothing emitted), else one vector of columns at a
   // time through gathers. Both expect r8 = m, r9 = n, r10 = k.
@@ -332,7 +332,7 @@ class Gen : public CodeGenerator, public CpuLowering {
     bool i32;
   };
   bool matmul_blocked(const Inst& in, const MmOps& o);
-  // GEMM operands in GM (x86_gemm_io.cpp). tloads whose tile only a
+  // GEMM operands in GM (x86/gemm_io.cpp). tloads whose tile only a
   // following tmatmul reads: by tmatmul, the tloads it may read in place;
   // and all those tloads, sorted.
   std::map<InstId, std::vector<InstId>> mm_loads_;
@@ -375,9 +375,9 @@ class Gen : public CodeGenerator, public CpuLowering {
   void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)
   void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width
   void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class
-  void elt_lanes(Op o, DType d);      // V0 = o(V0, V1): elementwise()'s loop body (x86_tiles.cpp)
+  void elt_lanes(Op o, DType d);      // V0 = o(V0, V1): elementwise()'s loop body (x86/elementwise.cpp)
   void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32
-  void pow_ps();                      // V0 = pow(V0, V1), f32 (x86_math.cpp)
+  void pow_ps();                      // V0 = pow(V0, V1), f32 (x86/math.cpp)
   void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
   void exp_ps_fast();                 // V0 = exp(V0) in f32 arithmetic, <= 2 ULP (V8-V13, k6, k7 scratch)
   void exp_ps_general();              // the same for every input (V8-V12 scratch)
@@ -423,10 +423,10 @@ class Gen : public CodeGenerator, public CpuLowering {
   // reductions (tcolsum / tcolmax / tcolmin / tcolprod).
   void fused(const Inst& in, const FusedPlan& pl) override;
   void col_reduce(const Inst& in, ValueId src, ValueId dst) override;
-  // A pto.fuse region as one loop nest (x86_fuse.cpp); false: not taken,
+  // A pto.fuse region as one loop nest (x86/fuse.cpp); false: not taken,
   // the caller lowers the body op by op.
   bool fused_region(const Inst& in) override;
-  struct Fuse;                                          // the region's plan (x86_fuse.cpp)
+  struct Fuse;                                          // the region's plan (x86/fuse.cpp)
   bool fuse_plan(const Inst& in, Fuse& f);              // false: a body op or tile it does not take
   bool fuse_stage_regs(Fuse& f, size_t s);              // registers and dead stores of stage s
   void fuse_guard(const Fuse& f, Label& slow);          // run-time shapes and overlaps; R x C in r8 x r9
@@ -440,7 +440,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   std::vector<int> fuse_seq_scratch(const Fuse& f, size_t s, size_t n);  // free for stage s's reduction n
   RegExp fuse_at(const Fuse& f, ValueId t, bool vec);   // tile t's element (vec: at column rax) of this row
   // Lanes of f32 / f16 / bf16 at e (view: a GM row, its tail read exactly);
-  // stores of lanes that hold values of d exactly (x86_fuse.cpp).
+  // stores of lanes that hold values of d exactly (x86/fuse.cpp).
   void fuse_ld(DType d, const Xmm& v, const RegExp& e, bool masked, bool view);
   void fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked);
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
@@ -449,7 +449,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   void tsel(const Inst& in, const SelPlan& pl) override;
   void tfillpad(const Inst& in) override;
   void twindow(const Inst& in, const WindowPlan& p) override;                   // textract / tinsert
-  void twindow_boxed(const Inst& in, const WindowPlan& p);  // either tile boxed (x86_move.cpp)
+  void twindow_boxed(const Inst& in, const WindowPlan& p);  // either tile boxed (x86/move.cpp)
   void ttrans(const Inst& in) override;
   void tconcat(const Inst& in) override;
   void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)

@@ -1,4 +1,4 @@
-// A list scheduler for the SVE backend's straight-line code (sve_gen.h):
+// A list scheduler for the SVE backend's straight-line code (sve/gen.h):
 // the instructions of one block (between labels, branches and .pto line
 // boundaries) are reordered by critical path, with a latency table of an
 // SVE core (Neoverse V1-like numbers: loads 6 cycles, gathers 9, FP
@@ -19,7 +19,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "sve_gen.h"
+#include "gen.h"
 #include "mc/mc_llvm.h"
 
 namespace ptoas::cg::sve::gen {

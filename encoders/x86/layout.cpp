@@ -16,7 +16,7 @@
 // no common run, move element by element through the same tables (no
 // per-element index arithmetic).
 #include "tile_layout.h"
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

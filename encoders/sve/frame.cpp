@@ -1,13 +1,13 @@
 // AArch64 SVE code generation: the assembler (MCInsts, labels), the frame,
-// control flow, scalar ops, views and tile allocation (sve_gen.h has the
-// design; tile ops are in sve_tiles.cpp), and the entry points of sve.h.
+// control flow, scalar ops, views and tile allocation (sve/gen.h has the
+// design; tile ops are in sve/elementwise.cpp), and the entry points of sve.h.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "int_eval.h"
 #include "sve.h"
-#include "sve_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::sve {
 

@@ -1,8 +1,8 @@
 // x86-64 code generation: the fused multi-term ops and row / column
-// expansion (x86_gen.h, docs/x86_backend.md).
+// expansion (x86/gen.h, docs/x86_backend.md).
 #include <algorithm>
 
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

@@ -1,4 +1,4 @@
-// AArch64 SVE tile ops (sve_gen.h): loads and stores of every element type
+// AArch64 SVE tile ops (sve/gen.h): loads and stores of every element type
 // as 32-bit lanes, the predicated loops over a tile's valid region, tload /
 // tstore, the elementwise, tile-scalar and unary ops, row / column expands,
 // row reductions and float conversions. Results are the interpreter's, bit
@@ -10,7 +10,7 @@
 // scratch, p7 all lanes.
 #include <algorithm>
 
-#include "sve_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::sve::gen {
 

@@ -1,9 +1,9 @@
 // x86-64 tmatmul through register-blocked micro-kernels (GotoBLAS-style
 // panels): Gen::matmul_blocked, the path Gen::matmul takes unless its
-// scratch would not fit (x86_cube.cpp, matmul_gather). See x86_gen.h and
+// scratch would not fit (x86/matmul.cpp, matmul_gather). See x86/gen.h and
 // docs/x86_backend.md.
 #include "tile_layout.h"
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

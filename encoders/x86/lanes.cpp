@@ -1,11 +1,11 @@
-// x86-64 code generation: the lane layer of the tile ops (x86_gen.h): which
+// x86-64 code generation: the lane layer of the tile ops (x86/gen.h): which
 // tiles the vector loops take, loads and stores of every element type as
 // 32-bit lanes (widening, rounding or truncating narrow types), broadcasts,
 // and the loops over a tile's valid region (rows-outer for ND tiles,
 // columns-outer for DN ones; the tail lanes masked either way).
 #include <algorithm>
 
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

@@ -7,7 +7,7 @@
 //
 // The constants live in a block on the stack (math_begin/math_end), read
 // with ld1rd from x8. Scratch: z16-z23, p1, p6.
-#include "sve_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::sve::gen {
 

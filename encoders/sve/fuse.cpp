@@ -30,12 +30,12 @@
 // pointer at its offset); x9 rows left, x10 the valid columns, x11 the
 // column; z0 / z1 operands, z2 / z3 scratch; the reductions' registers
 // from z28, z31, z29-z30 (no narrow types in the stage) and z4-z7,
-// z16-z23 (no exp / log / rsqrt in the stage: sve_math.cpp uses them).
+// z16-z23 (no exp / log / rsqrt in the stage: sve/math.cpp uses them).
 #include <algorithm>
 
 #include "fuse_plan.h"
 #include "sve.h"
-#include "sve_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::sve {
 
@@ -164,7 +164,7 @@ bool Gen::Fuse::assign() {
 // tiles R x 1; views R x C with unit column stride; one-row tiles at least
 // C wide; a stored view's rows at least C apart, and overlapping no other
 // view unless it is the same rows (same base and row stride): the x86
-// guard's conditions (x86_fuse.cpp). Else: slow.
+// guard's conditions (x86/fuse.cpp). Else: slow.
 void Gen::Fuse::guard(int slow) {
   auto cmp = [&](R a, R b) { g.I("SUBSXrs", {g.xzr(), a, b, 0}); };
   auto cmpi = [&](R a, int v) { g.I("SUBSXri", {g.xzr(), a, v, 0}); };

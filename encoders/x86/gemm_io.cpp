@@ -6,7 +6,7 @@
 // as written stays the other path. See docs/x86_backend.md.
 #include <set>
 
-#include "x86_gen.h"
+#include "gen.h"
 
 namespace ptoas::cg::x86::gen {
 

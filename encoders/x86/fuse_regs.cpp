@@ -3,7 +3,7 @@
 // and fusable_op, the per-op answer the fuse pass asks for.
 #include <algorithm>
 
-#include "x86_fuse.h"
+#include "fuse.h"
 
 namespace ptoas::cg::x86::gen {
 
