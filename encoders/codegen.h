@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "object_file.h"
 #include "opt.h"
 #include "target.h"
 
@@ -60,10 +61,14 @@ struct ModuleCode {
 // (several per run); returns false if any error was reported.
 bool compile_module(const Module& m, const Target& t, ModuleCode& out, Diag& diag, const CodegenOptions& o = {});
 
-// The target's output (OutputKind): for CPU targets a relocatable ELF
-// object (.text, .rodata, .note.GNU-stack, DWARF 5 line table and compile
-// unit: docs/debug_info.md), for Text targets the text; false with a
-// message on failure.
+// The target's output (OutputKind, object_file.h): for CPU targets an
+// ObjectFile (.text, .rodata, .note.GNU-stack, DWARF 5 line table and
+// compile unit: cpu_object.h, docs/debug_info.md), for Text targets the
+// text; false with a message on failure.
+bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err);
+
+// build_output as bytes: an ObjectFile through the ELF serializer
+// (elf_writer.h), text as it is.
 bool write_object(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
 
 // The listing (--emit=asm: the target's decoder, e.g. Intel syntax from

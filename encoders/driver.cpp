@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "codegen.h"
+#include "elf_writer.h"
 
 namespace ptoas::cg {
 
@@ -77,16 +78,26 @@ bool compile_module(const Module& m, const Target& t, ModuleCode& out, Diag& dia
   return ok;
 }
 
-bool write_object(const Module& m, const ModuleCode& code, std::string& out, std::string& err) {
+bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err) {
   const Target& t = *code.target;
-  if (t.write_output) return t.write_output(m, code, out, err);
+  if (t.build_output) return t.build_output(m, code, out, err);
   if (t.output != OutputKind::Text) {
     err = "target " + std::string(t.name) + " writes no object";
     return false;
   }
-  out.clear();
-  for (const FuncCode& f : code.funcs) out += f.text;
+  out = Output{.kind = Output::Kind::Text};
+  for (const FuncCode& f : code.funcs) out.text += f.text;
   return true;
+}
+
+bool write_object(const Module& m, const ModuleCode& code, std::string& out, std::string& err) {
+  Output o;
+  if (!build_output(m, code, o, err)) return false;
+  if (o.kind == Output::Kind::Text) {
+    out = std::move(o.text);
+    return true;
+  }
+  return serialize_elf(o.object, out, err);
 }
 
 std::string asm_listing(const Module& m, const ModuleCode& code) {

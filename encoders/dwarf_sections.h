@@ -1,7 +1,7 @@
 // The DWARF 5 sections of a CPU object (docs/debug_info.md): the line
 // program (.debug_line, .debug_line_str) and one compile unit with a
 // subprogram per function (.debug_abbrev, .debug_info), as bytes plus the
-// relocations the object writer (elf_object.cpp) turns into ELF ones.
+// relocations the CPU object (cpu_object.cpp) turns into ObjectFile ones.
 // Target-neutral and LLVM-free: addresses are .text offsets.
 #pragma once
 #include <array>

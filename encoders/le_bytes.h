@@ -1,5 +1,5 @@
 // Little-endian fields in a byte string, for the object writers
-// (elf_object.cpp, dwarf_sections.cpp).
+// (elf_writer.cpp, dwarf_sections.cpp).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -21,6 +21,7 @@ namespace ptoas::cg {
 
 struct FuncCode;
 struct ModuleCode;
+struct Output;
 
 // What `--emit=obj` (or the target's default emit) writes.
 enum class OutputKind : uint8_t {
@@ -80,8 +81,10 @@ struct Target {
                   Diag& diag) = nullptr;
   // Module-wide read-only data every function addresses (x86's constants).
   std::vector<uint8_t> (*rodata)() = nullptr;
-  // The object file of compiled code; Text targets: the whole text.
-  bool (*write_output)(const Module& m, const ModuleCode& code, std::string& out, std::string& err) = nullptr;
+  // The output of compiled code (object_file.h): an ObjectFile for object
+  // targets (written by the one ELF serializer, elf_writer.h), text for
+  // Text targets; nullptr: the functions' FuncCode::text in order.
+  bool (*build_output)(const Module& m, const ModuleCode& code, Output& out, std::string& err) = nullptr;
   // --emit=asm: the instructions of one function's code (`base`: its address).
   std::vector<ListedInst> (*decode)(const uint8_t* code, size_t n, uint64_t base) = nullptr;
   std::string_view asm_comment = "#";  // the listing's comment leader

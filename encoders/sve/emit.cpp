@@ -1,10 +1,10 @@
-// The AArch64 part of the ELF writer (elf_object.h): every code word is
+// The AArch64 part of the CPU object (cpu_object.h): every code word is
 // checked to decode as an instruction on the way out, a `$x` mapping symbol
 // marks .text as code, padding is `nop`s. Also the listing's decoder.
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/MC/MCInst.h>
 
-#include "elf_object.h"
+#include "cpu_object.h"
 #include "sve.h"
 #include "a64_mc.h"
 
@@ -16,7 +16,7 @@ uint32_t word_at(const uint8_t* p) {
 }
 }  // namespace
 
-bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err) {
+bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err) {
   const Mc* mc = a64_mc(&err);
   if (!mc) return false;
   ElfTarget et;
@@ -45,7 +45,7 @@ bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::s
   et.pad = [](std::string& t, size_t n) {
     for (size_t i = 0; i + 4 <= n; i += 4) t.append("\x1f\x20\x03\xd5", 4);  // nop
   };
-  return write_elf_object(m, code, et, out, err);
+  return cpu_output(m, code, et, out, err);
 }
 
 std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base) {

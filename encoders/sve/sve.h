@@ -31,6 +31,8 @@ bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_po
 // instruction is `.inst`.
 std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base);
 
-bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
+// The object (sve/emit.cpp): cpu_object.h with AArch64 relocations, the $x
+// mapping symbol, nop padding, every word checked to decode.
+bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err);
 
 }  // namespace ptoas::cg::sve

@@ -31,7 +31,7 @@ constexpr Target kSve{
     .cpu_can_run = cpu_runs,
     .cpu_needs = "AArch64 with SVE",
     .compile = sve::compile_function,
-    .write_output = sve::write_elf,
+    .build_output = sve::build_output,
     .decode = sve::decode,
     .asm_comment = "//",
     .asm_preamble = "\t.arch\tarmv8.2-a+sve+fp16+bf16\n\t.text\n",

@@ -1,20 +1,20 @@
-// The x86-64 part of the ELF writer (elf_object.h): the code as Xbyak made
+// The x86-64 part of the CPU object (cpu_object.h): the code as Xbyak made
 // it, 0xCC between functions.
 #include <llvm/BinaryFormat/ELF.h>
 
-#include "elf_object.h"
+#include "cpu_object.h"
 #include "x86.h"
 
 namespace ptoas::cg::x86 {
 
-bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err) {
+bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err) {
   ElfTarget et;
   et.machine = llvm::ELF::EM_X86_64;
   et.r_abs64 = llvm::ELF::R_X86_64_64;
   et.r_abs32 = llvm::ELF::R_X86_64_32;
   et.r_pc32 = llvm::ELF::R_X86_64_PC32;
   et.pad = [](std::string& t, size_t n) { t.append(n, '\xCC'); };
-  return write_elf_object(m, code, et, out, err);
+  return cpu_output(m, code, et, out, err);
 }
 
 }  // namespace ptoas::cg::x86

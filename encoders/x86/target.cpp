@@ -54,7 +54,7 @@ constexpr Target x86_target(std::string_view name, std::string_view alias, std::
       .cpu_needs = needs,
       .compile = x86::compile_function,
       .rodata = x86::rodata,
-      .write_output = x86::write_elf,
+      .build_output = x86::build_output,
       .decode = x86::decode,
       .asm_comment = "#",
       .asm_preamble = "\t.intel_syntax noprefix\n\t.text\n",

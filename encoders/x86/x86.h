@@ -1,6 +1,7 @@
 // The x86-64 encoder (AVX2), internal to libptoas_codegen. Xbyak lives only
 // in x86/frame.cpp and x86/elementwise.cpp (through x86/gen.h), Zydis only in
-// x86/listing.cpp, LLVM MC only in x86/emit.cpp.
+// x86/listing.cpp, no LLVM here (x86/emit.cpp
+// uses only its ELF constants).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,7 +27,8 @@ bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_po
 // of each; `base` is the address of code[0] used for branch targets.
 std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base);
 
-bool write_elf(const Module& m, const ModuleCode& code, std::string& out, std::string& err);
+// The object (x86/emit.cpp): cpu_object.h with x86-64 relocations and padding.
+bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err);
 
 // May `in` be part of a pto.fuse region that x86/fuse.cpp lowers as one
 // loop nest (its op and operand types; the region-wide checks stay in the
