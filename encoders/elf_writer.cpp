@@ -19,13 +19,16 @@ namespace ptoas::cg {
 
 namespace {
 
-// A section as the file has it: ELF's fields, contents laid out.
+// A section as the file has it: ELF's fields and its contents, either the
+// model's bytes (not copied: .text can be megabytes) or made here.
 struct ElfSection {
   std::string name = {};
   uint32_t type = 0;
   uint64_t flags = 0, align = 1, entsize = 0;
   uint32_t link = 0, info = 0;
   std::string data = {};
+  const std::string* bytes = nullptr;  // the model's, instead of data
+  const std::string& contents() const { return bytes ? *bytes : data; }
 };
 
 void align_to(std::string& s, uint64_t a) {
@@ -158,7 +161,10 @@ bool serialize_elf(const ObjectFile& obj, std::string& out, std::string& err) {
     e.flags = flags_of(s);
     e.align = s.align;
     e.entsize = s.strings ? 1 : 0;
-    e.data = s.kind == SectionKind::Note ? note_bytes(s.notes) : s.bytes;
+    if (s.kind == SectionKind::Note)
+      e.data = note_bytes(s.notes);
+    else
+      e.bytes = &s.bytes;
     secs.push_back(std::move(e));
   }
   const uint32_t n_content = uint32_t(secs.size());
@@ -191,7 +197,7 @@ bool serialize_elf(const ObjectFile& obj, std::string& out, std::string& err) {
   for (const ElfSection& s : secs) {
     align_to(out, s.align);
     offset.push_back(out.size());
-    out += s.data;
+    out += s.contents();
   }
   align_to(out, 8);
   const uint64_t shoff = out.size();
@@ -203,7 +209,7 @@ bool serialize_elf(const ObjectFile& obj, std::string& out, std::string& err) {
     put_le(out, s.flags, 8);
     put_le(out, 0, 8);  // sh_addr
     put_le(out, offset[i], 8);
-    put_le(out, s.data.size(), 8);
+    put_le(out, s.contents().size(), 8);
     put_le(out, s.link, 4);
     put_le(out, s.info, 4);
     put_le(out, s.align, 8);
