@@ -232,7 +232,7 @@ void Gen::prologue() {
   };
   std::vector<ParamPass> params;
   std::string why;
-  if (!param_passing(m_, fn_, p_, params, why)) fail(m_.inst(fn_), why);
+  if (!param_passing(m_, fn_, p_, params, why)) fail(m_.inst(fn_), {RefusalCode::Type, why});
   for (const ParamPass& pp : params) param(pp.slot, pp.as, pp.is_float);
   // Zero the tiles that may be read before they are written.
   for (auto [lo, hi] : p_.zero_ranges) {
