@@ -225,7 +225,7 @@ bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag
     diag.error(f.loc, 0, "the tiles of @" + std::string(m.attr_word(f, "sym_name")) + " need " +
                              std::to_string(total) + " bytes; the " + std::string(tg.name) +
                              " backend keeps tiles on the stack and allows at most " +
-                             std::to_string(kMaxTileArenaBytes));
+                             std::to_string(kMaxTileArenaBytes) + " [" + std::string(refusal_code_name(RefusalCode::Limit)) + "]");
   }
   p.arena_bytes = uint32_t(std::min(total, kMaxTileArenaBytes));
   p.zero_ranges.clear();

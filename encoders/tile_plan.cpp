@@ -463,7 +463,7 @@ bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) 
 void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, const Target& t, size_t limit) {
   diag.error(at.loc, 0, "the code of @" + std::string(m.attr_word(m.inst(fn), "sym_name")) +
                             " passes the limit of " + std::to_string(limit) + " bytes per function on " +
-                            std::string(t.name) + " here; split it into smaller functions");
+                            std::string(t.name) + " here; split it into smaller functions [" + std::string(refusal_code_name(RefusalCode::Limit)) + "]");
 }
 
 int cmpi_predicate(std::string_view p) {

@@ -368,7 +368,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   FramePlan plan;
   if (!plan_frame(m, fn, t, plan, diag)) return false;
   if (plan.nslots > (1u << 24)) {
-    diag.error(f.loc, 0, "the function has too many values for the SVE backend");
+    diag.error(f.loc, 0, "the function has too many values for the SVE backend [limit]");
     return false;
   }
   out.name = std::string(m.attr_word(f, "sym_name"));

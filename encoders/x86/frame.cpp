@@ -207,7 +207,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   FramePlan plan;
   if (!plan_frame(m, fn, t, plan, diag)) return false;
   if (plan.nslots > (1u << 24)) {
-    diag.error(m.inst(fn).loc, 0, "the function has too many values for the x86 backend");
+    diag.error(m.inst(fn).loc, 0, "the function has too many values for the x86 backend [limit]");
     return false;
   }
   const Inst& f = m.inst(fn);
