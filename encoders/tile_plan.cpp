@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace ptoas::cg {
 
@@ -324,6 +325,14 @@ bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, Refusal& why) {
   if (p.sat && !(sf && !df && dtype_bytes(dd) < 4) && !(sf && dd == DType::I32)) return refuse(" with sat_mode on");
   if (!sf && dd == DType::BF16 && dtype_bytes(sd) == 4) return refuse(" (i32 / u32 -> bf16 would round twice)");
   return true;
+}
+
+void sat_bounds_f32(DType dd, uint32_t& lo_bits, uint32_t& hi_bits) {
+  int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
+  int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
+  float flo = float(lo), fhi = float(hi);
+  std::memcpy(&lo_bits, &flo, 4);
+  std::memcpy(&hi_bits, &fhi, 4);
 }
 
 bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, Refusal& why) {

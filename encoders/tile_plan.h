@@ -96,6 +96,9 @@ struct CvtPlan {
   bool sat = false;
 };
 bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, Refusal& why);
+// sat_mode's bounds for a float -> integer tcvt into dd (i8 .. u16, i32),
+// as f32 bit patterns (exact: below 2^24, or -2^31).
+void sat_bounds_f32(DType dd, uint32_t& lo_bits, uint32_t& hi_bits);
 
 // tmatmul / .acc / .bias: m = a.vrow, k = a.vcol, n = b.vcol at run time,
 // capped by the static caps here.

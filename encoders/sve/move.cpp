@@ -231,12 +231,8 @@ void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
       I("FCMUO_PPzZZ_S", {P(4), pg, x, x});  // a NaN gives 0
       I(rnd, {t, t, pg, x});                  // integral, by rmode
       if (sat) {  // clamp to the destination's range (exact bounds below 2^24)
-        int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
-        int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
-        float flo = float(lo), fhi = float(hi);
         uint32_t blo, bhi;
-        std::memcpy(&blo, &flo, 4);
-        std::memcpy(&bhi, &fhi, 4);
+        sat_bounds_f32(dd, blo, bhi);
         splat(w, blo);
         I("FCMGT_PPzZZ_S", {P(1), pg, w, t});
         I("SEL_ZPZZ_S", {t, P(1), w, t});

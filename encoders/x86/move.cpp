@@ -304,12 +304,8 @@ void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
         vaddps(t, t, w);
       }
       if (sat) {  // clamp to the destination's range (exact bounds below 2^24)
-        int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
-        int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
-        float flo = float(lo), fhi = float(hi);
         uint32_t blo, bhi;
-        std::memcpy(&blo, &flo, 4);
-        std::memcpy(&bhi, &fhi, 4);
+        sat_bounds_f32(dd, blo, bhi);
         bimm(w, blo);
         vmaxps(t, t, w);  // a NaN lane stays NaN (second operand)
         if (dd != DType::I32) {
