@@ -55,10 +55,10 @@ unsigned slot_count(const Type& t) {
   }
 }
 
-void unsupported(const Module& m, const Inst& in, Diag& diag, const Target& t, std::string_view what) {
+void unsupported(const Module& m, const Inst& in, Diag& diag, const Target& t, const Refusal& r) {
   std::string msg;
-  if (!what.empty()) {
-    msg = std::string(what) + " is not supported on " + std::string(t.name);
+  if (!r.what.empty()) {
+    msg = r.what + " is not supported on " + std::string(t.name);
   } else {
     // Named by the type that decides: the result's, else the destination's,
     // else the first operand's. A scalar or a tile by its element type; a
@@ -79,7 +79,7 @@ void unsupported(const Module& m, const Inst& in, Diag& diag, const Target& t, s
     msg = "op " + std::string(op_name(in.op)) + " " + on + " is not supported on " +
           std::string(t.name);
   }
-  diag.error(in.loc, 0, msg);
+  diag.error(in.loc, 0, msg + " [" + std::string(refusal_code_name(r.code)) + "]");
 }
 
 bool param_passing(const Module& m, InstId fn, const FramePlan& p, std::vector<ParamPass>& out,
@@ -166,7 +166,8 @@ bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag
         ValueId v = m.region_arg(rg, a);
         TypeKind tk = m.type_of(v).kind;
         if (tk != TypeKind::Scalar && tk != TypeKind::Ptr && tk != TypeKind::TileBuf)
-          unsupported(m, in, diag, tg, "a region argument of type " + std::string(m.types.text(m.values[v].type)));
+          unsupported(m, in, diag, tg,
+                      {RefusalCode::Type, "a region argument of type " + std::string(m.types.text(m.values[v].type))});
         give(v, in);
       }
     }
@@ -181,7 +182,7 @@ bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag
     const Type& t = m.type_of(in.res);
     size_t loc = size_t(t.loc);
     if (loc >= 7 || t.rows <= 0 || t.cols <= 0) {
-      unsupported(m, in, diag, tg, "this tile type");
+      unsupported(m, in, diag, tg, {RefusalCode::Shape, "this tile type"});
       return;
     }
     size_t bytes = tile_storage_bytes(t);
@@ -189,7 +190,7 @@ bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag
     if (in.flags & kInstHasAddr) {
       int64_t addr;
       if (!int_constant(m, m.operand(in, 0), addr) || addr < 0) {
-        unsupported(m, in, diag, tg, "a tile address that is not a non-negative constant");
+        unsupported(m, in, diag, tg, {RefusalCode::Operands, "a tile address that is not a non-negative constant"});
         return;
       }
       if (size_t(addr) + bytes > cap) {
@@ -224,7 +225,7 @@ bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag
     diag.error(f.loc, 0, "the tiles of @" + std::string(m.attr_word(f, "sym_name")) + " need " +
                              std::to_string(total) + " bytes; the " + std::string(tg.name) +
                              " backend keeps tiles on the stack and allows at most " +
-                             std::to_string(kMaxTileArenaBytes));
+                             std::to_string(kMaxTileArenaBytes) + " [" + std::string(refusal_code_name(RefusalCode::Limit)) + "]");
   }
   p.arena_bytes = uint32_t(std::min(total, kMaxTileArenaBytes));
   p.zero_ranges.clear();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codegen.h"
+#include "refusal.h"
 
 namespace ptoas::cg {
 
@@ -52,12 +53,12 @@ inline bool is_int_like(DType d) { return dtype_is_int(d) || d == DType::Index |
 unsigned slot_count(const Type& t);
 
 // The located `op X with dtype Y is not supported on T` diagnostic.
-void unsupported(const Module& m, const Inst& in, Diag& diag, const Target& t, std::string_view what = {});
+void unsupported(const Module& m, const Inst& in, Diag& diag, const Target& t, const Refusal& r = {});
 // Why a CPU target refuses func.call: each function is compiled as a
 // separate kernel with the kernel ABI; there is no call between them (the
 // interpreter runs calls).
-inline constexpr std::string_view kCallRefusal =
-    "func.call (a call between functions; ptorun --target=interp runs it)";
+inline const Refusal kCallRefusal{RefusalCode::Control,
+                                  "func.call (a call between functions; ptorun --target=interp runs it)"};
 
 // The slot bits of an arith.constant of scalar type (integers canonical,
 // f32 bits in the low half, f64 bits); false for other types (f16, bf16).

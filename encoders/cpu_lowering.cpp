@@ -18,7 +18,7 @@ void CpuLowering::view(const Inst& in) {
   switch (in.op) {
     case Op::MakeTensorView: {  // base, shape, strides: copies
       unsigned rank = (in.n_ins - 1u) / 2u;
-      if (frame_.slots[in.res].count != 1 + 2 * rank) return fail(in, "a view whose rank differs from its type");
+      if (frame_.slots[in.res].count != 1 + 2 * rank) return fail(in, {RefusalCode::Shape, "a view whose rank differs from its type"});
       move_slot(slot(m.operand(in, 0)), slot(in.res));
       for (unsigned k = 0; k < 2 * rank; ++k) move_slot(slot(m.operand(in, 1 + k)), slot(in.res, 1 + k));
       return;
@@ -27,7 +27,7 @@ void CpuLowering::view(const Inst& in) {
       unsigned rank = (in.n_ins - 1u) / 2u;
       ValueId src = m.operand(in, 0);
       if (frame_.slots[in.res].count != 1 + 2 * rank || frame_.slots[src].count != 1 + 2 * rank)
-        return fail(in, "a partition whose rank differs from its view's");
+        return fail(in, {RefusalCode::Shape, "a partition whose rank differs from its view's"});
       return partition_view(in, src, in.res, rank, std::max(1u, dtype_bytes(m.type_of(in.res).elem)));
     }
     case Op::AddPtr:
@@ -37,7 +37,7 @@ void CpuLowering::view(const Inst& in) {
       ValueId v = m.operand(in, 0);
       unsigned rank = (frame_.slots[v].count - 1u) / 2u;
       if (!int_constant(m, m.operand(in, 1), k) || k < 0 || k >= int64_t(rank))
-        return fail(in, "pto.get_tensor_view_dim with a dimension that is not a constant in range");
+        return fail(in, {RefusalCode::Operands, "pto.get_tensor_view_dim with a dimension that is not a constant in range"});
       return move_slot(slot(v, 1 + unsigned(k)), slot(in.res));
     }
     case Op::SetValidShape: {
@@ -51,7 +51,7 @@ void CpuLowering::view(const Inst& in) {
       const Type& st = m.type_of(t);
       const Type& rt = m.type_of(in.res);
       if (st.slayout != SLayout::NoneBox || st.blayout != BLayout::RowMajor || rt.cols != st.cols)
-        return fail(in, "pto.subset that does not keep whole rows of a row-major tile");
+        return fail(in, {RefusalCode::Shape, "pto.subset that does not keep whole rows of a row-major tile"});
       return subset(in, t, std::max(1u, dtype_bytes(st.elem)));
     }
     default:
@@ -79,7 +79,7 @@ void CpuLowering::alloc(const Inst& in, InstId id) {
 #define PTOAS_PLANNED(family, Plan, planner)         \
   void CpuLowering::family(const Inst& in) {         \
     Plan p;                                          \
-    std::string why;                                 \
+    Refusal why;                                     \
     if (!planner(cpu_m_, in, p, why)) return fail(in, why); \
     family(in, p);                                   \
   }
@@ -96,14 +96,14 @@ PTOAS_PLANNED(twindow, WindowPlan, plan_twindow)
 
 void CpuLowering::row_reduce(const Inst& in) {
   ValueId src, dst;
-  std::string why;
+  Refusal why;
   if (!plan_reduce(cpu_m_, in, true, src, dst, why)) return fail(in, why);
   row_reduce(in, src, dst);
 }
 
 void CpuLowering::col_reduce(const Inst& in) {
   ValueId src, dst;
-  std::string why;
+  Refusal why;
   if (!plan_reduce(cpu_m_, in, false, src, dst, why)) return fail(in, why);
   col_reduce(in, src, dst);
 }
@@ -111,7 +111,7 @@ void CpuLowering::col_reduce(const Inst& in) {
 void CpuLowering::tmov(const Inst& in) {
   ValueId src, dst;
   bool skip;
-  std::string why;
+  Refusal why;
   if (!plan_tmov(cpu_m_, in, src, dst, skip, why)) return fail(in, why);
   if (!skip) tmov(in, src, dst);
 }

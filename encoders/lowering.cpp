@@ -32,12 +32,12 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
   mark(in);
   switch (info.syn) {
     case Syn::Module: case Syn::Func:
-      return fail(in, "a nested function");
+      return fail(in, {RefusalCode::Control, "a nested function"});
     case Syn::Return:
-      if (in.n_ins) return fail(in, "a function that returns values (a kernel returns void)");
+      if (in.n_ins) return fail(in, {RefusalCode::Control, "a function that returns values (a kernel returns void)"});
       return lower_return(in);
     case Syn::Yield: case Syn::Condition:
-      return fail(in, "a terminator in the middle of a region");
+      return fail(in, {RefusalCode::Control, "a terminator in the middle of a region"});
     case Syn::Call:
       return fail(in, kCallRefusal);
     case Syn::For: {
@@ -67,7 +67,7 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
       copy_values(operand_list(m, in, 0, in.n_ins), region_args(m, before, 0));
       begin_while(in);
       InstId c = lower_region(before);
-      if (c == kNone || m.inst(c).op != Op::Condition) return fail(in, "scf.while without scf.condition");
+      if (c == kNone || m.inst(c).op != Op::Condition) return fail(in, {RefusalCode::Control, "scf.while without scf.condition"});
       const Inst& cond = m.inst(c);
       mark(cond);
       // The forwarded values go to the results first: they are also what
@@ -100,11 +100,11 @@ void Lowering::tile_op(const Inst& in) {
   switch (in.op) {
     case Op::TLoad: return tcopy(in, m.operand(in, in.n_ins), m.operand(in, 0), true);
     case Op::TStore: {
-      if (in.n_ins != 1) return fail(in, "pto.tstore with a scalar operand");
+      if (in.n_ins != 1) return fail(in, {RefusalCode::Operands, "pto.tstore with a scalar operand"});
       std::string_view atomic = m.attr_word(in, "atomicType");
       std::string_view relu = m.attr_word(in, "reluPreMode");
       if ((!atomic.empty() && atomic != "atomic_none") || (!relu.empty() && relu != "no_relu"))
-        return fail(in, "pto.tstore with atomic add or relu");
+        return fail(in, {RefusalCode::Attribute, "pto.tstore with atomic add or relu"});
       return tcopy(in, m.operand(in, 0), m.operand(in, in.n_ins), false);
     }
     case Op::TReshape: {
@@ -114,7 +114,7 @@ void Lowering::tile_op(const Inst& in) {
       const Type& d = m.type_of(dst);
       if (s.kind != TypeKind::TileBuf || d.kind != TypeKind::TileBuf) return fail(in);
       if (s.loc != d.loc || tile_storage_bytes(s) != tile_storage_bytes(d))
-        return fail(in, "pto.treshape between tiles of different locations or sizes");
+        return fail(in, {RefusalCode::Operands, "pto.treshape between tiles of different locations or sizes"});
       return treshape(in, src, dst);
     }
     case Op::TRowSum: case Op::TRowMax: case Op::TRowMin: case Op::TRowProd: return row_reduce(in);

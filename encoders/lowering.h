@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir.h"
+#include "refusal.h"
 
 namespace ptoas::cg {
 
@@ -38,9 +39,9 @@ class Lowering {
   virtual bool lower_special(const Inst&, InstId) { return false; }
   // The code that follows belongs to `in` (line tables, size limits).
   virtual void mark(const Inst& in) = 0;
-  // A located refusal: `what` is not supported on the target (empty: the
-  // op and its element type).
-  virtual void fail(const Inst& in, std::string_view what = {}) = 0;
+  // A located refusal: r.what is not supported on the target (empty: the
+  // op and its element type), with r.code.
+  virtual void fail(const Inst& in, const Refusal& r = {}) = 0;
   // to[k] = from[k] for all k at once (the sets may overlap).
   virtual void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) = 0;
   virtual void lower_return(const Inst& in) = 0;

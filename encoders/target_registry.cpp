@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "codegen.h"
+#include "refusal.h"
 #include "target.h"
 
 namespace ptoas::cg {
@@ -24,6 +25,19 @@ bool Target::answers_emit(std::string_view emit) const {
 }
 
 bool never_fusable(const Module&, const Inst&) { return false; }
+
+std::string_view refusal_code_name(RefusalCode c) {
+  switch (c) {
+    case RefusalCode::Type: return "unsupported-type";
+    case RefusalCode::Layout: return "unsupported-layout";
+    case RefusalCode::Shape: return "unsupported-shape";
+    case RefusalCode::Operands: return "unsupported-operands";
+    case RefusalCode::Attribute: return "unsupported-attribute";
+    case RefusalCode::Control: return "unsupported-control";
+    case RefusalCode::Limit: return "limit";
+  }
+  return "unsupported";
+}
 
 const std::vector<const Target*>& targets() {
   static const std::vector<const Target*> all = [] {

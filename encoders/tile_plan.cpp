@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace ptoas::cg {
 
@@ -11,27 +12,27 @@ namespace {
 
 std::string opn(const Inst& in) { return std::string(op_name(in.op)); }
 
-bool mixed(const Inst& in, std::string& why) {
-  why = "op " + opn(in) + " with mixed element types";
+bool mixed(const Inst& in, Refusal& why) {
+  why = {RefusalCode::Type, "op " + opn(in) + " with mixed element types"};
   return false;
 }
 
-bool generic(std::string& why) {
-  why.clear();
+bool generic(Refusal& why) {
+  why = Refusal{};
   return false;
 }
 
 }  // namespace
 
-bool lane_tile(const Module& m, const Inst& in, ValueId v, std::string& why) {
+bool lane_tile(const Module& m, const Inst& in, ValueId v, Refusal& why) {
   const Type& t = m.type_of(v);
   if (t.kind != TypeKind::TileBuf) return generic(why);
   if (t.slayout != SLayout::NoneBox) {
-    why = "op " + opn(in) + " on a boxed (fractal) tile";
+    why = {RefusalCode::Layout, "op " + opn(in) + " on a boxed (fractal) tile"};
     return false;
   }
   if (t.rows <= 0 || t.cols <= 0) {
-    why = "a tile of dynamic shape";
+    why = {RefusalCode::Shape, "a tile of dynamic shape"};
     return false;
   }
   if (!lane_type(t.elem)) return generic(why);
@@ -64,7 +65,7 @@ bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc) {
   return es == 2 || es == 4;
 }
 
-bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& why) {
+bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, Refusal& why) {
   const OpInfo& info = op_info(in.op);
   if (in.n_outs != 1) return generic(why);
   p = EltPlan{};
@@ -105,8 +106,8 @@ bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& 
     } else {
       if (p.scal != kNone || t.kind != TypeKind::Scalar) return generic(why);
       if (t.elem != d) {
-        why = "op " + std::string(info.name) + " with a " + std::string(dtype_name(t.elem)) + " scalar on a " +
-              std::string(dtype_name(d)) + " tile";
+        why = {RefusalCode::Type, "op " + std::string(info.name) + " with a " + std::string(dtype_name(t.elem)) + " scalar on a " +
+              std::string(dtype_name(d)) + " tile"};
         return false;
       }
       p.scal = v;
@@ -114,13 +115,13 @@ bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& 
     }
   }
   if (p.tiles.size() != want || (info.sem == Sem::EltScalar && p.scal == kNone)) {
-    why = "this operand form of " + std::string(info.name);
+    why = {RefusalCode::Operands, "this operand form of " + std::string(info.name)};
     return false;
   }
   return true;
 }
 
-bool plan_fused(const Module& m, const Inst& in, FusedPlan& p, std::string& why) {
+bool plan_fused(const Module& m, const Inst& in, FusedPlan& p, Refusal& why) {
   if (in.n_outs != 1) return generic(why);
   Op o = in.op;
   p = FusedPlan{};
@@ -132,7 +133,7 @@ bool plan_fused(const Module& m, const Inst& in, FusedPlan& p, std::string& why)
   unsigned n_used = o == Op::TPrelu ? 2 : in.n_ins;
   unsigned want = int_ok ? 3 : 2;
   if (n_used < want) {
-    why = "this operand form of " + opn(in);
+    why = {RefusalCode::Operands, "this operand form of " + opn(in)};
     return false;
   }
   p.n_used = want;
@@ -155,7 +156,7 @@ bool plan_fused(const Module& m, const Inst& in, FusedPlan& p, std::string& why)
 
 namespace {
 // The checks both expansions start with.
-bool expand_head(const Module& m, const Inst& in, ExpandPlan& p, std::string& why) {
+bool expand_head(const Module& m, const Inst& in, ExpandPlan& p, Refusal& why) {
   p = ExpandPlan{};
   p.plain = in.op == Op::TRowExpand || in.op == Op::TColExpand;
   p.nsrc = p.plain ? 1 : 2;
@@ -166,7 +167,7 @@ bool expand_head(const Module& m, const Inst& in, ExpandPlan& p, std::string& wh
   if (!p.plain) bin_of(in.op, p.bk);
   if (!dtype_is_float(d) && (p.bk == Bin::Div || p.bk == Bin::ExpDif)) return generic(why);
   if (!tile_geo(m.type_of(p.dst)).rowvec) {
-    why = "op " + opn(in) + " into a column-major tile";
+    why = {RefusalCode::Layout, "op " + opn(in) + " into a column-major tile"};
     return false;
   }
   for (unsigned i = 0; i < p.nsrc; ++i) {
@@ -180,14 +181,14 @@ bool expand_head(const Module& m, const Inst& in, ExpandPlan& p, std::string& wh
 }
 }  // namespace
 
-bool plan_row_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string& why) {
+bool plan_row_expand(const Module& m, const Inst& in, ExpandPlan& p, Refusal& why) {
   if (!expand_head(m, in, p, why)) return false;
   auto one_col = [&](ValueId v) { return m.type_of(v).cols == 1 || m.type_of(v).vcol == 1; };
   if (p.plain) p.colk = 0;
   else if (one_col(p.s[1])) p.colk = 1;
   else if (one_col(p.s[0])) p.colk = 0;
   if (p.colk < 0) {
-    why = "op " + opn(in) + " without a one-column operand";
+    why = {RefusalCode::Operands, "op " + opn(in) + " without a one-column operand"};
     return false;
   }
   for (unsigned i = 0; i < p.nsrc; ++i) {
@@ -195,7 +196,7 @@ bool plan_row_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string
     p.cap_r = std::min(p.cap_r, t.rows);
     if (int(i) != p.colk) {
       if (!tile_geo(t).rowvec) {
-        why = "op " + opn(in) + " on tiles of mixed layouts";
+        why = {RefusalCode::Layout, "op " + opn(in) + " on tiles of mixed layouts"};
         return false;
       }
       p.cap_c = std::min(p.cap_c, t.cols);
@@ -204,12 +205,12 @@ bool plan_row_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string
   return true;
 }
 
-bool plan_col_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string& why) {
+bool plan_col_expand(const Module& m, const Inst& in, ExpandPlan& p, Refusal& why) {
   if (!expand_head(m, in, p, why)) return false;
   for (unsigned i = 0; i < p.nsrc; ++i) {
     const Type& t = m.type_of(p.s[i]);
     if (!tile_geo(t).rowvec) {
-      why = "op " + opn(in) + " on tiles of mixed layouts";
+      why = {RefusalCode::Layout, "op " + opn(in) + " on tiles of mixed layouts"};
       return false;
     }
     if (t.rows > 1 && !p.plain) p.cap_r = std::min(p.cap_r, t.rows);
@@ -218,7 +219,7 @@ bool plan_col_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string
   return true;
 }
 
-bool plan_reduce(const Module& m, const Inst& in, bool rows, ValueId& src, ValueId& dst, std::string& why) {
+bool plan_reduce(const Module& m, const Inst& in, bool rows, ValueId& src, ValueId& dst, Refusal& why) {
   if (in.n_outs != 1 || in.n_ins < 1) return generic(why);
   src = m.operand(in, 0);
   dst = m.operand(in, in.n_ins);
@@ -227,18 +228,18 @@ bool plan_reduce(const Module& m, const Inst& in, bool rows, ValueId& src, Value
   if (m.type_of(src).elem != d) return mixed(in, why);
   TileGeo gs = tile_geo(m.type_of(src)), gd = tile_geo(m.type_of(dst));
   if (rows && gd.rs != int64_t(dtype_bytes(d))) {
-    why = "op " + opn(in) + " into a tile whose column is not contiguous";
+    why = {RefusalCode::Layout, "op " + opn(in) + " into a tile whose column is not contiguous"};
     return false;
   }
   if (!rows && (!gs.rowvec || !gd.rowvec)) {
-    why = "op " + opn(in) + " on a column-major tile";
+    why = {RefusalCode::Layout, "op " + opn(in) + " on a column-major tile"};
     return false;
   }
   if (gs.rs > (1 << 24) || gs.cs > (1 << 24)) return generic(why);
   return true;
 }
 
-bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, std::string& why) {
+bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, Refusal& why) {
   if (in.n_outs != 1 || in.n_ins < 2) return generic(why);
   p = CmpPlan{};
   p.a = m.operand(in, 0);
@@ -251,7 +252,7 @@ bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, std::string& why) {
   if (p.rhs_tile && (!lane_tile(m, in, p.rhs, why) || rt.elem != at.elem)) return mixed(in, why);
   if (!p.rhs_tile && (rt.kind != TypeKind::Scalar || rt.elem != at.elem)) return generic(why);
   if (tile_geo(at).dn || tile_geo(mt).dn || (p.rhs_tile && tile_geo(rt).dn)) {
-    why = "op " + opn(in) + " on a column-major tile";
+    why = {RefusalCode::Layout, "op " + opn(in) + " on a column-major tile"};
     return false;
   }
   std::string_view w = m.attr_word(in, "cmpMode");
@@ -262,7 +263,7 @@ bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, std::string& why) {
   else if (w == "gt" || w == "GT") p.mode = 4;
   else if (w == "ge" || w == "GE") p.mode = 5;
   else {
-    why = "op " + opn(in) + " with cmpMode " + std::string(w);
+    why = {RefusalCode::Attribute, "op " + opn(in) + " with cmpMode " + std::string(w)};
     return false;
   }
   p.mask_bits = 8 * dtype_bytes(mt.elem);
@@ -272,7 +273,7 @@ bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, std::string& why) {
   return true;
 }
 
-bool plan_tsel(const Module& m, const Inst& in, SelPlan& p, std::string& why) {
+bool plan_tsel(const Module& m, const Inst& in, SelPlan& p, Refusal& why) {
   if (in.n_outs != 1 || in.n_ins < 3) return generic(why);
   p = SelPlan{};
   p.scalar = in.op == Op::TSelS;
@@ -292,14 +293,14 @@ bool plan_tsel(const Module& m, const Inst& in, SelPlan& p, std::string& why) {
   }
   for (ValueId v : {p.dst, p.a, p.mask, p.scalar ? kNone : p.b})
     if (v != kNone && tile_geo(m.type_of(v)).dn) {
-      why = "op " + opn(in) + " on a column-major tile";
+      why = {RefusalCode::Layout, "op " + opn(in) + " on a column-major tile"};
       return false;
     }
   p.bits = es == 2 ? DType::U16 : DType::U32;
   return true;
 }
 
-bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, std::string& why) {
+bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, Refusal& why) {
   if (in.n_outs != 1 || in.n_ins < 1) return generic(why);
   p = CvtPlan{};
   p.src = m.operand(in, 0);
@@ -307,7 +308,7 @@ bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, std::string& why) {
   if (!lane_tile(m, in, p.src, why) || !lane_tile(m, in, p.dst, why)) return false;
   DType sd = p.sd = m.type_of(p.src).elem, dd = p.dd = m.type_of(p.dst).elem;
   auto refuse = [&](const std::string& r) {
-    why = "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + r;
+    why = {RefusalCode::Type, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + r};
     return false;
   };
   std::string_view sat_w = m.attr_word(in, "sat_mode");
@@ -326,7 +327,15 @@ bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, std::string& why) {
   return true;
 }
 
-bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& why) {
+void sat_bounds_f32(DType dd, uint32_t& lo_bits, uint32_t& hi_bits) {
+  int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
+  int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
+  float flo = float(lo), fhi = float(hi);
+  std::memcpy(&lo_bits, &flo, 4);
+  std::memcpy(&hi_bits, &fhi, 4);
+}
+
+bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, Refusal& why) {
   bool acc_in = in.op == Op::TMatmulAcc, bias = in.op == Op::TMatmulBias;
   unsigned ia = acc_in ? 1 : 0;
   if (in.n_outs != 1 || in.n_ins != (acc_in || bias ? 3u : 2u)) return generic(why);
@@ -343,12 +352,12 @@ bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& wh
              m.type_of(p.b).elem == ae;
   p.i32 = ce == DType::I32 && ae == DType::I8 && m.type_of(p.b).elem == ae;
   if (!f32 && !p.i32) {
-    why = "pto.tmatmul with these element types";
+    why = {RefusalCode::Type, "pto.tmatmul with these element types"};
     return false;
   }
   if ((acc_in && m.type_of(p.cin).elem != ce) || (bias && m.type_of(p.bias).elem != ce)) return generic(why);
   if (p.c == p.a || p.c == p.b) {
-    why = "pto.tmatmul whose result is one of its operands";
+    why = {RefusalCode::Operands, "pto.tmatmul whose result is one of its operands"};
     return false;
   }
   const Type &at = m.type_of(p.a), &bt = m.type_of(p.b), &ct = m.type_of(p.c);
@@ -363,44 +372,44 @@ bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& wh
   return true;
 }
 
-bool boxed_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why) {
+bool boxed_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, Refusal& why) {
   const Type& tt = m.type_of(t);
   const Type& vt = m.type_of(v);
   unsigned es = dtype_bytes(tt.elem);
   if (vt.kind == TypeKind::Ptr || rank < 1 || rank > kMaxViewRank || dtype_bytes(vt.elem) != es ||
       vt.elem != tt.elem || (es != 1 && es != 2 && es != 4) || tt.rows <= 0 || tt.cols <= 0) {
-    why = std::string(load ? "pto.tload into" : "pto.tstore from") + " a boxed tile with this view or element type";
+    why = {RefusalCode::Layout, std::string(load ? "pto.tload into" : "pto.tstore from") + " a boxed tile with this view or element type"};
     return false;
   }
   if (load && tt.pad != 0 && tt.pad != 1) {
-    why = "pto.tload into a boxed tile with a pad value";
+    why = {RefusalCode::Attribute, "pto.tload into a boxed tile with a pad value"};
     return false;
   }
   return true;
 }
 
-bool view_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why) {
+bool view_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, Refusal& why) {
   const Type& tt = m.type_of(t);
   const Type& vt = m.type_of(v);
   if (vt.kind == TypeKind::Ptr || rank < 1 || rank > kMaxViewRank) {
-    why = std::string(load ? "pto.tload from" : "pto.tstore to") + " a view of rank " + std::to_string(rank);
+    why = {RefusalCode::Shape, std::string(load ? "pto.tload from" : "pto.tstore to") + " a view of rank " + std::to_string(rank)};
     return false;
   }
   if (dtype_bytes(vt.elem) != dtype_bytes(tt.elem)) return generic(why);
   if (!load && vt.elem != tt.elem) {
-    why = "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " + std::string(dtype_name(vt.elem));
+    why = {RefusalCode::Type, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " + std::string(dtype_name(vt.elem))};
     return false;
   }
   return true;
 }
 
-bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why) {
+bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, Refusal& why) {
   if (in.n_ins != 1 || in.n_outs != 1) {
-    why = "pto.tmov with a quantization operand";
+    why = {RefusalCode::Attribute, "pto.tmov with a quantization operand"};
     return false;
   }
   if (m.attr_word(in, "reluPreMode") == "normal_relu" || m.find_attr(in, "relu")) {
-    why = "pto.tmov with relu";
+    why = {RefusalCode::Attribute, "pto.tmov with relu"};
     return false;
   }
   src = m.operand(in, 0);
@@ -408,7 +417,7 @@ bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool
   const Type &st = m.type_of(src), &dt = m.type_of(dst);
   if (st.kind != TypeKind::TileBuf || dt.kind != TypeKind::TileBuf) return generic(why);
   if (st.elem != dt.elem) {
-    why = "pto.tmov that converts " + std::string(dtype_name(st.elem)) + " to " + std::string(dtype_name(dt.elem));
+    why = {RefusalCode::Type, "pto.tmov that converts " + std::string(dtype_name(st.elem)) + " to " + std::string(dtype_name(dt.elem))};
     return false;
   }
   unsigned es = dtype_bytes(dt.elem);
@@ -417,7 +426,7 @@ bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool
   return true;
 }
 
-bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, std::string& why) {
+bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) {
   if (in.n_outs != 1 || in.n_ins < 3) return generic(why);
   p = WindowPlan{};
   p.ext = in.op == Op::TExtract;
@@ -432,29 +441,29 @@ bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, std::string& w
   p.boxed = st.slayout != SLayout::NoneBox || dt.slayout != SLayout::NoneBox;
   if (!p.boxed && (!lane_tile(m, in, p.src, why) || !lane_tile(m, in, p.dst, why))) return false;
   if (st.elem != dt.elem) {
-    why = "op " + opn(in) + " that converts";
-    if (p.boxed) why += " " + std::string(dtype_name(st.elem)) + " to " + std::string(dtype_name(dt.elem));
+    why = {RefusalCode::Type, "op " + opn(in) + " that converts"};
+    if (p.boxed) why.what += " " + std::string(dtype_name(st.elem)) + " to " + std::string(dtype_name(dt.elem));
     return false;
   }
   std::string_view relu = m.attr_word(in, "reluPreMode");
   if ((!relu.empty() && relu != "no_relu") || m.find_attr(in, "relu")) {
-    why = "op " + opn(in) + " with relu";
+    why = {RefusalCode::Attribute, "op " + opn(in) + " with relu"};
     return false;
   }
   if (!p.boxed) return true;
   if (st.rows <= 0 || st.cols <= 0 || dt.rows <= 0 || dt.cols <= 0) {
-    why = "a tile of dynamic shape";
+    why = {RefusalCode::Shape, "a tile of dynamic shape"};
     return false;
   }
   unsigned es = dtype_bytes(dt.elem);
   if (es != 1 && es != 2 && es != 4) {
-    why = "op " + opn(in) + " on a boxed tile of " + std::string(dtype_name(dt.elem));
+    why = {RefusalCode::Type, "op " + opn(in) + " on a boxed tile of " + std::string(dtype_name(dt.elem))};
     return false;
   }
   // The copy is not staged as the interpreter's is: src and dst must not
   // be one tile.
   if (p.src == p.dst) {
-    why = "op " + opn(in) + " on a boxed tile in place";
+    why = {RefusalCode::Operands, "op " + opn(in) + " on a boxed tile in place"};
     return false;
   }
   return true;
@@ -463,7 +472,7 @@ bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, std::string& w
 void code_limit_error(const Module& m, InstId fn, const Inst& at, Diag& diag, const Target& t, size_t limit) {
   diag.error(at.loc, 0, "the code of @" + std::string(m.attr_word(m.inst(fn), "sym_name")) +
                             " passes the limit of " + std::to_string(limit) + " bytes per function on " +
-                            std::string(t.name) + " here; split it into smaller functions");
+                            std::string(t.name) + " here; split it into smaller functions [" + std::string(refusal_code_name(RefusalCode::Limit)) + "]");
 }
 
 int cmpi_predicate(std::string_view p) {

@@ -1,8 +1,9 @@
 // Target-neutral analysis of a tile op for the CPU encoders (x86/, sve/):
 // which operands are tiles or scalars, which element types and layouts an
 // op takes, the caps its loops need. Each plan_* returns false with `why`
-// set when the op cannot be lowered; an empty `why` means the generic
-// "op X with dtype Y is not supported on T" (cg::unsupported). What the
+// set when the op cannot be lowered (a refusal code and words; empty words
+// mean the generic "op X with dtype Y is not supported on T",
+// cg::unsupported). What the
 // backends do with a plan is their own instruction selection.
 #pragma once
 #include <cstdint>
@@ -10,12 +11,13 @@
 #include <vector>
 
 #include "codegen.h"
+#include "refusal.h"
 #include "tile_geometry.h"
 
 namespace ptoas::cg {
 
 // A tile the 32-bit-lane loops take: unboxed, static shape, lane type.
-bool lane_tile(const Module& m, const Inst& in, ValueId v, std::string& why);
+bool lane_tile(const Module& m, const Inst& in, ValueId v, Refusal& why);
 // A flag attribute (`{descending}`, `= true`, `= 1`) as the interpreter reads it.
 bool flag_attr(const Module& m, const Inst& in, std::string_view name);
 // tci's checks: one scalar in, one tile of 2- or 4-byte integers out (its
@@ -34,7 +36,7 @@ struct EltPlan {
   ValueId scal = kNone;        // the scalar operand, if any
   bool scalar_first = false;   // `scalar op tile`
 };
-bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, std::string& why);
+bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, Refusal& why);
 
 // The fused multi-term ops (taddc .. taxpy).
 struct FusedPlan {
@@ -45,7 +47,7 @@ struct FusedPlan {
   std::vector<ValueId> tiles;
   bool reads_dst = false;
 };
-bool plan_fused(const Module& m, const Inst& in, FusedPlan& p, std::string& why);
+bool plan_fused(const Module& m, const Inst& in, FusedPlan& p, Refusal& why);
 
 // Row / column expansion: dst[r, c] = op(s[0], s[1]) with the one-column
 // operand broadcast per row (row) or an operand with one row read at row 0
@@ -58,12 +60,12 @@ struct ExpandPlan {
   int colk = -1;  // row expansion: which source is the column
   int32_t cap_r = 0, cap_c = 0;
 };
-bool plan_row_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string& why);
-bool plan_col_expand(const Module& m, const Inst& in, ExpandPlan& p, std::string& why);
+bool plan_row_expand(const Module& m, const Inst& in, ExpandPlan& p, Refusal& why);
+bool plan_col_expand(const Module& m, const Inst& in, ExpandPlan& p, Refusal& why);
 
 // Row / column reductions: src, dst of one lane type; rows: dst's column
 // contiguous; columns: both tiles row-major.
-bool plan_reduce(const Module& m, const Inst& in, bool rows, ValueId& src, ValueId& dst, std::string& why);
+bool plan_reduce(const Module& m, const Inst& in, bool rows, ValueId& src, ValueId& dst, Refusal& why);
 
 // tcmp / tcmps into a bit mask: mode 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge;
 // cap_r x cap_c the region's static caps (the columns are capped at
@@ -75,7 +77,7 @@ struct CmpPlan {
   unsigned mask_bits = 8;
   int32_t cap_r = 0, cap_c = 0;
 };
-bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, std::string& why);
+bool plan_tcmp(const Module& m, const Inst& in, CmpPlan& p, Refusal& why);
 
 // tsel / tsels: d = mask ? a : b (or the scalar), as bits.
 struct SelPlan {
@@ -83,7 +85,7 @@ struct SelPlan {
   ValueId mask = kNone, a = kNone, b = kNone, dst = kNone;
   DType bits = DType::U32;  // the lanes' bit type (U16 for 2-byte elements)
 };
-bool plan_tsel(const Module& m, const Inst& in, SelPlan& p, std::string& why);
+bool plan_tsel(const Module& m, const Inst& in, SelPlan& p, Refusal& why);
 
 // tcvt: the rounding mode of float -> integer and sat_mode.
 enum class Rounding : uint8_t { NearestEven, Floor, Ceil, Trunc, AwayFromZero };
@@ -93,7 +95,10 @@ struct CvtPlan {
   Rounding rmode = Rounding::NearestEven;
   bool sat = false;
 };
-bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, std::string& why);
+bool plan_tcvt(const Module& m, const Inst& in, CvtPlan& p, Refusal& why);
+// sat_mode's bounds for a float -> integer tcvt into dd (i8 .. u16, i32),
+// as f32 bit patterns (exact: below 2^24, or -2^31).
+void sat_bounds_f32(DType dd, uint32_t& lo_bits, uint32_t& hi_bits);
 
 // tmatmul / .acc / .bias: m = a.vrow, k = a.vcol, n = b.vcol at run time,
 // capped by the static caps here.
@@ -103,7 +108,7 @@ struct MatmulPlan {
   bool i32 = false;  // i8 x i8 -> i32; else f32 / f16 / bf16 -> f32
   int32_t cap_m = 0, cap_k = 0, cap_n = 0;
 };
-bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, std::string& why);
+bool plan_matmul(const Module& m, const Inst& in, MatmulPlan& p, Refusal& why);
 
 // The highest view rank tload / tstore take on the CPU targets (the
 // official GlobalTensor is 5-D). A view of rank n addresses tile element
@@ -115,17 +120,17 @@ inline constexpr unsigned kMaxViewRank = 5;
 // rank as the frame plan holds it): what both CPU backends take (1-, 2-
 // and 4-byte elements of one type, a view of rank 1 .. kMaxViewRank, a
 // static shape, a zero pad); false with the refusal in `why`.
-bool boxed_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why);
+bool boxed_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, Refusal& why);
 
 // tload / tstore between an unboxed tile t and a view v of rank 3 ..
 // kMaxViewRank (ranks 1 and 2 have their own lowerings): elements of one
 // size, a store that does not convert; false with the refusal in `why`
 // (empty: the generic message).
-bool view_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, std::string& why);
+bool view_copy_ok(const Module& m, ValueId t, ValueId v, unsigned rank, bool load, Refusal& why);
 
 // tmov between tiles of one element type (any layouts); `skip`: src is
 // dst, nothing to do.
-bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, std::string& why);
+bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool& skip, Refusal& why);
 
 // textract ins(src, row, col) outs(dst) / tinsert ins(src, row, col)
 // outs(dst): bits of one element type, no relu. `win` is the tile the
@@ -137,7 +142,7 @@ struct WindowPlan {
   ValueId src = kNone, dst = kNone, row = kNone, col = kNone, win = kNone, region = kNone;
   bool ext = false, boxed = false;
 };
-bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, std::string& why);
+bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why);
 
 // The code size limit of one function (CodegenOptions::code_limit): an
 // encoder checks it before each op (code_limit_error, then throws

@@ -16,7 +16,7 @@ namespace ptoas::cg::sve::gen {
 
 
 bool Gen::tile_type_ok(const Inst& in, ValueId v) {
-  std::string why;
+  Refusal why;
   if (lane_tile(m_, in, v, why)) return true;
   fail(in, why);
   return false;
@@ -182,13 +182,13 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   unsigned rank = (p_.slots[v].count - 1u) / 2u;
   if (vt.kind != TypeKind::Ptr && rank > 2) return tcopy_grid(in, t, v, load);
   if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
-    return fail(in, std::string(what) + " a view of rank " + std::to_string(rank));
+    return fail(in, {RefusalCode::Shape, std::string(what) + " a view of rank " + std::to_string(rank)});
   unsigned es = dtype_bytes(tt.elem);
   int sh = es == 4 ? 2 : es == 2 ? 1 : 0;
   if (dtype_bytes(vt.elem) != es) return fail(in);
   if (!load && vt.elem != tt.elem)
-    return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
-                        std::string(dtype_name(vt.elem)));
+    return fail(in, {RefusalCode::Type, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
+                        std::string(dtype_name(vt.elem))});
   DType bits = es == 4 ? DType::U32 : es == 2 ? DType::U16 : DType::U8;
   TileGeo g = geo(t);
   I("PTRUE_S", {P(7), 31});
@@ -336,7 +336,7 @@ void Gen::bin(Bin k, DType d, R pg, R a, R b) {
 bool Gen::valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, bool& cols_outer) {
   int32_t cap_r, cap_c;
   if (!loop_order(m_, dst, tiles.data(), unsigned(tiles.size()), cols_outer, cap_r, cap_c)) {
-    fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
+    fail(in, {RefusalCode::Layout, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts"});
     return false;
   }
   ldx(X(9), dst, cols_outer ? 2 : 1);

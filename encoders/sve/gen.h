@@ -143,8 +143,8 @@ class Gen : public CpuLowering {
   void branch(const char* name, std::initializer_list<O> head, int label);
   bool branch_reaches(const llvm::MCInst& mi, int64_t words);
 
-  void fail(const Inst& in, std::string_view what = {}) override {
-    unsupported(m_, in, diag_, tg_, what);
+  void fail(const Inst& in, const Refusal& r = {}) override {
+    unsupported(m_, in, diag_, tg_, r);
     ok_ = false;
   }
   size_t code_limit_;  // CodegenOptions::code_limit

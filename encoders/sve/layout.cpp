@@ -24,7 +24,7 @@ int log2_of(int64_t v) {
 
 bool Gen::axis(const Inst& in, const ptoas::Type& t, bool rows, AxisMap& m) {
   if (axis_map(t, rows, m)) return true;
-  fail(in, "op " + std::string(op_name(in.op)) + " on a tile of dynamic shape or a non-power-of-two box");
+  fail(in, {RefusalCode::Shape, "op " + std::string(op_name(in.op)) + " on a tile of dynamic shape or a non-power-of-two box"});
   return false;
 }
 
@@ -161,7 +161,7 @@ void Gen::tcopy_grid(const Inst& in, ValueId t, ValueId v, bool load) {
   unsigned es = dtype_bytes(tt.elem);
   unsigned rank = (p_.slots[v].count - 1u) / 2u;
   bool boxed = tt.slayout != SLayout::NoneBox, nd = rank != 2;
-  std::string why;
+  Refusal why;
   if (boxed ? !boxed_copy_ok(m_, t, v, rank, load, why) : !view_copy_ok(m_, t, v, rank, load, why))
     return fail(in, why);
   AxisMap tr, tc;

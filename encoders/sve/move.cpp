@@ -77,7 +77,7 @@ void Gen::tfillpad(const Inst& in) {
   if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
   ValueId src = op(in, 0), dst = op(in, in.n_ins);
   if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
-  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
+  if (ty(src).elem != ty(dst).elem) return fail(in, {RefusalCode::Type, "op " + std::string(op_name(in.op)) + " that converts"});
   const ptoas::Type& dt = ty(dst);
   unsigned es = dtype_bytes(dt.elem);
   AxisMap sr, sc, dr, dc;
@@ -163,8 +163,8 @@ void Gen::ttrans(const Inst& in) {
   if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
   ValueId src = op(in, 0), dst = op(in, in.n_ins);
   if (!tile_type_ok(in, src) || !tile_type_ok(in, dst)) return;
-  if (ty(src).elem != ty(dst).elem) return fail(in, "pto.ttrans that converts");
-  if (src == dst) return fail(in, "pto.ttrans in place");
+  if (ty(src).elem != ty(dst).elem) return fail(in, {RefusalCode::Type, "pto.ttrans that converts"});
+  if (src == dst) return fail(in, {RefusalCode::Operands, "pto.ttrans in place"});
   I("PTRUE_S", {P(7), 31});
   ldx(X(9), src, 2);   // rows of d: s's valid columns
   ldx(X(10), src, 1);  // columns of d: s's valid rows
@@ -176,11 +176,11 @@ void Gen::ttrans(const Inst& in) {
 // tconcat ins(s0, s1): each row r < d.vrow: s0's valid columns, then s1's
 // (capped at the tiles' shapes).
 void Gen::tconcat(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins != 2) return fail(in, "pto.tconcat with index tiles");
+  if (in.n_outs != 1 || in.n_ins != 2) return fail(in, {RefusalCode::Operands, "pto.tconcat with index tiles"});
   ValueId a = op(in, 0), b = op(in, 1), dst = op(in, in.n_ins);
   for (ValueId v : {a, b, dst})
     if (!tile_type_ok(in, v)) return;
-  if (ty(a).elem != ty(dst).elem || ty(b).elem != ty(dst).elem) return fail(in, "pto.tconcat that converts");
+  if (ty(a).elem != ty(dst).elem || ty(b).elem != ty(dst).elem) return fail(in, {RefusalCode::Type, "pto.tconcat that converts"});
   I("PTRUE_S", {P(7), 31});
   for (int part = 0; part < 2; ++part) {
     ValueId s = part ? b : a;
@@ -231,12 +231,8 @@ void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
       I("FCMUO_PPzZZ_S", {P(4), pg, x, x});  // a NaN gives 0
       I(rnd, {t, t, pg, x});                  // integral, by rmode
       if (sat) {  // clamp to the destination's range (exact bounds below 2^24)
-        int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
-        int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
-        float flo = float(lo), fhi = float(hi);
         uint32_t blo, bhi;
-        std::memcpy(&blo, &flo, 4);
-        std::memcpy(&bhi, &fhi, 4);
+        sat_bounds_f32(dd, blo, bhi);
         splat(w, blo);
         I("FCMGT_PPzZZ_S", {P(1), pg, w, t});
         I("SEL_ZPZZ_S", {t, P(1), w, t});

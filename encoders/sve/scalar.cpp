@@ -152,7 +152,7 @@ void Gen::scalar(const Inst& in) {
       }
       static const Cond conds[] = {EQ, NE, LT, LE, GT, GE, LO, LS, HI, HS};  // cmpi_predicate's order
       int k = cmpi_predicate(pr);
-      if (k < 0) return fail(in, "arith.cmpi predicate '" + std::string(pr) + "'");
+      if (k < 0) return fail(in, {RefusalCode::Attribute, "arith.cmpi predicate '" + std::string(pr) + "'"});
       Cond c = conds[k];
       I("SUBSXrs", {xzr(), X(0), X(1), 0});
       cset(X(0), c);
@@ -160,7 +160,7 @@ void Gen::scalar(const Inst& in) {
       return;
     }
     case Op::Select:
-      if (p_.slots[res].count != 1) return fail(in, "arith.select of views or tiles");
+      if (p_.slots[res].count != 1) return fail(in, {RefusalCode::Operands, "arith.select of views or tiles"});
       ldx(X(0), op(in, 0));
       ldx(X(1), op(in, 1));
       ldx(X(2), op(in, 2));
@@ -271,7 +271,7 @@ void Gen::scalar_float(const Inst& in) {
         cset(X(1), pr == "one" ? GT : VS);
         I("ORRXrs", {X(0), X(0), X(1), 0});
       } else {
-        return fail(in, "arith.cmpf predicate '" + std::string(pr) + "'");
+        return fail(in, {RefusalCode::Attribute, "arith.cmpf predicate '" + std::string(pr) + "'"});
       }
       stx(X(0), res);
       return;

@@ -48,9 +48,10 @@ class ToyLower : public Lowering {
   }
 
   void mark(const Inst&) override {}
-  void fail(const Inst& in, std::string_view what) override {
-    std::string w = what.empty() ? "op " + std::string(op_info(in.op).name) : std::string(what);
-    d_.error(in.loc, 0, w + " is not supported on " + std::string(t_.name));
+  void fail(const Inst& in, const Refusal& r) override {
+    std::string w = r.what.empty() ? "op " + std::string(op_info(in.op).name) : r.what;
+    d_.error(in.loc, 0, w + " is not supported on " + std::string(t_.name) + " [" +
+                            std::string(refusal_code_name(r.code)) + "]");
     ok_ = false;
   }
   void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) override {

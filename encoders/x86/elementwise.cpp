@@ -55,13 +55,13 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   unsigned rank = (p_.slots[v].count - 1u) / 2u;
   if (vt.kind != TypeKind::Ptr && rank > 2) return tcopy_views(in, t, v, load);
   if (vt.kind == TypeKind::Ptr || rank < 1 || rank > 2)
-    return fail(in, std::string(what) + " a view of rank " + std::to_string(rank));
+    return fail(in, {RefusalCode::Shape, std::string(what) + " a view of rank " + std::to_string(rank)});
   unsigned es = dtype_bytes(tt.elem);
   DType d = tt.elem;
   if (dtype_bytes(vt.elem) != es) return fail(in);
   if (!load && vt.elem != tt.elem)
-    return fail(in, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
-                        std::string(dtype_name(vt.elem)));
+    return fail(in, {RefusalCode::Type, "pto.tstore that converts " + std::string(dtype_name(tt.elem)) + " to " +
+                        std::string(dtype_name(vt.elem))});
   TileGeo g = geo(t);
   // r8 x r9 = rows x cols of the overlap; r10 / r11 = the view's row /
   // column stride in bytes; rbx = the view base, r12 = the tile base.

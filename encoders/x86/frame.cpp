@@ -95,7 +95,7 @@ void Gen::prologue() {
   };
   std::vector<ParamPass> params;
   std::string why;
-  if (!param_passing(m_, fn_, p_, params, why)) fail(m_.inst(fn_), why);
+  if (!param_passing(m_, fn_, p_, params, why)) fail(m_.inst(fn_), {RefusalCode::Type, why});
   for (const ParamPass& pp : params) param(pp.slot, pp.as, pp.is_float);
   // Zero the tiles that may be read before they are written (the
   // interpreter's tiles start zeroed): the whole arena at -O0.
@@ -207,7 +207,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   FramePlan plan;
   if (!plan_frame(m, fn, t, plan, diag)) return false;
   if (plan.nslots > (1u << 24)) {
-    diag.error(m.inst(fn).loc, 0, "the function has too many values for the x86 backend");
+    diag.error(m.inst(fn).loc, 0, "the function has too many values for the x86 backend [limit]");
     return false;
   }
   const Inst& f = m.inst(fn);

@@ -79,7 +79,7 @@ void Gen::plan_mm_loads(std::map<ValueId, int>& uses) {
       const Inst& mm = m_.inst(mid);
       if (mm.op != Op::TMatmul && mm.op != Op::TMatmulAcc && mm.op != Op::TMatmulBias) continue;
       MatmulPlan pl;
-      std::string why;
+      Refusal why;
       if (!plan_matmul(m_, mm, pl, why)) continue;
       ValueId t = op(in, 1), v = op(in, 0);
       if ((t != pl.a && t != pl.b) || t == pl.c || t == pl.cin || t == pl.bias || uses[t] != 2) continue;
@@ -151,7 +151,7 @@ void Gen::plan_acc_stores(std::map<ValueId, int>& uses) {
   // covers t by static valid extents.
   auto fills = [&](const Inst& in, ValueId t, bool first) {
     MatmulPlan pl;
-    std::string why;
+    Refusal why;
     if (!plan_matmul(m_, in, pl, why) || pl.c != t || pl.a == t || pl.b == t || pl.bias == t) return false;
     if (first ? (in.op == Op::TMatmulAcc || pl.cin != kNone) : (in.op != Op::TMatmulAcc || pl.cin != t)) return false;
     const ptoas::Type &tt = ty(t), &at = ty(pl.a), &bt = ty(pl.b);

@@ -128,8 +128,8 @@ class Gen : public CodeGenerator, public CpuLowering {
   const ptoas::Type& ty(ValueId v) const { return m_.type_of(v); }
   ValueId op(const Inst& in, unsigned i) const { return m_.operand(in, i); }
 
-  void fail(const Inst& in, std::string_view what = {}) override {
-    unsupported(m_, in, diag_, tg_, what);
+  void fail(const Inst& in, const Refusal& r = {}) override {
+    unsupported(m_, in, diag_, tg_, r);
     ok_ = false;
   }
 

@@ -11,7 +11,7 @@ namespace ptoas::cg::x86::gen {
 
 bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
   (void)movement;
-  std::string why;
+  Refusal why;
   if (lane_tile(m_, in, v, why)) return true;
   fail(in, why);
   return false;
@@ -240,7 +240,7 @@ bool Gen::elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& til
   bool colmajor;
   int32_t cap_r, cap_c;
   if (!loop_order(m_, dst, tiles.data(), unsigned(tiles.size()), colmajor, cap_r, cap_c)) {
-    fail(in, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts");
+    fail(in, {RefusalCode::Layout, "op " + std::string(op_name(in.op)) + " on tiles of mixed layouts"});
     return false;
   }
   mov(r8, q(region, colmajor ? 2 : 1));

@@ -340,7 +340,7 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   const ptoas::Type& tt = ty(t);
   unsigned es = dtype_bytes(tt.elem);
   unsigned rank = (p_.slots[v].count - 1u) / 2u;
-  std::string why;
+  Refusal why;
   if (!boxed_copy_ok(m_, t, v, rank, load, why)) return fail(in, why);
   if (rank != 2) return tcopy_views(in, t, v, load);
   mov(r8, q(t, 1));
@@ -367,7 +367,7 @@ void Gen::tcopy_views(const Inst& in, ValueId t, ValueId v, bool load) {
   unsigned es = dtype_bytes(tt.elem);
   unsigned rank = (p_.slots[v].count - 1u) / 2u;
   bool boxed = tt.slayout != SLayout::NoneBox;
-  std::string why;
+  Refusal why;
   if (boxed ? !boxed_copy_ok(m_, t, v, rank, load, why) : !view_copy_ok(m_, t, v, rank, load, why))
     return fail(in, why);
   mov(r8, q(t, 1));
@@ -410,7 +410,7 @@ void Gen::tmov(const Inst& in, ValueId s, ValueId d) {
   const ptoas::Type& st = ty(s);
   const ptoas::Type& dt = ty(d);
   int64_t rows = std::min(st.rows, dt.rows), cols = std::min(st.cols, dt.cols);
-  if (rows <= 0 || cols <= 0) return fail(in, "a tile of dynamic shape or odd element size");
+  if (rows <= 0 || cols <= 0) return fail(in, {RefusalCode::Shape, "a tile of dynamic shape or odd element size"});
   mov(r8, q(d, 1));
   mov(r9, q(d, 2));
   clamp(r8, rows);

@@ -24,7 +24,7 @@ bool Gen::elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const R
   int64_t es = std::max<int64_t>(1, dtype_bytes(t.elem));
   int les = log2_exact(es);
   if (t.rows <= 0 || t.cols <= 0 || les < 0) {
-    fail(in, "a tile of dynamic shape or odd element size");
+    fail(in, {RefusalCode::Shape, "a tile of dynamic shape or odd element size"});
     return false;
   }
   if (t.slayout == SLayout::NoneBox) {
@@ -37,7 +37,7 @@ bool Gen::elem_off(const Inst& in, const ptoas::Type& t, const Reg64& r, const R
     tile_inner_box(t, ir, ic);
     int lir = log2_exact(ir), lic = log2_exact(ic);
     if (lir < 0 || lic < 0) {
-      fail(in, "a boxed tile with a non-power-of-two inner box");
+      fail(in, {RefusalCode::Layout, "a boxed tile with a non-power-of-two inner box"});
       return false;
     }
     int64_t nbr = (t.rows + ir - 1) / ir, nbc = (t.cols + ic - 1) / ic;
@@ -329,7 +329,7 @@ void Gen::matmul_gather(const Inst& in, const MmOps& o) {
   tail_mask_rcx();
   Xmm acc = V(0), bv = V(1), av = V(2);
   vxorps(acc, acc, acc);
-  if (!col_part(idx, btt)) return fail(in, "a boxed tile with a non-power-of-two inner box");
+  if (!col_part(idx, btt)) return fail(in, {RefusalCode::Layout, "a boxed tile with a non-power-of-two inner box"});
   xor_(edi, edi);                          // k
   L(kl);
   cmp(rdi, r10);

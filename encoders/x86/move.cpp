@@ -17,8 +17,8 @@ void Gen::tfillpad(const Inst& in) {
   ValueId src = op(in, 0), dst = op(in, in.n_ins);
   if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
   DType d = bits_type(ty(dst).elem);
-  if (ty(src).elem != ty(dst).elem) return fail(in, "op " + std::string(op_name(in.op)) + " that converts");
-  if (geo(src).dn || geo(dst).dn) return fail(in, "op " + std::string(op_name(in.op)) + " on a column-major tile");
+  if (ty(src).elem != ty(dst).elem) return fail(in, {RefusalCode::Type, "op " + std::string(op_name(in.op)) + " that converts"});
+  if (geo(src).dn || geo(dst).dn) return fail(in, {RefusalCode::Layout, "op " + std::string(op_name(in.op)) + " on a column-major tile"});
   unsigned es = dtype_bytes(d);
   const ptoas::Type& dt = ty(dst);
   int64_t R = dt.rows, C = dt.cols;
@@ -164,10 +164,10 @@ void Gen::ttrans(const Inst& in) {
   if (in.n_outs != 1 || in.n_ins < 1) return fail(in);
   ValueId src = op(in, 0), dst = op(in, in.n_ins);
   if (!tile_type_ok(in, src, true) || !tile_type_ok(in, dst, true)) return;
-  if (ty(src).elem != ty(dst).elem) return fail(in, "pto.ttrans that converts");
-  if (src == dst) return fail(in, "pto.ttrans in place");
+  if (ty(src).elem != ty(dst).elem) return fail(in, {RefusalCode::Type, "pto.ttrans that converts"});
+  if (src == dst) return fail(in, {RefusalCode::Operands, "pto.ttrans in place"});
   TileGeo gs = geo(src), gd = geo(dst);
-  if (!gd.rowvec) return fail(in, "pto.ttrans into a column-major tile");
+  if (!gd.rowvec) return fail(in, {RefusalCode::Layout, "pto.ttrans into a column-major tile"});
   DType d = bits_type(ty(dst).elem);
   unsigned es = dtype_bytes(d);
   if (gs.rs > (1 << 24)) return fail(in);
@@ -206,13 +206,13 @@ void Gen::ttrans(const Inst& in) {
 // tconcat ins(s0, s1): each row r < d.vrow: s0's valid columns, then s1's
 // (bits copied; ND tiles; capped at the tiles' shapes).
 void Gen::tconcat(const Inst& in) {
-  if (in.n_outs != 1 || in.n_ins != 2) return fail(in, "pto.tconcat with index tiles");
+  if (in.n_outs != 1 || in.n_ins != 2) return fail(in, {RefusalCode::Operands, "pto.tconcat with index tiles"});
   ValueId a = op(in, 0), b = op(in, 1), dst = op(in, in.n_ins);
   for (ValueId v : {a, b, dst})
     if (!tile_type_ok(in, v, true)) return;
-  if (ty(a).elem != ty(dst).elem || ty(b).elem != ty(dst).elem) return fail(in, "pto.tconcat that converts");
+  if (ty(a).elem != ty(dst).elem || ty(b).elem != ty(dst).elem) return fail(in, {RefusalCode::Type, "pto.tconcat that converts"});
   if (!geo(a).rowvec || !geo(b).rowvec || !geo(dst).rowvec || geo(dst).dn)
-    return fail(in, "pto.tconcat on column-major tiles");
+    return fail(in, {RefusalCode::Layout, "pto.tconcat on column-major tiles"});
   DType d = bits_type(ty(dst).elem);
   unsigned es = dtype_bytes(d);
   for (int part = 0; part < 2; ++part) {
@@ -249,7 +249,7 @@ void Gen::tconcat(const Inst& in) {
 void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
   const auto& [src, dst, sd, dd, rmode, sat] = pl;
   auto refuse = [&](const std::string& r) {
-    fail(in, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + r);
+    fail(in, {RefusalCode::Type, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + r});
   };
   // vroundps immediates (exceptions suppressed); -1: ties away from zero.
   int mode = pl.rmode == Rounding::NearestEven ? 8 : pl.rmode == Rounding::Floor ? 9
@@ -304,12 +304,8 @@ void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
         vaddps(t, t, w);
       }
       if (sat) {  // clamp to the destination's range (exact bounds below 2^24)
-        int64_t lo = dd == DType::I8 ? -128 : dd == DType::I16 ? -32768 : dd == DType::I32 ? -2147483648LL : 0;
-        int64_t hi = dd == DType::I8 ? 127 : dd == DType::U8 ? 255 : dd == DType::I16 ? 32767 : 65535;
-        float flo = float(lo), fhi = float(hi);
         uint32_t blo, bhi;
-        std::memcpy(&blo, &flo, 4);
-        std::memcpy(&bhi, &fhi, 4);
+        sat_bounds_f32(dd, blo, bhi);
         bimm(w, blo);
         vmaxps(t, t, w);  // a NaN lane stays NaN (second operand)
         if (dd != DType::I32) {

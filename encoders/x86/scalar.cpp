@@ -222,7 +222,7 @@ void Gen::scalar(const Inst& in) {
       else if (pr == "ule") setbe(al);
       else if (pr == "ugt") seta(al);
       else if (pr == "uge") setae(al);
-      else return fail(in, "arith.cmpi predicate '" + std::string(pr) + "'");
+      else return fail(in, {RefusalCode::Attribute, "arith.cmpi predicate '" + std::string(pr) + "'"});
       movzx(eax, al);
       st(rax);
       return;
@@ -259,13 +259,13 @@ void Gen::scalar(const Inst& in) {
       else if (pr == "uge") { ucom(xmm1, xmm0); setbe(al); }
       else if (pr == "ult") { ucom(xmm0, xmm1); setb(al); }
       else if (pr == "ule") { ucom(xmm0, xmm1); setbe(al); }
-      else return fail(in, "arith.cmpf predicate '" + std::string(pr) + "'");
+      else return fail(in, {RefusalCode::Attribute, "arith.cmpf predicate '" + std::string(pr) + "'"});
       movzx(eax, al);
       st(rax);
       return;
     }
     case Op::Select:
-      if (p_.slots[res].count != 1) return fail(in, "arith.select of views or tiles");
+      if (p_.slots[res].count != 1) return fail(in, {RefusalCode::Operands, "arith.select of views or tiles"});
       mov(rax, q(op(in, 1)));
       mov(rcx, q(op(in, 2)));
       test(byte[rbp + disp(sl(op(in, 0)))], 1);

@@ -166,9 +166,11 @@ bool read_file(const std::string& path, std::string& text) {
 std::string reason_of(const std::string& msg) {
   std::string line = msg.substr(0, msg.find('\n'));
   if (size_t e = line.find("error: "); e != std::string::npos) line = line.substr(e + 7);
-  // Group "op X with dtype Y is not supported on T" by op and dtype only.
-  for (const char* t : {" on avx2", " on avx512", " on sve"})
-    if (size_t k = line.find(t); k != std::string::npos && k + std::strlen(t) == line.size()) line.resize(k);
+  // Group "X is not supported on T [code]" by X and the code, whatever T.
+  if (size_t k = line.find(" is not supported on "); k != std::string::npos) {
+    size_t code = line.find(" [", k);
+    line = line.substr(0, k) + (code == std::string::npos ? "" : line.substr(code));
+  }
   return line.empty() ? "(no message)" : line;
 }
 
