@@ -1,5 +1,7 @@
 // The one ELF serializer: any ObjectFile (object_file.h) as a relocatable
-// ELF64 little-endian file, the CPU objects and GPU code objects alike.
+// ELF64 little-endian file (ET_REL), the CPU objects and GPU code objects
+// alike. No program headers: a loadable AMDGPU code object (ET_DYN) is a
+// link of this output, or needs them added here.
 #pragma once
 #include <string>
 
