@@ -2,8 +2,8 @@
 // (x86/, sve/) lower tile ops by: which element types the 32-bit-lane
 // loops take, where a tile's rows and columns lie, the binary kind of each
 // element op, the pad value of a load, and the loop order over tiles of
-// mixed layouts. What differs per
-// ISA is only the instruction selection built on these.
+// mixed layouts. What differs per ISA is only the instruction selection
+// built on these.
 #pragma once
 #include <cstdint>
 
