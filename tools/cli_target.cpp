@@ -63,11 +63,13 @@ void add_codegen_flags(CLI::App& app, cg::CodegenOptions& o) {
 std::string print_targets() {
   std::string o;
   for (const cg::Target* t : cg::targets()) {
+    std::string emits(t->emits);
+    for (char& c : emits)
+      if (c == ' ') c = ',';  // one column, so the fields stay in place for awk
     char line[256];
-    std::snprintf(line, sizeof line, "%-8s %-10s %-18s %-4s %.*s\n", std::string(t->name).c_str(),
+    std::snprintf(line, sizeof line, "%-8s %-10s %-4s %-18s %.*s\n", std::string(t->name).c_str(),
                   std::string(output_name(t->has_backend() ? t->output : cg::OutputKind::None)).c_str(),
-                  std::string(t->emits).c_str(), t->packed_thunk ? "jit" : "-", int(t->summary.size()),
-                  t->summary.data());
+                  t->packed_thunk ? "jit" : "-", emits.c_str(), int(t->summary.size()), t->summary.data());
     o += line;
   }
   return o;

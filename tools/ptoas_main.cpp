@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(emits));
   bool print_targets = false;
   app.add_flag("--print-targets", print_targets,
-               "List the targets (name, output, --emit kinds, whether ptorun runs it, summary) and exit");
+               "List the targets (name, output, whether ptorun runs it, --emit kinds, summary) and exit");
   ptoas::cli::add_codegen_flags(app, cg_opts);
   ptoas::cli::add_frontend_flags(app, fe_flags);
   app.add_flag("--enable-insert-sync", insert_sync,

@@ -11,7 +11,9 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "toy_target: FAIL: $*" >&2; exit 1; }
 "$ptoas" -target=toy -O0 "$dir/toy_kernel.pto" -o "$tmp/out.txt" || fail "ptoas -target=toy exited $?"
 diff -u "$dir/toy_kernel.expected" "$tmp/out.txt" || fail "output differs from toy_kernel.expected"
-"$ptoas" --print-targets | grep -q '^toy ' || fail "--print-targets does not list toy"
+# One line per target, single-word columns (make samples picks $3 == "jit").
+"$ptoas" --print-targets | awk '$1 == "toy" && $2 == "text" && $3 == "-" && $4 == "ir,asm" { ok = 1 } END { exit !ok }' ||
+  fail "--print-targets does not list toy as: toy text - ir,asm ..."
 "$ptoas" --help | grep -q 'toy:' && fail "--help lists the test target"
 # A refusal through the driver is located and leaves no output.
 printf 'module {\n  func.func @f() {\n    func.call @g() : () -> ()\n    return\n  }\n  func.func private @g() {\n    return\n  }\n}\n' > "$tmp/call.pto"
