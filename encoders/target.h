@@ -110,6 +110,11 @@ const Target* host_target();
 // opt::TargetDesc::fusable of a target with no fused-region lowering: the
 // fuse pass forms no regions for it.
 bool never_fusable(const Module& m, const Inst& in);
+// The words of a space-separated descriptor list (aliases, emits).
+std::vector<std::string_view> split_words(std::string_view list);
+// Every --emit kind some target answers or will (its default: cce's cpp),
+// "ir" first, each once.
+std::vector<std::string> emit_kinds();
 // "cce, avx2, ..." of the listed targets, for --help and errors.
 std::string target_names(bool with_backend_only = false);
 

@@ -1,5 +1,6 @@
 // The target registry (target.h): the folders of targets.def, each listing
 // its descriptors.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -13,14 +14,20 @@ namespace ptoas::cg {
 #include "targets.def"
 #undef PTOAS_TARGET_FOLDER
 
-bool Target::answers_emit(std::string_view emit) const {
-  std::string_view s = emits;
-  while (!s.empty()) {
-    size_t sp = s.find(' ');
-    if (s.substr(0, sp) == emit) return true;
+std::vector<std::string_view> split_words(std::string_view list) {
+  std::vector<std::string_view> words;
+  while (!list.empty()) {
+    size_t sp = list.find(' ');
+    if (sp != 0) words.push_back(list.substr(0, sp));
     if (sp == std::string_view::npos) break;
-    s.remove_prefix(sp + 1);
+    list.remove_prefix(sp + 1);
   }
+  return words;
+}
+
+bool Target::answers_emit(std::string_view emit) const {
+  for (std::string_view w : split_words(emits))
+    if (w == emit) return true;
   return false;
 }
 
@@ -54,13 +61,8 @@ const std::vector<const Target*>& targets() {
 const Target* find_target(std::string_view name) {
   for (const Target* t : targets()) {
     if (t->name == name) return t;
-    std::string_view s = t->aliases;
-    while (!s.empty()) {
-      size_t sp = s.find(' ');
-      if (s.substr(0, sp) == name) return t;
-      if (sp == std::string_view::npos) break;
-      s.remove_prefix(sp + 1);
-    }
+    for (std::string_view a : split_words(t->aliases))
+      if (a == name) return t;
   }
   return nullptr;
 }
@@ -81,6 +83,18 @@ const Target* host_target() {
   for (const Target* t : targets())
     if (t->cpu_can_run && t->has_backend() && t->cpu_can_run()) best = t;
   return best;
+}
+
+std::vector<std::string> emit_kinds() {
+  std::vector<std::string> kinds{"ir"};
+  auto add = [&](std::string_view k) {
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.emplace_back(k);
+  };
+  for (const Target* t : targets()) {
+    for (std::string_view k : split_words(t->emits)) add(k);
+    add(t->default_emit);
+  }
+  return kinds;
 }
 
 std::string target_names(bool with_backend_only) {

@@ -33,12 +33,8 @@ void add_target_option(CLI::App& app, std::string& target, const std::string& wh
       ->check(CLI::Validator(
           [extra](std::string& s) -> std::string {
             if (s == "host" || cg::find_target(s)) return {};
-            for (size_t a = 0; a < extra.size();) {
-              size_t e = extra.find(' ', a);
-              if (e == std::string::npos) e = extra.size();
-              if (extra.compare(a, e - a, s) == 0) return {};
-              a = e + 1;
-            }
+            for (std::string_view w : cg::split_words(extra))
+              if (w == s) return {};
             return "unknown target '" + s + "' (targets: " + cg::target_names() + ", host" +
                    (extra.empty() ? "" : ", " + extra) + ")";
           },
@@ -63,9 +59,8 @@ void add_codegen_flags(CLI::App& app, cg::CodegenOptions& o) {
 std::string print_targets() {
   std::string o;
   for (const cg::Target* t : cg::targets()) {
-    std::string emits(t->emits);
-    for (char& c : emits)
-      if (c == ' ') c = ',';  // one column, so the fields stay in place for awk
+    std::string emits;  // comma-separated: one column, so the fields stay in place for awk
+    for (std::string_view k : cg::split_words(t->emits)) emits += (emits.empty() ? "" : ",") + std::string(k);
     char line[256];
     std::snprintf(line, sizeof line, "%-8s %-10s %-4s %-18s %.*s\n", std::string(t->name).c_str(),
                   std::string(output_name(t->has_backend() ? t->output : cg::OutputKind::None)).c_str(),

@@ -71,23 +71,12 @@ int main(int argc, char** argv) {
       app, target,
       "Target: " + target + " is the default, as in the official tool; every target answers --emit=ir, "
       "ptoas --print-targets lists what else each writes.");
-  std::vector<std::string> emits{"ir"};
-  // What any target answers or will (its default: cce's cpp, ptx's ptx).
-  for (const ptoas::cg::Target* t : ptoas::cg::targets()) {
-    std::string kinds = std::string(t->emits) + " " + std::string(t->default_emit);
-    for (size_t a = 0; a < kinds.size();) {
-      size_t e = std::min(kinds.find(' ', a), kinds.size());
-      std::string k = kinds.substr(a, e - a);
-      if (std::find(emits.begin(), emits.end(), k) == emits.end()) emits.push_back(k);
-      a = e + 1;
-    }
-  }
   app.add_option("--emit", emit,
                  "What to produce: ir (canonical IR after verification), or what the target writes "
                  "(default: its own; avx2, avx512 and sve: obj, a relocatable x86-64 or AArch64 ELF .o, "
                  "asm, the listing: Intel syntax for x86, LLVM's AArch64 syntax for sve, and header, "
                  "C prototypes)")
-      ->check(CLI::IsMember(emits));
+      ->check(CLI::IsMember(ptoas::cg::emit_kinds()));
   bool print_targets = false;
   app.add_flag("--print-targets", print_targets,
                "List the targets (name, output, whether ptorun runs it, --emit kinds, summary) and exit");

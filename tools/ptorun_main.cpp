@@ -200,13 +200,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptorun: error: --sve-vl=%u: expected a multiple of 128 from 128 to 2048\n", sve_vl);
     return kExitUsage;
   }
-  if (const char* e = std::getenv("SVE_VL"); !sve_vl && target == "sve" && e && *e) {
-    unsigned bits;
-    if (!ptoas::rt::qemu_parse_vl_bits(e, bits)) {
-      std::fprintf(stderr, "ptorun: error: SVE_VL=%s: expected a multiple of 128 from 128 to 2048 (bits)\n", e);
-      return kExitUsage;
-    }
-  }
   const ptoas::cg::Target* tg = nullptr;
   if (target != "interp") {
     tg = ptoas::cli::resolve_target("ptorun", target);
@@ -215,6 +208,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ptorun: error: target %s %s; use --target=interp\n", target.c_str(),
                    tg->has_backend() ? "has no JIT" : "is not implemented yet");
       return kExitBadInput;
+    }
+  }
+  if (const char* e = std::getenv("SVE_VL"); !sve_vl && tg && tg->isa == ptoas::cg::Isa::AArch64 && e && *e) {
+    unsigned bits;
+    if (!ptoas::rt::qemu_parse_vl_bits(e, bits)) {
+      std::fprintf(stderr, "ptorun: error: SVE_VL=%s: expected a multiple of 128 from 128 to 2048 (bits)\n", e);
+      return kExitUsage;
     }
   }
   // The kernel.
