@@ -24,10 +24,7 @@ void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
   rep();
   stosb();
   // r8 x r9: a's valid region, columns capped at mask.vcol * B.
-  mov(r8, q(a, 1));
-  mov(r9, q(a, 2));
-  clamp(r8, pl.cap_r);
-  clamp(r9, pl.cap_c);
+  valid_rc(a, pl.cap_r, pl.cap_c);
   mov(rcx, q(m, 2));
   shl(rcx, __builtin_ctz(mbits));
   cmp(r9, rcx);

@@ -95,10 +95,7 @@ void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   TileGeo gd = geo(dst);
-  mov(r8, q(dst, 1));
-  mov(r9, q(dst, 2));
-  clamp(r8, cap_r);
-  clamp(r9, cap_c);
+  valid_rc(dst, cap_r, cap_c);
   LOOP_CONSTANTS();
   tile_ptr(rdi, dst);
   tile_ptr(rsi, s[0]);
@@ -131,10 +128,7 @@ void Gen::col_expand(const Inst& in, const ExpandPlan& pl) {
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   TileGeo gd = geo(dst);
-  mov(r8, q(dst, 1));
-  mov(r9, q(dst, 2));
-  clamp(r8, cap_r);
-  clamp(r9, cap_c);
+  valid_rc(dst, cap_r, cap_c);
   static const Reg64 sregs[] = {rsi, rdx};
   static const Reg64 stregs[] = {r10, r11};
   for (unsigned i = 0; i < nsrc; ++i) {

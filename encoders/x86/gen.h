@@ -398,6 +398,15 @@ class Gen : public CodeGenerator, public CpuLowering {
     cmp(r, rcx);
     cmovg(r, rcx);
   }
+  // r8 x r9: tile t's valid rows x columns, capped at cap_r x cap_c (the
+  // extent of most tile loops; SVE's twin is valid_region). Clobbers rcx.
+  void valid_rc(ValueId t, int64_t cap_r, int64_t cap_c) {
+    mov(r8, q(t, 1));
+    mov(r9, q(t, 2));
+    clamp(r8, cap_r);
+    clamp(r9, cap_c);
+  }
+
   void tile_ptr(const Reg64& r, ValueId t) {
     mov(r, q(t, 0));
     add(r, r15);

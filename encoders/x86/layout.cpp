@@ -343,10 +343,7 @@ void Gen::tcopy_boxed(const Inst& in, ValueId t, ValueId v, bool load) {
   Refusal why;
   if (!boxed_copy_ok(m_, t, v, rank, load, why)) return fail(in, why);
   if (rank != 2) return tcopy_views(in, t, v, load);
-  mov(r8, q(t, 1));
-  mov(r9, q(t, 2));
-  clamp(r8, tt.rows);
-  clamp(r9, tt.cols);
+  valid_rc(t, tt.rows, tt.cols);
   cap_by_view(v);
   if (load) {
     uint64_t bytes = tile_storage_bytes(tt);
@@ -370,10 +367,7 @@ void Gen::tcopy_views(const Inst& in, ValueId t, ValueId v, bool load) {
   Refusal why;
   if (boxed ? !boxed_copy_ok(m_, t, v, rank, load, why) : !view_copy_ok(m_, t, v, rank, load, why))
     return fail(in, why);
-  mov(r8, q(t, 1));
-  mov(r9, q(t, 2));
-  clamp(r8, tt.rows);
-  clamp(r9, tt.cols);
+  valid_rc(t, tt.rows, tt.cols);
   // rax = the view's rows, each shape taken in [0, tile rows] and the
   // product capped there too (no overflow: both factors fit 32 bits).
   mov(eax, 1);
@@ -411,10 +405,7 @@ void Gen::tmov(const Inst& in, ValueId s, ValueId d) {
   const ptoas::Type& dt = ty(d);
   int64_t rows = std::min(st.rows, dt.rows), cols = std::min(st.cols, dt.cols);
   if (rows <= 0 || cols <= 0) return fail(in, {RefusalCode::Shape, "a tile of dynamic shape or odd element size"});
-  mov(r8, q(d, 1));
-  mov(r9, q(d, 2));
-  clamp(r8, rows);
-  clamp(r9, cols);
+  valid_rc(d, rows, cols);
   // Two tiles of one layout whose storage is exactly their elements, the
   // whole of it moved (the usual mat -> left copy): one block copy.
   unsigned es = dtype_bytes(dt.elem);

@@ -95,10 +95,7 @@ void Gen::ttri(const Inst& in, ValueId d, bool upper) {
   uint32_t one = dt.elem == DType::F32 ? 0x3f800000u : 1u;
   if (in.n_ins == 1) mov(rbx, q(op(in, 0)));
   else xor_(ebx, ebx);
-  mov(r8, q(d, 1));
-  mov(r9, q(d, 2));
-  clamp(r8, dt.rows);
-  clamp(r9, dt.cols);
+  valid_rc(d, dt.rows, dt.cols);
   mov(r12d, one);
   grid_loop([&]() -> bool {
     if (!elem_off(in, dt, r13, rsi)) return false;

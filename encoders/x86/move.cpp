@@ -32,10 +32,7 @@ void Gen::tfillpad(const Inst& in) {
     });
   }
   // r8 x r9 = the valid part (src's valid region capped at dst's shape).
-  mov(r8, q(src, 1));
-  mov(r9, q(src, 2));
-  clamp(r8, int32_t(R));
-  clamp(r9, int32_t(C));
+  valid_rc(src, int32_t(R), int32_t(C));
   xor_(ecx, ecx);
   cmp(r8, 0);
   cmovl(r8, rcx);
@@ -124,10 +121,7 @@ void Gen::twindow(const Inst& in, const WindowPlan& p) {
 void Gen::twindow_boxed(const Inst& in, const WindowPlan& p) {
   const ptoas::Type &st = ty(p.src), &dt = ty(p.dst), &wt = ty(p.win);
   int64_t rows = std::min(st.rows, dt.rows), cols = std::min(st.cols, dt.cols);
-  mov(r8, q(p.region, 1));
-  mov(r9, q(p.region, 2));
-  clamp(r8, rows);
-  clamp(r9, cols);
+  valid_rc(p.region, rows, cols);
   mov(rax, q(p.row, 0));
   mov(rdx, int64_t(wt.rows));
   sub(rdx, rax);
@@ -383,10 +377,7 @@ void Gen::tcvt_elems(const Inst& in) {
   DType sd = ty(src).elem, dd = ty(dst).elem;
   bool narrow = sd == DType::F32 && dd == DType::BF16;
   TileGeo gs = geo(src), gd = geo(dst);
-  mov(r8, q(src, 1));
-  mov(r9, q(src, 2));
-  clamp(r8, std::min(ty(src).rows, ty(dst).rows));
-  clamp(r9, std::min(ty(src).cols, ty(dst).cols));
+  valid_rc(src, std::min(ty(src).rows, ty(dst).rows), std::min(ty(src).cols, ty(dst).cols));
   Label row, col, end;
   test(r8, r8);
   jle(end, T_NEAR);

@@ -17,10 +17,7 @@ void Gen::row_reduce(const Inst& in, ValueId src, ValueId dst) {
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
   TileGeo gs = geo(src);
-  mov(r8, q(src, 1));
-  mov(r9, q(src, 2));
-  clamp(r8, std::min(ty(src).rows, ty(dst).rows));
-  clamp(r9, ty(src).cols);
+  valid_rc(src, std::min(ty(src).rows, ty(dst).rows), ty(src).cols);
   Label done, grp, col, first;
   test(r8, r8);
   jle(done, T_NEAR);
@@ -118,10 +115,7 @@ void Gen::col_reduce(const Inst& in, ValueId src, ValueId dst) {
   bool fl = dtype_is_float(d), sum = in.op == Op::TColSum, prod = in.op == Op::TColProd;
   bool mx = in.op == Op::TColMax;
   unsigned es = dtype_bytes(d);
-  mov(r8, q(src, 1));
-  mov(r9, q(src, 2));
-  clamp(r8, ty(src).rows);
-  clamp(r9, std::min(ty(src).cols, ty(dst).cols));
+  valid_rc(src, ty(src).rows, std::min(ty(src).cols, ty(dst).cols));
   Label done, vec, tail;
   vec_bounds(done);
   vbroadcastss(V(3), dword[r14 + kSignF32]);
