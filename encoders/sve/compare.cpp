@@ -15,7 +15,12 @@ namespace ptoas::cg::sve::gen {
 // Only the bytes the valid columns reach are written; columns past
 // mask.vcol * B are not compared, as the interpreter caps the words.
 void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
-  const auto& [a, rhs, m, rhs_tile, mode, mbits, cap_r, cap_c] = pl;  // mode: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  const auto& a = pl.a;
+  const auto& rhs = pl.rhs;
+  const auto& m = pl.mask;
+  const auto& rhs_tile = pl.rhs_tile;
+  const auto& mode = pl.mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  const auto& mbits = pl.mask_bits;
   DType d = ty(a).elem;
   bool fl = dtype_is_float(d);
   loop_constants();
@@ -131,7 +136,11 @@ void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
 // NaN payloads survive). Each lane reads the mask word holding its bit
 // (the word may reach past the row: still inside the tile arena).
 void Gen::tsel(const Inst& in, const SelPlan& pl) {
-  const auto& [scalar, mk, a, b, dst, bits] = pl;
+  const auto& scalar = pl.scalar;
+  const auto& mk = pl.mask;
+  const auto& a = pl.a;
+  const auto& b = pl.b;
+  const auto& dst = pl.dst;
   DType d = pl.bits;
   loop_constants();
   if (scalar) bcast_slot(d, Z(kScalar), b);

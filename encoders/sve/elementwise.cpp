@@ -348,19 +348,30 @@ bool Gen::valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& 
   return true;
 }
 
+void Gen::loop_streams(ValueId dst, const std::vector<ValueId>& tiles, bool cols_outer, std::vector<R>& bases,
+                       std::vector<int64_t>& strides) {
+  bases = {X(0)};
+  strides = {cols_outer ? geo(dst).cs : geo(dst).rs};
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    bases.push_back(X(int(1 + i)));
+    strides.push_back(cols_outer ? geo(tiles[i]).cs : geo(tiles[i]).rs);
+  }
+}
+
 void Gen::elementwise(const Inst& in, const EltPlan& pl) {
-  const auto& [d, dst, tiles, scal, scalar_first] = pl;
+  const auto& d = pl.d;
+  const auto& dst = pl.dst;
+  const auto& tiles = pl.tiles;
+  const auto& scal = pl.scal;
+  const auto& scalar_first = pl.scalar_first;
   Op o = in.op;
   bool cols_outer;
   loop_constants();
   if (scal != kNone) bcast_slot(d, Z(kScalar), scal);
   if (!valid_extent(in, dst, tiles, cols_outer)) return;
-  std::vector<R> bases{X(0)};
-  std::vector<int64_t> strides{cols_outer ? geo(dst).cs : geo(dst).rs};
-  for (size_t i = 0; i < tiles.size(); ++i) {
-    bases.push_back(X(int(1 + i)));
-    strides.push_back(cols_outer ? geo(tiles[i]).cs : geo(tiles[i]).rs);
-  }
+  std::vector<R> bases;
+  std::vector<int64_t> strides;
+  loop_streams(dst, tiles, cols_outer, bases, strides);
   Bin bk = Bin::Add;
   bool binary = bin_of(o, bk);
   bool transcendental = o == Op::TExp || o == Op::TLog || o == Op::TRsqrt || o == Op::TPow || o == Op::TPowS;

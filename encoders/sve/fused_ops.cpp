@@ -30,25 +30,22 @@ void Gen::relu0(R z, R pg) {  // v > 0 ? v : 0 (NaN and -0 give +0)
 }
 
 void Gen::fused(const Inst& in, const FusedPlan& pl) {
+  const auto& d = pl.d;
+  const auto& dst = pl.dst;
+  const auto& n_used = pl.n_used;
+  const auto& tile_of = pl.tile_of;
+  const auto& tiles = pl.tiles;
+  const auto& reads_dst = pl.reads_dst;
   Op o = in.op;
-  ValueId dst = pl.dst;
-  DType d = pl.d;
   bool fl = dtype_is_float(d);
-  unsigned n_used = pl.n_used;
-  bool reads_dst = pl.reads_dst;
-  const std::vector<ValueId>& tiles = pl.tiles;
-  const std::vector<int>& tile_of = pl.tile_of;
   loop_constants();
   for (unsigned i = 0; i < n_used; ++i)  // scalars in z16 + i
     if (tile_of[i] < 0) bcast_slot(d, Z(16 + int(i)), op(in, i));
   bool cols_outer;
   if (!valid_extent(in, dst, tiles, cols_outer)) return;
-  std::vector<R> bases{X(0)};
-  std::vector<int64_t> strides{cols_outer ? geo(dst).cs : geo(dst).rs};
-  for (size_t i = 0; i < tiles.size(); ++i) {
-    bases.push_back(X(int(1 + i)));
-    strides.push_back(cols_outer ? geo(tiles[i]).cs : geo(tiles[i]).rs);
-  }
+  std::vector<R> bases;
+  std::vector<int64_t> strides;
+  loop_streams(dst, tiles, cols_outer, bases, strides);
   R r = Z(0), a = Z(1), b = Z(2), c = Z(4), dv = Z(5);
   R xin[3] = {a, b, c};
   row_loop(bases, strides, [&](R pg) {
@@ -106,7 +103,13 @@ void Gen::fused(const Inst& in, const FusedPlan& pl) {
 // one column wide is broadcast per row; a full operand narrower than dst is
 // read as if it were as wide (the interpreter tiles it cyclically).
 void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
-  const auto& [plain, nsrc, dst, s, bk, colk, cap_r, cap_c] = pl;
+  const auto& plain = pl.plain;
+  const auto& dst = pl.dst;
+  const auto& s = pl.s;
+  const auto& bk = pl.bk;
+  const auto& colk = pl.colk;
+  const auto& cap_r = pl.cap_r;
+  const auto& cap_c = pl.cap_c;
   DType d = ty(dst).elem;
   TileGeo gd = geo(dst);
   loop_constants();
@@ -141,7 +144,13 @@ void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
 // dst[r, c] = op(s0[r', c], s1[r'', c]): an operand with one valid row is
 // read at row 0 (its row stride is 0 then, decided at run time).
 void Gen::col_expand(const Inst& in, const ExpandPlan& pl) {
-  const auto& [plain, nsrc, dst, s, bk, colk, cap_r, cap_c] = pl;
+  const auto& plain = pl.plain;
+  const auto& nsrc = pl.nsrc;
+  const auto& dst = pl.dst;
+  const auto& s = pl.s;
+  const auto& bk = pl.bk;
+  const auto& cap_r = pl.cap_r;
+  const auto& cap_c = pl.cap_c;
   DType d = ty(dst).elem;
   TileGeo gd = geo(dst);
   loop_constants();

@@ -269,6 +269,10 @@ class Gen : public CpuLowering {
   void math(Op o, R pg);  // z0 = o(z0)
   void pow_lanes(R pg);   // z0 = pow(z0, z1)
   bool valid_extent(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, bool& cols_outer);
+  // row_loop's streams over dst (x0) and tiles (x1 ..): each base register
+  // with its row stride (its column stride when cols_outer).
+  void loop_streams(ValueId dst, const std::vector<ValueId>& tiles, bool cols_outer, std::vector<R>& bases,
+                    std::vector<int64_t>& strides);
 };
 
 }  // namespace ptoas::cg::sve::gen

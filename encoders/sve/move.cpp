@@ -214,7 +214,11 @@ void Gen::treshape(const Inst&, ValueId src, ValueId dst) {  // no copy: dst tak
 // integer -> float rounds once, float -> integer rounds by rmode and keeps
 // the low bits of out-of-range values (NaN: 0; sat_mode clamps).
 void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
-  const auto& [src, dst, sd, dd, rmode, sat] = pl;
+  const auto& src = pl.src;
+  const auto& dst = pl.dst;
+  const auto& sd = pl.sd;
+  const auto& dd = pl.dd;
+  const auto& sat = pl.sat;
   const char* rnd = pl.rmode == Rounding::NearestEven ? "FRINTN_ZPmZ_S" : pl.rmode == Rounding::Floor ? "FRINTM_ZPmZ_S"
                     : pl.rmode == Rounding::Ceil ? "FRINTP_ZPmZ_S" : pl.rmode == Rounding::Trunc ? "FRINTZ_ZPmZ_S"
                     : "FRINTA_ZPmZ_S";

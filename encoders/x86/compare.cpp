@@ -13,7 +13,12 @@ namespace ptoas::cg::x86::gen {
 // byte c / 8 of the row (little-endian). Columns past mask.vcol * B are not
 // written, as the interpreter caps the words.
 void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
-  const auto& [a, rhs, m, rhs_tile, mode, mbits, cap_r, cap_c] = pl;  // mode: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  const auto& a = pl.a;
+  const auto& rhs = pl.rhs;
+  const auto& m = pl.mask;
+  const auto& rhs_tile = pl.rhs_tile;
+  const auto& mode = pl.mode;  // 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  const auto& mbits = pl.mask_bits;
   DType d = ty(a).elem;
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
@@ -112,7 +117,11 @@ void Gen::tcmp(const Inst& in, const CmpPlan& pl) {
 // scalar), bits copied: 2-byte elements travel as zero-extended 16-bit
 // lanes, so NaN payloads survive.
 void Gen::tsel(const Inst& in, const SelPlan& pl) {
-  const auto& [scalar, mk, a, b, dst, bits] = pl;
+  const auto& scalar = pl.scalar;
+  const auto& mk = pl.mask;
+  const auto& a = pl.a;
+  const auto& b = pl.b;
+  const auto& dst = pl.dst;
   unsigned es = dtype_bytes(ty(dst).elem);
   DType d = pl.bits;
   std::vector<ValueId> tiles{a};

@@ -320,7 +320,11 @@ void Gen::elt_lanes(Op o, DType d) {
 }
 
 void Gen::elementwise(const Inst& in, const EltPlan& pl) {
-  const auto& [d, dst, tiles, scal, scalar_first] = pl;
+  const auto& d = pl.d;
+  const auto& dst = pl.dst;
+  const auto& tiles = pl.tiles;
+  const auto& scal = pl.scal;
+  const auto& scalar_first = pl.scalar_first;
   unsigned es = dtype_bytes(d);
   Op o = in.op;
   std::vector<Reg64> ptrs;

@@ -10,15 +10,15 @@ namespace ptoas::cg::x86::gen {
 // in turn as the interpreter evaluates them (f16 / bf16 through
 // round_lane); no FMA contraction.
 void Gen::fused(const Inst& in, const FusedPlan& pl) {
+  const auto& d = pl.d;
+  const auto& dst = pl.dst;
+  const auto& n_used = pl.n_used;
+  const auto& tile_of = pl.tile_of;
+  const auto& tiles = pl.tiles;
+  const auto& reads_dst = pl.reads_dst;
   Op o = in.op;
-  ValueId dst = pl.dst;
-  DType d = pl.d;
   unsigned es = dtype_bytes(d);
   bool fl = dtype_is_float(d);
-  unsigned n_used = pl.n_used;
-  bool reads_dst = pl.reads_dst;
-  const std::vector<ValueId>& tiles = pl.tiles;
-  const std::vector<int>& tile_of = pl.tile_of;
   std::vector<Reg64> ptrs;
   std::vector<Stride> strides;
   if (!elem_loop(in, dst, tiles, ptrs, strides)) return;
@@ -91,7 +91,13 @@ void Gen::fused(const Inst& in, const FusedPlan& pl) {
 // that is one column wide is broadcast per row. A full operand narrower than
 // dst (the interpreter tiles it cyclically) is read as if it were as wide.
 void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
-  const auto& [plain, nsrc, dst, s, bk, colk, cap_r, cap_c] = pl;
+  const auto& plain = pl.plain;
+  const auto& dst = pl.dst;
+  const auto& s = pl.s;
+  const auto& bk = pl.bk;
+  const auto& colk = pl.colk;
+  const auto& cap_r = pl.cap_r;
+  const auto& cap_c = pl.cap_c;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   TileGeo gd = geo(dst);
@@ -124,7 +130,13 @@ void Gen::row_expand(const Inst& in, const ExpandPlan& pl) {
 // dst[r, c] = op(s0[r', c], s1[r'', c]), an operand with one valid row read
 // at row 0 (its row stride is 0 then, decided at run time).
 void Gen::col_expand(const Inst& in, const ExpandPlan& pl) {
-  const auto& [plain, nsrc, dst, s, bk, colk, cap_r, cap_c] = pl;
+  const auto& plain = pl.plain;
+  const auto& nsrc = pl.nsrc;
+  const auto& dst = pl.dst;
+  const auto& s = pl.s;
+  const auto& bk = pl.bk;
+  const auto& cap_r = pl.cap_r;
+  const auto& cap_c = pl.cap_c;
   DType d = ty(dst).elem;
   unsigned es = dtype_bytes(d);
   TileGeo gd = geo(dst);

@@ -241,7 +241,11 @@ void Gen::tconcat(const Inst& in) {
 // -> integer wraps, integer -> float rounds once, float -> integer rounds by
 // rmode and keeps the low bits of out-of-range values.
 void Gen::tcvt(const Inst& in, const CvtPlan& pl) {
-  const auto& [src, dst, sd, dd, rmode, sat] = pl;
+  const auto& src = pl.src;
+  const auto& dst = pl.dst;
+  const auto& sd = pl.sd;
+  const auto& dd = pl.dd;
+  const auto& sat = pl.sat;
   auto refuse = [&](const std::string& r) {
     fail(in, {RefusalCode::Type, "pto.tcvt from " + std::string(dtype_name(sd)) + " to " + std::string(dtype_name(dd)) + r});
   };
