@@ -204,13 +204,16 @@ std::string CceLower::signature() {
   for (unsigned i = 0; i < body.arg_count; ++i) {
     ValueId a = m_.region_arg(body, i);
     std::string ty = value_type(m_, a);
-    if (ty.empty() || m_.type_of(a).kind == TypeKind::TileBuf) {
+    if (ty.empty()) {
       d_.error(m_.values[a].loc, 0, "a parameter of type " + std::string(m_.types.text(m_.values[a].type)) +
                                         " is not supported on cce [unsupported-type]");
       ok_ = false;
       continue;
     }
-    s += (i ? ", " : "") + ty + " " + nm(a);
+    // A tile parameter is the caller's Tile object (its assignment and
+    // valid extent), by reference.
+    bool tile = m_.type_of(a).kind == TypeKind::TileBuf;
+    s += (i ? ", " : "") + ty + (tile ? "& " : " ") + nm(a);
   }
   return s;
 }
