@@ -146,8 +146,7 @@ void Planner::on_hazards(SyncState& s, uint32_t c, const std::vector<uint32_t>& 
     }
     Bits& u = s.u[unsigned(p)][unsigned(q)];
     keep_only(u, keep);
-    for (uint32_t other : producers)
-      if (sm_.events[other].pipe == p) u.reset(other);
+    u.reset(pe);
   }
 }
 
