@@ -364,8 +364,8 @@ bool insert_function(Module& m, InstId fn, SyncStats& st, Diag& diag) {
     for (size_t i = 0; i < ids.size(); ++i) {
       SyncOp op;
       if (op_info(m.inst(ids[i]).op).sem != Sem::Sync || !decode_sync(m, m.inst(ids[i]), op)) continue;
-      if (op.kind == SyncOp::Kind::SetFlag) ++st.sets;
-      else if (op.kind == SyncOp::Kind::WaitFlag) ++st.waits;
+      if (op.kind == SyncOp::Kind::Set) ++st.sets;
+      else if (op.kind == SyncOp::Kind::Wait) ++st.waits;
       else if (op.kind == SyncOp::Kind::Barrier && op.src != Pipe::All) ++st.barriers;
       else if (i + 1 < ids.size() && m.inst(ids[i + 1]).op == Op::Return) ++st.tails;
       else ++st.pipe_all;

@@ -41,7 +41,9 @@ SyncModel::SyncModel(const Module& mod, InstId f) : m(mod), fn(f), arch(mod.arch
   owner.assign(m.regions.size(), kNone);
   const Inst& fi = m.inst(fn);
   if (!fi.n_regions) return;
-  plan_offset_ = plan_tiles(m, fn, true).offset;
+  // The CCE emitter's own plan (encoders/cce), so the ranges are its.
+  PlanParams pp = npu_plan_params(m.arch);
+  plan_offset_ = plan_tiles(m, fn, true, &pp).offset;
   TileAliases alias(m, fn);
   std::vector<InstId> order;
   // Pre-order numbering, homes and region owners.
@@ -193,7 +195,7 @@ void SyncModel::add_inst(InstId id) {
   }
   if (info.syn != Syn::Dps || in.op == Op::TReshape) return;
   Pipe p = op_pipe(m, in, arch);
-  if (p == Pipe::All) return;
+  if (p == Pipe::All || p == Pipe::None) return;
   event(p, [&] {
     for (unsigned i = 0; i < in.n_ins; ++i) operand_fp(m.operand(in, i), false);
     for (unsigned i = 0; i < in.n_outs; ++i) operand_fp(m.operand(in, in.n_ins + i), true);

@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "ir.h"
-#include "sync_pipes_stub.h"
+#include "pipes.h"
 
 namespace ptoas::opt {
 
 class TileAliases;
 
-inline constexpr unsigned kSyncPipes = 7;  // S .. FIX (Pipe::All is a barrier only)
+inline constexpr unsigned kSyncPipes = kPipeCount;  // S .. FIX (Pipe::All is a barrier only)
 inline constexpr uint8_t kSpaceGm = 7;     // spaces 0..6 are the tile Locs Vec .. Scaling
 
 struct Footprint {

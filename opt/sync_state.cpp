@@ -78,7 +78,7 @@ void SyncWalker::sync(InstId id, const SyncOp& op, SyncState& s) {
     return;
   }
   uint32_t key = sync_key(op.src, op.dst, op.id);
-  if (op.kind == SyncOp::Kind::SetFlag) {
+  if (op.kind == SyncOp::Kind::Set) {
     auto it = s.tok.find(key);
     if (it != s.tok.end()) {
       on_sync_error(id, it->second.set,
@@ -183,7 +183,7 @@ void SyncWalker::step(InstId id, SyncState& s) {
   const OpInfo& info = op_info(in.op);
   if (info.sem == Sem::Sync) {
     SyncOp op;
-    if (decode_sync(sm_.m, in, op) && op.kind != SyncOp::Kind::Other) {
+    if (decode_sync(sm_.m, in, op)) {
       if (sm_.arch == Arch::A5 && op.kind == SyncOp::Kind::Barrier && op.src == Pipe::V)
         on_sync_error(id, kNone, "pipe_barrier(PIPE_V) is not available on A5 (the vector pipe orders itself)");
       if (sm_.arch == Arch::A5 && op.kind != SyncOp::Kind::Barrier &&
