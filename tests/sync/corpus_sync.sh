@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sync over a corpus (DIR/MANIFEST.tsv, as tests/corpus/run.sh): for every
-# file the verifier accepts with its manifest flags,
+# file marked accept that the verifier accepts with its manifest's
+# --pto-arch / --pto-level,
 #   1. ptoas -target=cce --enable-insert-sync --emit=ir   (insertion, which
 #      runs the checker on its own result as an internal assertion)
 #   2. ptoas -target=cce --verify-sync on that output      (the checker on
@@ -18,8 +19,13 @@ TIMEOUT="${PTOAS_SYNC_TIMEOUT:-20}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/ptoas-sync.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
 n=0 refused=0 accepted=0 inserted=0 clean=0 fail=0 manual=0 manual_clean=0 manual_fail=0 crash=0
-while IFS=$'\t' read -r path expect flags; do
+while IFS=$'\t' read -r path expect flags _; do
   case "$path" in '#'*|'') continue ;; esac
+  [ "$expect" = accept ] || continue
+  # Only the flags that shape the program (the others select outputs or
+  # passes of the official tool; --help runs are not programs).
+  case " $flags " in *" --help "*) continue ;; esac
+  flags=$(printf '%s\n' $flags | grep -E '^--pto-(arch|level)' | tr '\n' ' ')
   f="$DIR/$path"
   [ -f "$f" ] || continue
   n=$((n + 1))
