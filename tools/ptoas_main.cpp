@@ -22,6 +22,7 @@
 #include "frontend.h"
 #include "ir.h"
 #include "opt.h"
+#include "sync.h"
 
 namespace {
 
@@ -83,7 +84,13 @@ int main(int argc, char** argv) {
   ptoas::cli::add_codegen_flags(app, cg_opts);
   ptoas::cli::add_frontend_flags(app, fe_flags);
   app.add_flag("--enable-insert-sync", insert_sync,
-               "Accepted for compatibility (sync is an ordering no-op on CPU/GPU targets)");
+               "Target cce: insert set_flag/wait_flag/pipe_barrier between the pipes after the optimizer "
+               "(functions with hand-written flags are left alone) and prove the result with the sync "
+               "checker. Other targets: accepted, nothing to do (sync orders nothing on CPU/GPU)");
+  bool verify_sync = false;
+  app.add_flag("--verify-sync", verify_sync,
+               "Prove the program's sync (hand-written or inserted): every hazard between pipes ordered "
+               "on every path, flags balanced, ids in range. Errors at the consumer, exit 1, no output");
   app.add_flag("--syntax-only", syntax_only, "Stop after the statement-level parse");
   app.add_flag("--no-verify", no_verify, "Skip the verifier (binding errors are still reported)");
   app.add_flag("--stats", stats,
@@ -121,7 +128,7 @@ int main(int argc, char** argv) {
       {"target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only", "version",
        "help", "disable-infer-layout", "emit-addptr-trace", "pto-insert-sync-debug", "output",
        "stats", "no-verify", "dump-after", "time-passes", "print-targets", "no-sched", "code-limit",
-       "test-unmasked-tails"});
+       "test-unmasked-tails", "verify-sync"});
   for (const std::string& a : args) {
     if (a == "--version") {
       std::printf("ptoas %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
@@ -227,6 +234,17 @@ int main(int argc, char** argv) {
   bool opt_ok = ptoas::opt::optimize(module, oo, ptoas::cg::opt_target(*tg), diag, &report);
   std::fputs(report.c_str(), stderr);
   if (!opt_ok) return bad_input();
+  if (insert_sync && tg->name == "cce") {
+    ptoas::opt::SyncStats sst;
+    if (!ptoas::opt::insert_sync(module, diag, &sst)) return bad_input();
+    if (stats) std::fputs(ptoas::opt::sync_stats_line(sst).c_str(), stderr);
+  }
+  if (verify_sync) {
+    std::string warnings;
+    bool sync_ok = ptoas::opt::verify_sync(module, diag, &warnings);
+    std::fputs(warnings.c_str(), stderr);
+    if (!sync_ok) return bad_input();
+  }
   if (emit == "ir") return write_output(output, ptoas::print_module(module)) ? 0 : bad_input();
   if (emit == "header") {
     std::string h;

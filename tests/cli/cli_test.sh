@@ -226,12 +226,18 @@ expect_out err.txt "passes total" "--time-passes total"
 run --emit=ir --stats good.pto
 expect_out err.txt "after optimization: @k:" "--stats per function"
 expect_out err.txt "bytes of tile memory" "--stats tile memory"
-run --emit=ir --disable-infer-layout --emit-addptr-trace --pto-insert-sync-debug=2 \
-    --enable-insert-sync good.pto
+run --emit=ir --disable-infer-layout --emit-addptr-trace --pto-insert-sync-debug=2 good.pto
 expect_rc 0 "ignored compatibility options" || true
 cmp -s out.txt reference.ir || fail "ignored options change the output"
 run -disable-infer-layout -enable-insert-sync --emit=ir good.pto
 expect_rc 0 "single-dash compatibility flags" || true
+# --enable-insert-sync: sync for cce (the default), nothing on CPU targets.
+expect_out out.txt "pto.barrier<PIPE_ALL>" "--enable-insert-sync on cce adds the tail barrier"
+run --emit=ir -target=avx2 --enable-insert-sync good.pto
+cmp -s out.txt reference.ir || fail "--enable-insert-sync changes the IR for avx2"
+run --emit=ir --verify-sync good.pto
+expect_rc 0 "--verify-sync on a program without hazards" || true
+cmp -s out.txt reference.ir || fail "--verify-sync changes the IR"
 
 # ---- stdout / stdin / -o ------------------------------------------------------------------
 
