@@ -143,6 +143,7 @@ bool cce_compile(std::string_view cpp, const CceRunOptions& o, CceKernel& k, std
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
   int st = pclose(p);
+  if (seconds) *seconds = since(t0);
   if (st != 0) {
     err = o.cxx + " failed on the kernel:\n" + out;
     cleanup();

@@ -130,6 +130,7 @@ void Block::wait_flag(int src, int dst, int id) {
   it.dst = dst;
   it.id = id;
   it.nth = f.waits_issued++;
+  f.waits.push_back({dst, fences_[dst] + 1, seq});
   push(std::move(it));
 }
 
@@ -202,13 +203,20 @@ void Block::check_races(const Item& it, const Clock& k) {
         if (races_ == 21) report(Report::Kind::Race, "more races left unreported");
         continue;
       }
-      const char* what = r.acc.write && a.write ? "WAW" : r.acc.write ? "RAW" : "WAR";
+      // The hazard in program order: `first` was issued before `second`
+      // (the scheduler may have run them the other way round).
+      bool it_first = it.seq < r.seq;
+      bool first_w = it_first ? a.write : r.acc.write, second_w = it_first ? r.acc.write : a.write;
+      const char* what = first_w && second_w ? "WAW" : first_w ? "RAW" : "WAR";
+      std::string it_name = it.cxx + " (call #" + std::to_string(it.seq) + ", " + kPipeNames[it.pipe] + ")";
+      std::string r_name = r.cxx + " (call #" + std::to_string(r.seq) + ", " + kPipeNames[r.pipe] + ")";
+      const std::string& later = it_first ? r_name : it_name;
+      const std::string& earlier = it_first ? it_name : r_name;
       Access both{a.space, a.write, std::max(a.lo, r.acc.lo), std::min(a.hi, r.acc.hi)};
-      report(Report::Kind::Race,
-             std::string(what) + " on " + range_text(both) + ": " + it.cxx + " (call #" + std::to_string(it.seq) +
-                 ", " + kPipeNames[it.pipe] + ") " + (a.write ? "writes" : "reads") + " what " + r.cxx + " (call #" + std::to_string(r.seq) +
-                 ", " + kPipeNames[r.pipe] + ") " + (r.acc.write ? "writes" : "reads") +
-                 ", and no flag or barrier orders the two");
+      report(Report::Kind::Race, std::string(what) + " on " + range_text(both) + ": " + later +
+                                     (second_w ? " writes" : " reads") + " what " + earlier +
+                                     (first_w ? " writes" : " reads") +
+                                     ", and no flag or barrier orders the two");
     }
   }
 }
@@ -233,6 +241,17 @@ void Block::execute(int p, size_t i) {
       snap[p] = std::max(snap[p], it.fence_idx);
       f.snapshots[it.nth] = snap;
       ++f.sets_done;
+      if (it.nth > 0 && f.waits_done >= it.nth) {
+        // The previous set's wait ran first here; it must also be ordered
+        // before this set, or on the hardware this set may come first.
+        const Flag::WaitAt& w = f.waits[it.nth - 1];
+        if (snap[w.pipe] < w.complete_by)
+          report(Report::Kind::Flag,
+                 flag_text("set_flag", it.src, it.dst, it.id) + " (call #" + std::to_string(it.seq) +
+                     ") may set the flag again before wait_flag (call #" + std::to_string(w.seq) +
+                     ") consumes the set of call #" + std::to_string(f.set_seq[it.nth - 1]) +
+                     ": nothing orders the two");
+      }
       if (f.sets_done - f.waits_done > 1)
         report(Report::Kind::Flag, flag_text("set_flag", it.src, it.dst, it.id) + " (call #" +
                                        std::to_string(it.seq) +
@@ -321,6 +340,7 @@ void Block::drain(bool all) {
         f.waits_issued = f.waits_done;
         f.snapshots.resize(f.sets_done);
         f.set_seq.resize(f.sets_done);
+        f.waits.resize(f.waits_done);
       }
   }
 }

@@ -67,6 +67,12 @@ class Block {
     uint32_t sets_issued = 0, waits_issued = 0, sets_done = 0, waits_done = 0;
     std::vector<Clock> snapshots;  // by set number
     std::vector<uint32_t> set_seq; // by set number
+    struct WaitAt {
+      int pipe;
+      uint32_t complete_by;  // the first fence of its pipe after it
+      uint32_t seq;
+    };
+    std::vector<WaitAt> waits;     // by wait number
   };
   void push(Item it);
   bool runnable(int p, size_t i) const;

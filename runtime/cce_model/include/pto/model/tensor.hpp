@@ -2,6 +2,7 @@
 // -1 entries take their values from the constructor, in order.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 namespace pto {
 
