@@ -9,8 +9,8 @@ namespace ptoas {
 namespace {
 
 constexpr OpInfo kOps[] = {
-#define OP(id, name, syn, sem, tier, ins, outs, a3, a5) \
-  {name, Syn::syn, Sem::sem, tier, ins, outs, a3, a5},
+#define OP(id, name, syn, sem, tier, ins, outs, a3, a5, pipe) \
+  {name, Syn::syn, Sem::sem, tier, ins, outs, a3, a5, PipeRule::pipe},
 #include "ops.def"
 #undef OP
 };

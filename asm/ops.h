@@ -50,8 +50,14 @@ enum class Sem : uint8_t {
   Select, Reduce, Expand, Matmul, Move, Convert, Generator, Sort, Other, Npu
 };
 
+// The ops.def `pipe` column: the NPU pipe an op runs on, or the rule that
+// picks it for the overload at hand (asm/pipes.h op_pipe resolves it).
+enum class PipeRule : uint8_t {
+  Nop, Sync, S, V, M, Mte1, Mte2, Mte3, Fix, Store, Move, Window, Tci, Scatter, Comm
+};
+
 enum class Op : uint16_t {
-#define OP(id, name, syn, sem, tier, ins, outs, a3, a5) id,
+#define OP(id, name, syn, sem, tier, ins, outs, a3, a5, pipe) id,
 #include "ops.def"
 #undef OP
   Count
@@ -66,6 +72,7 @@ struct OpInfo {
   const char* outs;  // DPS output signature
   uint32_t dtypes_a3;
   uint32_t dtypes_a5;
+  PipeRule pipe;
 };
 
 const OpInfo& op_info(Op op);

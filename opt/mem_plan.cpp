@@ -40,11 +40,21 @@ struct Block {
   uint64_t off, size;
 };
 
-uint64_t round64(uint64_t b) { return (b + 63) & ~uint64_t(63); }
+uint64_t round_up(uint64_t b, uint64_t a) { return (b + a - 1) & ~(a - 1); }
 
 }  // namespace
 
-TilePlan plan_tiles(const Module& m, InstId fn, bool reuse) {
+PlanParams npu_plan_params(Arch arch) {
+  PlanParams p{};
+  for (unsigned l = 0; l < kLocCount; ++l) {
+    Loc loc = Loc(l);
+    p.align[l] = loc == Loc::Left || loc == Loc::Right || loc == Loc::Acc ? 4096 : 256;
+    p.capacity[l] = tile_memory_bytes(arch, loc);
+  }
+  return p;
+}
+
+TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* params) {
   TilePlan p;
   p.offset.assign(m.insts.size(), kNone);
   p.needs_zero.assign(m.insts.size(), 1);
@@ -96,7 +106,7 @@ TilePlan plan_tiles(const Module& m, InstId fn, bool reuse) {
     const Type& t = m.type_of(in.res);
     if (size_t(t.loc) >= kLocCount || t.rows <= 0 || t.cols <= 0 || alias.cls(in.res) == kNone) continue;
     tiles_of_class[alias.cls(in.res)].push_back(tiles.size());
-    tiles.push_back(Tile{id, unsigned(t.loc), round64(tile_storage_bytes(t)), index[id], index[id], false});
+    tiles.push_back(Tile{id, unsigned(t.loc), round_up(tile_storage_bytes(t), params ? params->align[unsigned(t.loc)] : 64), index[id], index[id], false});
   }
   // First and last use of each tile, through any of its aliases. Only a
   // tile named by its allocation alone can be fresh: a write through an
@@ -186,11 +196,17 @@ TilePlan plan_tiles(const Module& m, InstId fn, bool reuse) {
     if (off == ~uint64_t(0)) {
       off = bump[L];
       bump[L] += t.bytes;
+      if (params && params->capacity[L] && bump[L] > params->capacity[L] && p.over_loc == kNone) {
+        p.over_loc = L;
+        for (size_t k : act) p.over_tiles.push_back(tiles[k].alloc);
+        p.over_tiles.push_back(t.alloc);
+      }
     }
     p.offset[t.alloc] = uint32_t(off);
     act.push_back(ti);
   }
   for (unsigned L = 0; L < kLocCount; ++L) p.bytes[L] = bump[L];
+  if (p.over_loc != kNone) p.over_bytes = bump[p.over_loc];
   return p;
 }
 

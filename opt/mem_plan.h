@@ -1,8 +1,8 @@
 // Memory planning for tiles (docs/optimizer.md "Memory planning"): where
 // each allocation of a function lives within its location's memory, and
 // which tiles must start zeroed. Used by the CPU encoders' frame plan
-// (encoders/plan.cpp) for modules optimized at -O1 and above, and by
-// --stats.
+// (encoders/cpu_frame.cpp) for modules optimized at -O1 and above, by the CCE
+// backend (encoders/cce/) and by --stats.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -23,11 +23,28 @@ struct TilePlan {
   uint64_t bytes[kLocCount] = {};        // the planned size of each location
   uint64_t unshared_bytes[kLocCount] = {};  // what one slot per allocation would need
   unsigned shared = 0;                   // allocations placed on a dead tile's memory
+  // With PlanParams capacities: the first location that does not fit (kNone
+  // when all do), the bytes it needs, and the tiles live when it overflowed
+  // (alloc InstIds, the one that did not fit last).
+  uint32_t over_loc = kNone;
+  uint64_t over_bytes = 0;
+  std::vector<InstId> over_tiles;
 };
+
+// What the target's memories are (an NPU's: npu_plan_params).
+struct PlanParams {
+  uint32_t align[kLocCount];     // offsets are multiples of this (a power of two)
+  uint64_t capacity[kLocCount];  // 0: unbounded
+};
+// The Ascend memories of `arch` (tile_memory_bytes), 256-byte aligned in
+// UB and L1 and 4096-byte in L0A/L0B/L0C as the official planner does.
+PlanParams npu_plan_params(Arch arch);
 
 // Plans fn's tiles. `reuse`: let a tile take the memory of tiles whose last
 // use is behind it. Never shares in a function with explicit tile
 // addresses (addr=), which may alias anything.
-TilePlan plan_tiles(const Module& m, InstId fn, bool reuse);
+// `params` (optional) replace the CPU default of 64-byte alignment and
+// memories without bound.
+TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* params = nullptr);
 
 }  // namespace ptoas::opt

@@ -8,6 +8,8 @@
 #                 line `exit: N` with the exit status.
 # FLAGS come from a first line `// FLAGS: ...` in the case (optional); -O0
 # unless they give a level (opt_*.pto: one optimizer pass each).
+# GOLDEN_DIR=cce runs tests/golden/cce/ the same way with `-target=cce
+# --emit=cpp` (the C++ is not read back).
 # Usage: tests/golden/run.sh PTOAS [PATTERN]   (PATTERN: a glob on NAME)
 # With PTOAS_BLESS=1 the .expected files are rewritten from the actual output.
 set -euo pipefail
@@ -21,6 +23,9 @@ case "$PTOAS" in
 esac
 [ -x "$PTOAS" ] || { echo "golden: ptoas not found at $PTOAS" >&2; exit 2; }
 BLESS="${PTOAS_BLESS:-0}"
+DIR="${GOLDEN_DIR:-ir}"
+EMIT="--emit=ir"
+[ "$DIR" = cce ] && EMIT="-target=cce --emit=cpp"
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
@@ -30,12 +35,12 @@ trap 'rm -rf "$TMP"' EXIT
 pass=0; fail=0; blessed=0
 shopt -s nullglob
 cases=()
-for f in ir/$PATTERN.pto; do [ -f "$f" ] && cases+=("$f"); done
+for f in "$DIR"/$PATTERN.pto; do [ -f "$f" ] && cases+=("$f"); done
 [ ${#cases[@]} -gt 0 ] || { echo "golden: no cases match '$PATTERN'" >&2; exit 2; }
 
 for f in "${cases[@]}"; do
-  name="${f#ir/}"; name="${name%.pto}"
-  exp="ir/$name.expected"
+  name="${f#"$DIR"/}"; name="${name%.pto}"
+  exp="$DIR/$name.expected"
   flags=""
   first="$(head -n1 "$f")"
   case "$first" in "// FLAGS:"*) flags="${first#// FLAGS:}" ;; esac
@@ -45,7 +50,7 @@ for f in "${cases[@]}"; do
   problem=""
   set +e
   # shellcheck disable=SC2086  # FLAGS are words
-  "$PTOAS" --emit=ir $flags "$f" >"$TMP/out" 2>"$TMP/err" </dev/null
+  "$PTOAS" $EMIT $flags "$f" >"$TMP/out" 2>"$TMP/err" </dev/null
   rc=$?
   set -e
   case "$name" in
@@ -58,6 +63,8 @@ for f in "${cases[@]}"; do
       cp "$TMP/out" "$TMP/actual"
       if [ "$rc" != 0 ] || [ -s "$TMP/err" ]; then
         problem="exit $rc, stderr: $(head -n3 "$TMP/err")"
+      elif [ "$DIR" != ir ]; then
+        :
       else
         # Fixed point: the printed IR reads back to the same bytes.
         set +e
@@ -100,7 +107,7 @@ done
 
 # An expectation whose case is gone is stale.
 if [ "$PATTERN" = "*" ]; then
-  for e in ir/*.expected; do
+  for e in "$DIR"/*.expected; do
     [ -f "${e%.expected}.pto" ] && continue
     echo "golden: FAIL stale $e (no ${e%.expected}.pto)"
     fail=$((fail + 1))

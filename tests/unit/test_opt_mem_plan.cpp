@@ -141,3 +141,25 @@ TEST_CASE("mem_plan: explicit addresses turn sharing off") {
   opt::TilePlan plan = opt::plan_tiles(m, fn, true);
   CHECK(plan.shared == 0);
 }
+
+TEST_CASE("mem_plan: NPU parameters align UB offsets to 256 bytes and report an overflow with the live tiles") {
+  // 8x16 f32 = 512 bytes: consecutive offsets. Twenty live at once need
+  // 10 KiB; with the capacity cut to eight tiles the ninth overflows.
+  std::string body;
+  for (int i = 0; i < 20; ++i) body += "    %t" + std::to_string(i) + " = pto.alloc_tile : T!\n";
+  for (int i = 0; i < 20; ++i) body += "    pto.tload ins(%xp : PV) outs(%t" + std::to_string(i) + " : T!)\n";
+  for (int i = 0; i < 20; ++i) body += "    pto.tstore ins(%t" + std::to_string(i) + " : T!) outs(%yp : PV)\n";
+  Planned p(kernel(body));
+  opt::PlanParams pp = opt::npu_plan_params(Arch::A3);
+  CHECK(pp.capacity[unsigned(Loc::Vec)] == 192 * 1024);
+  CHECK(pp.align[unsigned(Loc::Acc)] == 4096);
+  opt::TilePlan ok = opt::plan_tiles(p.m, p.fn, true, &pp);
+  CHECK(ok.over_loc == kNone);
+  CHECK(ok.offset[p.alloc("t1")] == 512);
+  pp.capacity[unsigned(Loc::Vec)] = 8 * 512;
+  opt::TilePlan over = opt::plan_tiles(p.m, p.fn, true, &pp);
+  CHECK(over.over_loc == unsigned(Loc::Vec));
+  CHECK(over.over_tiles.size() == 9);
+  CHECK(over.over_tiles.back() == p.alloc("t8"));
+  CHECK(over.over_bytes == 20 * 512);
+}
