@@ -130,6 +130,7 @@ bool cce_compile(std::string_view cpp, const CceRunOptions& o, CceKernel& k, std
   }
   std::string cmd = shell_quote(o.cxx) + " -std=c++17 -O1 -fPIC -shared -I" +
                     shell_quote(include_dir(o)) + " -o " + shell_quote(so) + " " + shell_quote(src);
+  for (auto& d : o.defines) cmd += " " + shell_quote("-D" + d);
   for (auto& fl : o.extra_flags) cmd += " " + shell_quote(fl);
   cmd += " 2>&1";
   std::string out;

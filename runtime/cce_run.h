@@ -23,6 +23,10 @@ struct CceRunOptions {
   // source tree's runtime/cce_model/include.
   std::string include_dir;
   std::string cxx = "g++";
+  // The kernel is compiled for both core kinds at once (the model has one
+  // core per block): its `#if defined(__DAV_CUBE__)` and `__DAV_VEC__`
+  // sections are all in.
+  std::vector<std::string> defines = {"__DAV_CUBE__", "__DAV_VEC__"};
   std::vector<std::string> extra_flags;  // appended to the g++ command
 };
 

@@ -4,8 +4,8 @@
 #include <unordered_map>
 
 #include "ir.h"
-#include "op_pipe_placeholder.h"
 #include "ops.h"
+#include "pipes.h"
 #include "tile_layout.h"
 
 namespace ptoas::cce_model {
@@ -153,26 +153,11 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
   std::vector<const PtoModelArg*> opnds;
   std::vector<const PtoModelArg*> enums;
   for (int i = 0; i < n; ++i) (a[i].kind == PTO_ARG_ENUM ? enums : opnds).push_back(&a[i]);
+  // The op's int attributes are its last scalars: all of them (the form
+  // docs/cce_backend.md §5 asks for), or as many as leave operands that fit
+  // the op's signature (an emitter that passes only the ones the IR has).
   std::vector<std::pair<size_t, int64_t>> ints;
   std::vector<size_t> int_rows = int_attr_rows(info.name);
-  if (!int_rows.empty()) {
-    if (opnds.size() < int_rows.size()) {
-      err = "the op takes its int attributes last (" + std::to_string(int_rows.size()) +
-            " of them; docs/cce_backend.md §1.5)";
-      return false;
-    }
-    size_t first = opnds.size() - int_rows.size();
-    for (size_t k = 0; k < int_rows.size(); ++k) {
-      const PtoModelArg* s = opnds[first + k];
-      if (s->kind != PTO_ARG_INT) {
-        err = std::string("attribute ") + rows[int_rows[k]].key + " must be an integer";
-        return false;
-      }
-      ints.push_back({int_rows[k], s->ival});
-    }
-    opnds.resize(first);
-  }
-  // outs first: as few as the signature allows with the rest matching ins.
   std::string_view outs_sig = info.outs, ins_sig = info.ins;
   size_t req = 0, opt = 0;
   if (outs_sig == "*") {
@@ -183,17 +168,27 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
   }
   size_t n_outs = SIZE_MAX;
   std::string out_letters, in_letters;
-  for (size_t k = req; k <= req + opt && k <= opnds.size(); ++k) {
-    std::vector<const PtoModelArg*> o(opnds.begin(), opnds.begin() + k), i(opnds.begin() + k, opnds.end());
-    if ((outs_sig == "*" || match_any(outs_sig, o, out_letters)) && match_any(ins_sig, i, in_letters)) {
-      if (outs_sig == "*") match(std::string_view("*"), 0, o, 0, out_letters);
-      n_outs = k;
-      break;
+  std::vector<const PtoModelArg*> all = opnds;
+  for (size_t n_int = int_rows.size() + 1; n_int-- > 0 && n_outs == SIZE_MAX;) {
+    if (n_int > all.size()) continue;
+    bool ints_ok = true;
+    for (size_t k = 0; k < n_int; ++k) ints_ok &= all[all.size() - n_int + k]->kind == PTO_ARG_INT;
+    if (!ints_ok) continue;
+    opnds.assign(all.begin(), all.end() - long(n_int));
+    for (size_t k = req; k <= req + opt && k <= opnds.size(); ++k) {
+      std::vector<const PtoModelArg*> o(opnds.begin(), opnds.begin() + long(k)),
+          i(opnds.begin() + long(k), opnds.end());
+      if ((outs_sig == "*" || match_any(outs_sig, o, out_letters)) && match_any(ins_sig, i, in_letters)) {
+        if (outs_sig == "*") match(std::string_view("*"), 0, o, 0, out_letters);
+        n_outs = k;
+        for (size_t j = 0; j < n_int; ++j) ints.push_back({int_rows[j], all[opnds.size() + j]->ival});
+        break;
+      }
     }
   }
   if (n_outs == SIZE_MAX) {
     std::string kinds;
-    for (auto* p : opnds) kinds += kind_letter(*p);
+    for (auto* p : all) kinds += kind_letter(*p);
     err = "operands (" + kinds + ") match neither outs '" + std::string(outs_sig) + "' nor ins '" +
           std::string(ins_sig) + "' of " + std::string(info.name);
     return false;
@@ -353,7 +348,9 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
     // The op: the one instruction of its kind in the function.
     for (const Inst& in : mm->m.insts)
       if (in.op == op) {
-        mm->pipe = int(placeholder_op_pipe(mm->m, in, arch));
+        // Ops without a pipe of their own (no tile or GM effect) queue on S.
+        Pipe p = op_pipe(mm->m, in, arch);
+        mm->pipe = p == Pipe::None || p == Pipe::All ? int(Pipe::S) : int(p);
         for (unsigned k = 0; k < in.n_ins + in.n_outs; ++k) {
           const Type& t = mm->m.type_of(mm->m.operand(in, k));
           mm->tile_bytes.push_back(t.kind == TypeKind::TileBuf ? tile_storage_bytes(t) : 0);

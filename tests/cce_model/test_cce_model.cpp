@@ -10,6 +10,7 @@
 
 #include "cce_run.h"
 #include "interp_harness.h"
+#include "pto/model/scalar_types.hpp"
 
 namespace {
 
@@ -224,4 +225,62 @@ TEST_CASE("the runner returns g++'s errors and checks the argument count", "[cce
   auto r2 = run("#include \"pto/pto-inst.hpp\"\n__global__ AICORE void k(__gm__ float* p) {}\n", {}, Arch::A3);
   REQUIRE_FALSE(r2.ok);
   CHECK(r2.error.find("takes 1 arguments, 0 given") != std::string::npos);
+}
+
+TEST_CASE("dynamic valid extents and a RoundMode attribute match the interpreter", "[cce_model]") {
+  std::vector<float> x(256);
+  for (size_t i = 0; i < 256; ++i) x[i] = float(int(i) - 128) * 0.37f;
+  std::vector<int32_t> out(256, -7);
+  Arg o;
+  o.kind = Arg::Kind::Ptr;
+  o.data = reinterpret_cast<uint8_t*>(out.data());
+  o.bytes = out.size() * 4;
+  auto r = run(read_kernel("dyn_cvt.cpp"), {ptr(x), o, int_arg(8), int_arg(12)}, Arch::A3);
+  REQUIRE(r.ok);
+  // The interpreter on the same op: an 8x12 window of rows of 16.
+  ih::Kernel k;
+  std::string F = ih::tile("vec", 16, 16, "f32", "valid=?x?"), I = ih::tile("vec", 16, 16, "i32", "valid=?x?");
+  int a = k.buf(x), b = k.buf(std::vector<int32_t>(256, -7), "i32");
+  k.load("%a", F, a, 8, 12, true, 16);
+  k.alloc("%c", I, 8, 12);
+  k.op("pto.tcvt ins(%a {rmode = #pto<round_mode FLOOR>} : " + F + ") outs(%c : " + I + ")");
+  k.store("%c", I, b, 8, 12, 16);
+  IH_RUN(k);
+  CHECK(out == k.get<int32_t>(b));
+  CHECK(out[0] == int32_t(std::floor(x[0])));
+  CHECK(out[12] == -7);  // outside the valid columns: untouched
+}
+
+TEST_CASE("blocks: get_block_idx() selects each block's chunk; half tiles and scalars", "[cce_model]") {
+  std::vector<uint16_t> in(1024), out(1024, 0);
+  for (size_t i = 0; i < 1024; ++i) in[i] = pto::model::float_to_half_bits(float(i % 50) * 0.25f);
+  Arg a, b;
+  a.kind = b.kind = Arg::Kind::Ptr;
+  a.data = reinterpret_cast<uint8_t*>(in.data());
+  b.data = reinterpret_cast<uint8_t*>(out.data());
+  a.bytes = b.bytes = 2048;
+  ptoas::rt::CceRunOptions o;
+  o.block_num = 4;
+  auto r = ptoas::rt::cce_run(read_kernel("blocks.cpp"), {a, b}, o);
+  INFO(r.error);
+  REQUIRE(r.ok);
+  for (size_t i = 0; i < 1024; ++i) CHECK(pto::model::half_bits_to_float(out[i]) == float(i % 50) * 0.25f + 0.5f);
+}
+
+TEST_CASE("the emitter's addc without sync: the model reports the missing flags", "[cce_model]") {
+  std::vector<float> x(1024, 1), y(1024, 2), z(1024, 3), out(1024, 0);
+  auto r = run(read_kernel("addc_nosync.cpp"), {ptr(x), ptr(y), ptr(z), ptr(out)}, Arch::A3);
+  REQUIRE_FALSE(r.ok);
+  CHECK(has_report(r, "race: RAW on UB [0, 4096): TADD (call #4, PIPE_V) reads what TLOAD (call #1, PIPE_MTE2)"));
+  // taddc's two TADDs on one pipe with no pipe_barrier(PIPE_V) between them (A3).
+  CHECK(has_report(r, "race: RAW on UB [12288, 16384): TADD (call #5, PIPE_V) reads what TADD (call #4, PIPE_V)"));
+  CHECK(has_report(r, "TSTORE (call #6, PIPE_MTE3) reads what TADD (call #5, PIPE_V)"));
+}
+
+TEST_CASE("event ids outside 0..7 are reported", "[cce_model]") {
+  auto r = run("#include \"pto/pto-inst.hpp\"\n__global__ AICORE void k(int32_t i) {\n"
+               "  set_flag(PIPE_V, PIPE_MTE3, (event_t)(i));\n  wait_flag(PIPE_V, PIPE_MTE3, (event_t)(i));\n}\n",
+               {int_arg(9)}, Arch::A3);
+  REQUIRE_FALSE(r.ok);
+  CHECK(has_report(r, "flag: set_flag (call #1): pipe or event id out of range", "id 9"));
 }
