@@ -187,7 +187,7 @@ bool cce_launch(CceKernel& k, const std::vector<Arg>& args, const CceRunOptions&
              args[i].kind == Arg::Kind::Int ? double(args[i].i) : args[i].f};
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].kind == Arg::Kind::Float) av[i].i = (long long)args[i].f;
-  cce_model::reset(o.arch);
+  cce_model::reset(o.arch, o.schedule);
   int64_t n = std::max<int64_t>(1, o.block_num);
   for (int64_t b = 0; b < n; ++b) {
     cce_model::begin_block(b, n);

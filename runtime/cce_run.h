@@ -11,12 +11,17 @@
 
 #include "frontend.h"
 #include "interp.h"
+#include "model_api.h"
 
 namespace ptoas::rt {
 
 struct CceRunOptions {
   Arch arch = Arch::A3;
   int64_t block_num = 1;
+  // Adversarial: the latest runnable item first (sync bugs give wrong
+  // numbers); InOrder: program order (the numbers of an unsynced kernel).
+  // The reports are the same.
+  cce_model::Schedule schedule = cce_model::Schedule::Adversarial;
   // The __global__ function to run; empty: the only one in the text.
   std::string entry;
   // The model's include dir; empty: $PTOAS_CCE_MODEL_INCLUDE, else the

@@ -13,10 +13,10 @@ namespace {
 
 struct State {
   Arch arch = Arch::A3;
+  Schedule schedule = Schedule::Adversarial;
   std::map<int64_t, std::unique_ptr<Block>> blocks;
   Block* cur = nullptr;
   std::vector<Report> reports;
-  uint64_t ops_before = 0;
 };
 
 Arch env_arch() {
@@ -41,19 +41,19 @@ Block& cur() {
 
 }  // namespace
 
-void reset(Arch arch) {
+void reset(Arch arch, Schedule schedule) {
   State& s = state();
   s.blocks.clear();
   s.cur = nullptr;
   s.reports.clear();
   s.arch = arch;
-  s.ops_before = 0;
+  s.schedule = schedule;
 }
 
 void begin_block(int64_t idx, int64_t num) {
   State& s = state();
   auto& b = s.blocks[idx];
-  if (!b) b = std::make_unique<Block>(s.arch, idx, num, s.reports);
+  if (!b) b = std::make_unique<Block>(s.arch, s.schedule == Schedule::InOrder, idx, num, s.reports);
   s.cur = b.get();
 }
 

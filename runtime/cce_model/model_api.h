@@ -26,7 +26,12 @@ struct Report {
 // architecture picks the tile memory sizes and the pipe ordering rules
 // (A5: PIPE_V runs its ops in order). Without a call the model starts as
 // PTO_MODEL_ARCH says (a3 | a5; a3 when unset).
-PTO_MODEL_API void reset(Arch arch);
+// The schedule: Adversarial (the default) runs, among the items the flags
+// let run, the one issued latest; InOrder the one issued first, so that a
+// kernel without sync (or with a sync bug) still computes its program-order
+// numbers -- the races are reported the same in both.
+enum class Schedule : uint8_t { Adversarial, InOrder };
+PTO_MODEL_API void reset(Arch arch, Schedule schedule = Schedule::Adversarial);
 // The block the kernel's next calls belong to (get_block_idx / num).
 PTO_MODEL_API void begin_block(int64_t block_idx, int64_t block_num);
 // Drains every pipe, then reports the flags still pending.

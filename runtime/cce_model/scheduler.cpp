@@ -37,8 +37,8 @@ Item make_item(Item::Kind k, uint32_t seq, int pipe, std::string cxx) {
 
 }  // namespace
 
-Block::Block(Arch arch, int64_t idx, int64_t num, std::vector<Report>& reports)
-    : arch_(arch), idx_(idx), num_(num), reports_(reports) {
+Block::Block(Arch arch, bool in_order, int64_t idx, int64_t num, std::vector<Report>& reports)
+    : arch_(arch), in_order_(in_order), idx_(idx), num_(num), reports_(reports) {
   last_gate_.fill(-1);
   last_sync_.fill(-1);
   rt::ArenaSizes sz = rt::arena_sizes(arch);
@@ -221,6 +221,25 @@ void Block::check_races(const Item& it, const Clock& k) {
   }
 }
 
+void Block::prune_history() {
+  // The least clock any item still to run on each pipe can have: the
+  // pre-clock of its first undone item (clocks only grow along a pipe), or
+  // the clock after its last sync item when it has nothing queued.
+  std::array<Clock, kPipes> low;
+  for (int q = 0; q < kPipes; ++q) {
+    size_t i = first_undone_[q];
+    if (i < q_[q].size()) low[q] = pre_clock(q, i);
+    else low[q] = last_sync_[q] >= 0 ? post_clock(q, size_t(last_sync_[q])) : base_[q];
+  }
+  auto covered = [&](const AccessRec& r) {
+    for (int q = 0; q < kPipes; ++q)
+      if (low[q][r.pipe] < r.complete_by) return false;
+    return true;
+  };
+  history_.erase(std::remove_if(history_.begin(), history_.end(), covered), history_.end());
+  prune_at_ = std::max<size_t>(1024, history_.size() * 2);
+}
+
 void Block::execute(int p, size_t i) {
   Item& it = q_[p][i];
   switch (it.kind) {
@@ -229,6 +248,7 @@ void Block::execute(int p, size_t i) {
       check_races(it, k);
       for (const Access& a : it.op->accesses)
         history_.push_back({a, p, it.complete_by, it.seq, it.cxx});
+      if (history_.size() > prune_at_) prune_history();
       std::string err;
       if (!run_op(*it.op, arenas_, idx_, num_, err))
         report(Report::Kind::OpError, it.cxx + " (call #" + std::to_string(it.seq) + "): " + err);
@@ -288,7 +308,7 @@ void Block::drain(bool all) {
       for (size_t i = first_undone_[p]; i < q.size(); ++i) {
         const Item& it = q[i];
         if (it.done) continue;
-        if (runnable(p, i) && it.seq > best_seq) {
+        if (runnable(p, i) && (best_p < 0 || (in_order_ ? it.seq < best_seq : it.seq > best_seq))) {
           best_p = p;
           best_i = i;
           best_seq = it.seq;

@@ -48,7 +48,7 @@ struct AccessRec {
 
 class Block {
  public:
-  Block(Arch arch, int64_t idx, int64_t num, std::vector<Report>& reports);
+  Block(Arch arch, bool in_order, int64_t idx, int64_t num, std::vector<Report>& reports);
   void op(const char* ir_name, const char* cxx, const PtoModelArg* a, int n);
   void set_flag(int src, int dst, int id);
   void wait_flag(int src, int dst, int id);
@@ -80,10 +80,15 @@ class Block {
   const Clock& pre_clock(int p, size_t i);
   const Clock& post_clock(int p, size_t i);
   void check_races(const Item& it, const Clock& k);
+  // Drops the accesses every pipe is already ordered after (no later op can
+  // race with them), so that a long loop is not quadratic.
+  void prune_history();
+  size_t prune_at_ = 1024;
   void report(Report::Kind k, std::string text);
   std::string desc(const Item& it) const;
 
   Arch arch_;
+  bool in_order_;  // Schedule::InOrder: the earliest runnable item first
   int64_t idx_, num_;
   std::vector<Report>& reports_;
   uint32_t seq_ = 0;
