@@ -309,3 +309,11 @@ TEST_CASE("a long loop runs in time linear in its trip count", "[cce_model]") {
   CHECK(r.run_s < 5.0);
   CHECK(out.back() == x.back() * 2.0f + 1.0f);
 }
+
+TEST_CASE("SetValidShape narrows what the next op sees", "[cce_model]") {
+  auto x = iota(256, 1, 0);
+  std::vector<float> out(256, -1);
+  auto r = run(read_kernel("validshape.cpp"), {ptr(x), ptr(out), int_arg(5)}, Arch::A3);
+  REQUIRE(r.ok);
+  for (size_t i = 0; i < 256; ++i) CHECK(out[i] == (i < 5 * 16 ? x[i] : -1.0f));
+}
