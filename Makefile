@@ -44,7 +44,7 @@ test: build
 	tests/corpus/run.sh "$(CORPUS_DIR)" --ptoas build/ptoas
 
 samples: build
-	@set -e; for t in interp $$(build/ptoas --print-targets | awk '$$3 == "jit" { print $$1 }'); do \
+	@set -e; for t in interp $$(build/ptoas --print-targets | awk '$$3 != "-" { print $$1 }'); do \
 	  samples/runop.sh -target=$$t all; \
 	done
 

@@ -62,9 +62,10 @@ std::string print_targets() {
     std::string emits;  // comma-separated: one column, so the fields stay in place for awk
     for (std::string_view k : cg::split_words(t->emits)) emits += (emits.empty() ? "" : ",") + std::string(k);
     char line[256];
-    std::snprintf(line, sizeof line, "%-8s %-10s %-4s %-18s %.*s\n", std::string(t->name).c_str(),
-                  std::string(output_name(t->has_backend() ? t->output : cg::OutputKind::None)).c_str(),
-                  t->packed_thunk ? "jit" : "-", emits.c_str(), int(t->summary.size()), t->summary.data());
+    const char* runs = t->packed_thunk ? "jit" : t->isa == cg::Isa::AscendNpu && t->compile ? "model" : "-";
+    std::snprintf(line, sizeof line, "%-8s %-10s %-5s %-18s %.*s\n", std::string(t->name).c_str(),
+                  std::string(output_name(t->has_backend() ? t->output : cg::OutputKind::None)).c_str(), runs,
+                  emits.c_str(), int(t->summary.size()), t->summary.data());
     o += line;
   }
   return o;

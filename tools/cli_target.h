@@ -19,8 +19,8 @@ void add_target_option(CLI::App& app, std::string& target, const std::string& wh
                        const std::string& extra = {});
 // --no-sched, --code-limit BYTES, --test-unmasked-tails.
 void add_codegen_flags(CLI::App& app, cg::CodegenOptions& o);
-// One line per registered target: name, output kind, whether ptorun runs
-// it ("jit" or "-"), the --emit kinds it answers (comma-separated), its
+// One line per registered target: name, output kind, how ptorun runs it
+// ("jit": machine code, "model": the CCE CPU model, "-": not at all), the --emit kinds it answers (comma-separated), its
 // summary; the first four are single words.
 std::string print_targets();
 // "host" to the widest target this CPU runs (nullptr, after an error

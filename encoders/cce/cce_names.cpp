@@ -187,6 +187,8 @@ bool attr_args(const Module& m, const Inst& in, std::vector<std::string>& out, s
   want = {};                                                                \
   if (const Attr* a = m.find_attr(in, #Key); a && (a->kind == AttrKind::Int || a->kind == AttrKind::Bool)) \
     out.push_back(std::to_string(a->ival));                                 \
+  else if (a && a->kind == AttrKind::Unit) /* a bare key: set */            \
+    out.push_back("1");                                                     \
   else if (takes_int(in.op, #Key))                                          \
     out.push_back(std::to_string(Default));
 #include "pto/model/attr_enums.def"

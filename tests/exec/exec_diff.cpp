@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "bochs_runner.h"
+#include "cce_build.h"
 #include "codegen.h"
 #include "exec_compare.h"
 #include "exec_inputs.h"
@@ -64,8 +65,11 @@ using namespace execdiff;
 
 namespace {
 
+// cce runs on the CPU model of PTO-ISA (runtime/cce_build.h).
+bool is_cce(const cg::Target& t) { return t.isa == cg::Isa::AscendNpu && t.compile; }
+
 struct Config {
-  std::string target;  // interp avx2 avx512 sve
+  std::string target;  // interp avx2 avx512 sve cce
   int olevel = 2;
   unsigned vl = 0;     // sve: bits
   std::string name() const {
@@ -90,8 +94,8 @@ bool parse_configs(const std::string& list, std::vector<Config>& out, std::strin
     c.target = item.substr(0, dash);
     c.olevel = item[dash + 2] - '0';
     const cg::Target* t = c.target == "interp" ? nullptr : cg::find_target(c.target);
-    if (c.target != "interp" && (!t || !t->packed_thunk)) {
-      err = "unknown target '" + c.target + "' (interp or one ptorun runs: ptoas --print-targets marks them jit)";
+    if (c.target != "interp" && (!t || (!t->packed_thunk && !is_cce(*t)))) {
+      err = "unknown target '" + c.target + "' (interp or one ptorun runs: ptoas --print-targets marks them jit or model)";
       return false;
     }
     const bool a64 = t && t->isa == cg::Isa::AArch64;
@@ -281,6 +285,26 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
       }
     return RunStatus::Ok;
   }
+  if (is_cce(ct)) {
+    // The C++ ptoas writes with the sync it inserts, on the CPU model.
+    rt::CceRunOptions co;
+    rt::CceKernel kernel;
+    if (!rt::cce_build(m, fn, true, co, kernel, diag, err)) {
+      // A refusal (an op or form cce does not emit, tiles that do not fit)
+      // is not a difference; C++ that g++ rejects or a sync error is.
+      msg = err.empty() ? diag.text() : err;
+      bool refused = err.empty() && (msg.find(" [unsupported-") != std::string::npos ||
+                                     msg.find(" [limit]") != std::string::npos || msg.find("do not fit") != std::string::npos);
+      return refused ? RunStatus::Refused : RunStatus::RunFailed;
+    }
+    fill();
+    rt::CceLaunch cl{&kernel, co};
+    if (!rt::cce_run_blocks(&cl, args, nb, err)) {
+      msg = err;
+      return RunStatus::RunFailed;
+    }
+    return RunStatus::Ok;
+  }
   rt::JitKernel jit;
   bool native = rt::cpu_supports(c.target);
   if (!(native ? jit.load(m, fn, c.target, diag, err) : jit.load_for_emulator(m, fn, c.target, diag, err))) {
@@ -317,7 +341,9 @@ unsigned g_timeout = 120;
 size_t g_emu_max_bytes = 0;  // --emu-max-mib: 0 for no limit
 
 // Runs under qemu or Bochs here (their payloads are copied several times).
-bool emulated(const Config& c) { return c.target != "interp" && !rt::cpu_supports(c.target); }
+bool emulated(const Config& c) {
+  return c.target != "interp" && !is_cce(cg::target(c.target)) && !rt::cpu_supports(c.target);
+}
 
 // Runs kernel k for configuration c in a child process, on `bufs` (the
 // child fills them with the inputs), within g_timeout seconds.
@@ -605,7 +631,7 @@ int main(int argc, char** argv) {
   }
   for (const Config& c : configs) {
     // A target this CPU does not run needs its ISA's emulator.
-    if (c.target == "interp" || rt::cpu_supports(c.target)) continue;
+    if (c.target == "interp" || is_cce(cg::target(c.target)) || rt::cpu_supports(c.target)) continue;
     cg::Isa isa = cg::target(c.target).isa;
     if (isa == cg::Isa::AArch64 && !rt::qemu_available(nullptr)) {
       std::fprintf(stderr, "exec_diff: %s needs qemu-aarch64 here; SKIP\n", c.target.c_str());

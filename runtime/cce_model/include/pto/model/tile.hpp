@@ -52,4 +52,16 @@ inline void TASSIGN(TileT& t, uint64_t offset) {
   t.assigned_ = true;
 }
 
+// dst names src's memory as another tile type of the same location and
+// size (pto.treshape): no data moves, so no pipe runs it.
+template <class DstT, class SrcT>
+inline void TRESHAPE(DstT& dst, const SrcT& src) {
+  static_assert(DstT::kType == SrcT::kType, "TRESHAPE: tiles of different locations");
+  static_assert(sizeof(typename DstT::DType) * DstT::kRows * DstT::kCols ==
+                    sizeof(typename SrcT::DType) * SrcT::kRows * SrcT::kCols,
+                "TRESHAPE: tiles of different sizes");
+  dst.offset_ = src.offset_;
+  dst.assigned_ = src.assigned_;
+}
+
 }  // namespace pto
