@@ -34,7 +34,8 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
     case Syn::Module: case Syn::Func:
       return fail(in, {RefusalCode::Control, "a nested function"});
     case Syn::Return:
-      if (in.n_ins) return fail(in, {RefusalCode::Control, "a function that returns values (a kernel returns void)"});
+      if (in.n_ins && !returns_values())
+        return fail(in, {RefusalCode::Control, "a function that returns values (a kernel returns void)"});
       return lower_return(in);
     case Syn::Yield: case Syn::Condition:
       return fail(in, {RefusalCode::Control, "a terminator in the middle of a region"});

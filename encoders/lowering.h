@@ -44,7 +44,10 @@ class Lowering {
   virtual void fail(const Inst& in, const Refusal& r = {}) = 0;
   // to[k] = from[k] for all k at once (the sets may overlap).
   virtual void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) = 0;
+  // func.return; with operands only where returns_values() (a kernel
+  // returns void; CCE's helper functions may return scalars).
   virtual void lower_return(const Inst& in) = 0;
+  virtual bool returns_values() const { return false; }
   // scf.for %iv = op0 to op1 step op2: the body runs between begin_for and
   // end_for (iter_args are copied by the driver around them). A step <= 0
   // runs no iteration; an overflowing increment ends the loop.

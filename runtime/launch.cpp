@@ -354,6 +354,7 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   // new block starts. Every block below a failing one has started by then,
   // so the lowest failing block is the same whatever the timing.
   const int64_t nb = req.blocks;
+  if (req.run_blocks) return req.run_blocks(req.run_ctx, args, nb, err);
   // A kernel loaded for Bochs: every block in one boot, in order; the runner
   // copies the buffers in and back (runtime/bochs/bochs_runner.h).
   if (req.native && req.native->under_bochs()) {

@@ -67,6 +67,10 @@ struct LaunchRequest {
   // an emulator runs all blocks in one Bochs boot (x86) or one qemu-aarch64
   // run (sve), in order (threads is ignored).
   const JitKernel* native = nullptr;
+  // A runner that runs every block itself, in order, after the launcher's
+  // checks (the CCE model: runtime/cce_run.h); false with a message.
+  bool (*run_blocks)(void* ctx, const std::vector<Arg>& args, int64_t blocks, std::string& err) = nullptr;
+  void* run_ctx = nullptr;
   // sve under qemu: the vector length in bits (0: $SVE_VL, else 256).
   unsigned sve_vl_bits = 0;
   // A wall-clock limit in seconds for the view probe and the run (0: none).

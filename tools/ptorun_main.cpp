@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bochs_runner.h"
+#include "cce_build.h"
 #include "cli_common.h"
 #include "cli_target.h"
 #include "codegen.h"
@@ -204,7 +205,8 @@ int main(int argc, char** argv) {
   if (target != "interp") {
     tg = ptoas::cli::resolve_target("ptorun", target);
     if (!tg) return kExitBadInput;
-    if (!tg->packed_thunk) {
+    // cce runs on the project's CPU model of PTO-ISA (cce_build.h).
+    if (!tg->packed_thunk && tg->isa != ptoas::cg::Isa::AscendNpu) {
       std::fprintf(stderr, "ptorun: error: target %s %s; use --target=interp\n", target.c_str(),
                    tg->has_backend() ? "has no JIT" : "is not implemented yet");
       return kExitBadInput;
@@ -285,6 +287,17 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
   }
+  // cce: the C++ ptoas writes (sync inserted unless the program has its
+  // own), compiled with g++ against the CPU model, which runs the blocks.
+  ptoas::rt::CceKernel cce_kernel;
+  ptoas::rt::CceLaunch cce_launch;
+  if (tg && tg->isa == ptoas::cg::Isa::AscendNpu) {
+    if (!ptoas::rt::cce_build(module, fn, true, cce_launch.options, cce_kernel, diag, err)) {
+      if (!err.empty()) error(err);
+      return kExitBadInput;
+    }
+    cce_launch.kernel = &cce_kernel;
+  }
   std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(module, fn);
   auto param = [&](const std::string& name) -> const ptoas::rt::ParamInfo* {
     std::string n = !name.empty() && name[0] == '%' ? name.substr(1) : name;
@@ -301,7 +314,11 @@ int main(int argc, char** argv) {
   req.fn = fn;
   req.blocks = blocks;
   req.threads = threads;
-  if (tg) req.native = &jit;
+  if (tg && tg->packed_thunk) req.native = &jit;
+  if (cce_launch.kernel) {
+    req.run_blocks = ptoas::rt::cce_run_blocks;
+    req.run_ctx = &cce_launch;
+  }
   req.sve_vl_bits = sve_vl;
   req.timeout_s = timeout_s;
   req.on_native_timeout = native_timeout;

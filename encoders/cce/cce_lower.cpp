@@ -80,7 +80,10 @@ class CceLower : public Lowering {
     ok_ = false;
   }
   void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) override;
-  void lower_return(const Inst&) override { line("return;"); }
+  void lower_return(const Inst& in) override {
+    line(in.n_ins == 1 ? "return " + nm(opnd(in, 0)) + ";" : "return;");
+  }
+  bool returns_values() const override { return true; }
   void begin_for(const Inst& in, ValueId iv) override;
   void end_for(const Inst&, ValueId) override { close(); }
   void begin_if(const Inst& in) override {
@@ -204,13 +207,16 @@ std::string CceLower::signature() {
   for (unsigned i = 0; i < body.arg_count; ++i) {
     ValueId a = m_.region_arg(body, i);
     std::string ty = value_type(m_, a);
-    if (ty.empty() || m_.type_of(a).kind == TypeKind::TileBuf) {
+    if (ty.empty()) {
       d_.error(m_.values[a].loc, 0, "a parameter of type " + std::string(m_.types.text(m_.values[a].type)) +
                                         " is not supported on cce [unsupported-type]");
       ok_ = false;
       continue;
     }
-    s += (i ? ", " : "") + ty + " " + nm(a);
+    // A tile parameter is the caller's Tile object (its assignment and
+    // valid extent), by reference.
+    bool tile = m_.type_of(a).kind == TypeKind::TileBuf;
+    s += (i ? ", " : "") + ty + (tile ? "& " : " ") + nm(a);
   }
   return s;
 }
@@ -218,8 +224,15 @@ std::string CceLower::signature() {
 bool CceLower::run(FuncCode& out) {
   const Inst& f = m_.inst(fn_);
   out.name = std::string(m_.attr_word(f, "sym_name"));
-  if (f.n_outs) {
-    d_.error(f.loc, 0, "a function that returns values is not supported on cce [unsupported-control]");
+  // One scalar result at most (C++ returns one value); the kernel entry
+  // returns void.
+  std::string ret = "void";
+  if (f.n_outs == 1) ret = scalar_type(m_.types.get(m_.type_lists[f.opnd]).kind == TypeKind::Scalar
+                                           ? m_.types.get(m_.type_lists[f.opnd]).elem : DType::None);
+  if (f.n_outs > 1 || ret.empty() || (f.n_outs && is_entry(m_, fn_))) {
+    d_.error(f.loc, 0, std::string(f.n_outs > 1 ? "a function with several results" :
+                                   ret.empty() ? "a function result of this type" : "a kernel entry that returns a value") +
+                           " is not supported on cce [unsupported-control]");
     return false;
   }
   prepare();
@@ -249,7 +262,8 @@ bool CceLower::run(FuncCode& out) {
   std::string head;
   const char* guard = kind == "vector" ? "__DAV_VEC__" : kind == "cube" ? "__DAV_CUBE__" : nullptr;
   if (guard) head += std::string("#if defined(") + guard + ")\n";
-  head += entry ? "__global__ AICORE void " : is_private(m_, fn_) ? "static AICORE void " : "AICORE void ";
+  head += entry ? "__global__ AICORE " : is_private(m_, fn_) ? "static AICORE " : "AICORE ";
+  head += ret + " ";
   head += out.name + "(" + sig + ") {\n";
   head += "  using T = float;\n";
   if (kind == "vector") head += "  set_mask_norm();\n  set_vector_mask(-1, -1);\n";
@@ -325,12 +339,14 @@ void CceLower::sync(const Inst& in, InstId id) {
 }
 
 void CceLower::func_call(const Inst& in) {
-  if (in.n_res) return fail(in, {RefusalCode::Control, "a call of a function that returns values"});
+  std::string ty = in.n_res == 1 ? value_type(m_, in.res) : std::string();
+  if (in.n_res > 1 || (in.n_res == 1 && (ty.empty() || m_.type_of(in.res).kind != TypeKind::Scalar)))
+    return fail(in, {RefusalCode::Control, "a call with several or non-scalar results"});
   std::string callee(m_.attr_word(in, "callee"));
   if (!callee.empty() && callee[0] == '@') callee.erase(0, 1);
   std::string s = callee + "(";
   for (unsigned i = 0; i < unsigned(in.n_ins + in.n_outs); ++i) s += (i ? ", " : "") + nm(opnd(in, i));
-  line(s + ");");
+  line((in.n_res ? "const " + ty + " " + nm(in.res) + " = " : std::string()) + s + ");");
 }
 
 // ---- scalars -----------------------------------------------------------------------
@@ -432,12 +448,19 @@ std::string CceLower::scalar_expr(const Inst& in) {
 void CceLower::scalar(const Inst& in) {
   if (in.n_res != 1) return fail(in);
   const Type& rt = m_.type_of(in.res);
+  // A select of tiles picks a Tile object (its address and valid extent).
+  if (in.op == Op::Select && rt.kind == TypeKind::TileBuf && in.n_ins == 3) {
+    std::string ty = value_type(m_, in.res);
+    if (ty.empty() || value_type(m_, opnd(in, 1)) != ty || value_type(m_, opnd(in, 2)) != ty)
+      return fail(in, {RefusalCode::Type, "arith.select of tiles of different types"});
+    line(ty + " " + nm(in.res) + " = " + nm(opnd(in, 0)) + " ? " + nm(opnd(in, 1)) + " : " + nm(opnd(in, 2)) + ";");
+    return;
+  }
   if (rt.kind != TypeKind::Scalar || scalar_type(rt.elem).empty())
     return fail(in, {RefusalCode::Type, "op " + std::string(op_name(in.op)) + " with a result of type " +
                                             std::string(m_.types.text(m_.values[in.res].type))});
   std::string e = scalar_expr(in);
   if (e.empty()) return fail(in, {RefusalCode::Attribute, ""});
-  if (in.op == Op::Select && rt.kind != TypeKind::Scalar) return fail(in);
   line("const " + scalar_type(rt.elem) + " " + nm(in.res) + " = " + e + ";");
 }
 

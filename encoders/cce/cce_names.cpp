@@ -144,6 +144,20 @@ std::string value_type(const Module& m, ValueId v) {
 
 bool tile_loc_ok(const Type& t) { return !tile_type_name(t.loc).empty() && !scalar_type(t.elem).empty(); }
 
+namespace {
+
+// The op's int attributes are always passed (attr_enums.def PTO_ATTR_OP):
+// the model cannot tell an int attribute from an int operand otherwise.
+bool takes_int(Op op, std::string_view key) {
+  std::string_view name = op_name(op);
+#define PTO_ATTR_OP(OpName, Key) \
+  if (name == OpName && key == #Key) return true;
+#include "pto/model/attr_enums.def"
+  return false;
+}
+
+}  // namespace
+
 bool attr_args(const Module& m, const Inst& in, std::vector<std::string>& out, std::string& bad) {
   out.clear();
   // Per enum row: is the key on the op, and which enumerator is its word.
@@ -172,7 +186,9 @@ bool attr_args(const Module& m, const Inst& in, std::vector<std::string>& out, s
   key = {};                                                                 \
   want = {};                                                                \
   if (const Attr* a = m.find_attr(in, #Key); a && (a->kind == AttrKind::Int || a->kind == AttrKind::Bool)) \
-    out.push_back(std::to_string(a->ival));
+    out.push_back(std::to_string(a->ival));                                 \
+  else if (takes_int(in.op, #Key))                                          \
+    out.push_back(std::to_string(Default));
 #include "pto/model/attr_enums.def"
   finish();
   return ok;

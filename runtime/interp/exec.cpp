@@ -86,14 +86,20 @@ ArenaSizes arena_sizes(Arch arch) {
 
 // ---- Exec ------------------------------------------------------------------------
 
-Exec::Exec(const Module& mod, const std::vector<Arg>& a, int64_t bi, int64_t bn, bool pr)
+Exec::Exec(const Module& mod, const std::vector<Arg>& a, int64_t bi, int64_t bn, bool pr,
+           const TileArenas* ext)
     : m(mod), block_idx(bi), block_num(bn), args(a), probe(pr) {
   vals.resize(m.values.size());
   own_slot.assign(m.values.size(), kNone);
   sizes = arena_sizes(m.arch);
   alloc_offset.assign(m.insts.size(), kNone);
-  if (!probe)
-    for (int l = 0; l < 7; ++l) arena[l].assign(sizes.bytes[l], 0);
+  if (ext)
+    for (int l = 0; l < 7; ++l) arena_base[l] = ext->base[l];
+  else if (!probe)
+    for (int l = 0; l < 7; ++l) {
+      arena[l].assign(sizes.bytes[l], 0);
+      arena_base[l] = arena[l].data();
+    }
 }
 
 RtTile& Exec::tile_desc(const Inst& in, ValueId v) {
@@ -110,7 +116,7 @@ TileAcc Exec::tile(const Inst& in, ValueId v) {
   if (l >= 7 || d.offset > sizes.bytes[l] || sizes.bytes[l] - d.offset < tile_storage_bytes(t))
     fail(in, "tile %" + std::string(m.str(m.values[v].name)) + " lies outside its tile memory");
   // (The probe has no arena: base is then meaningless and never used.)
-  uint8_t* base = probe ? nullptr : arena[l].data() + d.offset;
+  uint8_t* base = probe ? nullptr : arena_base[l] + d.offset;
   TileAcc a{base, &t, t.elem, std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol, in.loc};
   return a;
 }
@@ -748,8 +754,13 @@ std::string located(const Module& m, const RtError& e) {
 
 bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t block_idx,
                             int64_t block_num, std::string& err) const {
+  return run_block(fn, args, block_idx, block_num, TileArenas{}, err);
+}
+
+bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t block_idx,
+                            int64_t block_num, const TileArenas& arenas, std::string& err) const {
   try {
-    Exec ex(m_, args, block_idx, block_num, false);
+    Exec ex(m_, args, block_idx, block_num, false, arenas.base[0] ? &arenas : nullptr);
     if (has_deadline_) {
       ex.deadline = &deadline_;
       ex.limit_s = limit_s_;

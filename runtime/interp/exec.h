@@ -88,7 +88,7 @@ const HandlerTable& handlers();
 class Exec {
  public:
   Exec(const Module& m, const std::vector<Arg>& args, int64_t block_idx, int64_t block_num,
-       bool probe);
+       bool probe, const TileArenas* ext = nullptr);
 
   // Runs a function; returns its results.
   std::vector<RtValue> call(InstId fn, const std::vector<RtValue>& args);
@@ -134,6 +134,7 @@ class Exec {
   RtView& new_view(ValueId v);
   RtTile& new_tile(ValueId v);
   std::vector<uint8_t> arena[8];
+  uint8_t* arena_base[8] = {};  // arena[l].data(), or the caller's memory (TileArenas)
   ArenaSizes sizes;
   std::vector<uint32_t> alloc_offset;  // per alloc_tile inst: its slot (kNone: not yet)
   size_t bump[8] = {};

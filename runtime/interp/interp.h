@@ -28,6 +28,12 @@ struct ArenaSizes {
 };
 ArenaSizes arena_sizes(Arch arch);
 
+// Tile memories the caller owns (the CCE CPU model keeps them across the
+// one-op modules it runs): base[l] holds arena_sizes(arch).bytes[l] bytes.
+struct TileArenas {
+  uint8_t* base[8] = {};
+};
+
 // What a kernel's views cover of one pointer parameter (for sizing outputs
 // and checking buffers before a run).
 struct ViewExtent {
@@ -50,6 +56,9 @@ class Interpreter {
   // overflow, unsupported op, ...).
   bool run_block(InstId fn, const std::vector<Arg>& args, int64_t block_idx, int64_t block_num,
                  std::string& err) const;
+  // The same on the caller's tile memories instead of fresh zeroed ones.
+  bool run_block(InstId fn, const std::vector<Arg>& args, int64_t block_idx, int64_t block_num,
+                 const TileArenas& arenas, std::string& err) const;
 
   // Runs only the scalar part of `fn` (control flow, arith, views; tile ops
   // skipped) for every block and reports, per parameter, what the views

@@ -417,8 +417,8 @@ run --emit=asm --target=amdgpu good.pto
 expect_rc 1 "--emit=asm" || true
 expect_out err.txt "not implemented yet" "--emit=asm message"
 run good.pto
-expect_rc 1 "default target cce" || true
-expect_out err.txt "target cce is not implemented yet" "default target message"
+expect_rc 0 "default target cce" || true
+expect_out out.txt '#include "pto/pto-inst.hpp"' "default target cce writes C++"
 run --target=ptx good.pto -o outdir/x.ptx
 expect_rc 1 "--target=ptx" || true
 expect_out err.txt "target ptx is not implemented yet" "ptx message"
