@@ -1,6 +1,7 @@
 // The sync checker (sync.h verify_sync): the happens-before walk with every
 // finding reported once, in source order.
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <tuple>
 
@@ -54,6 +55,7 @@ bool verify_sync(const Module& m, Diag& diag, std::string* warnings) {
   for (InstId fn : function_defs(m)) {
     SyncModel sm(m, fn);
     SyncChecker ck(sm);
+    ck.wide_ids = getenv("PTOAS_SYNC_WIDE") != nullptr;  // debugging the inserter's trials
     if (!ck.run()) {
       diag.error(m.inst(fn).loc, 0, "sync check gave up on this function (too large or no loop fixpoint)");
       ok = false;

@@ -22,6 +22,7 @@
 // the checker still proves the function without it (transitive orderings),
 // and the checker proves the result.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -35,6 +36,7 @@ namespace ptoas::opt {
 
 namespace {
 
+constexpr unsigned kWideIds = 254;  // ids a key can hold (0xff: dynamic)
 constexpr uint64_t kTrialWork = uint64_t(1) << 26;  // redundancy trials per function
 
 struct Pair {
@@ -144,6 +146,9 @@ void Planner::on_hazards(SyncState& s, uint32_t c, const std::vector<uint32_t>& 
       keep.push_back({sm_.pre[stmt(g, sc)], sm_.end[stmt(g, sc)]});
       keep.push_back({sm_.end[stmt(g, sp)] + 1, sm_.end[stmt(g, body.inst_count - 1)]});
     }
+    if (getenv("PTOAS_SYNC_DEBUG") && m.src)
+      fprintf(stderr, "plan: line %u <- %u loop=%d\n", m.src->line_col(m.inst(ci).loc).line,
+              m.src->line_col(m.inst(sm_.events[pe].inst).loc).line, int(keep.size() == 2));
     Bits& u = s.u[unsigned(p)][unsigned(q)];
     keep_only(u, keep);
     u.reset(pe);
@@ -177,11 +182,29 @@ class Builder {
     m_.insts.push_back(in);
     return InstId(m_.insts.size() - 1);
   }
+  static std::string flag_body(Pipe p, Pipe q, int id) {
+    return "[<" + std::string(pipe_name(p)) + ">, <" + std::string(pipe_name(q)) + ">, <EVENT_ID" +
+           std::to_string(id) + ">]";
+  }
   InstId flag(bool set, Pipe p, Pipe q, int id, uint32_t loc) {
-    return make(set ? Op::SetFlag : Op::WaitFlag,
-                "[<" + std::string(pipe_name(p)) + ">, <" + std::string(pipe_name(q)) + ">, <EVENT_ID" +
-                    std::to_string(id) + ">]",
-                loc);
+    return make(set ? Op::SetFlag : Op::WaitFlag, flag_body(p, q, id), loc);
+  }
+  // Rewrites instruction x's body (a new attribute record; the old one is
+  // garbage).
+  void set_body(InstId x, Op op, const std::string& body) {
+    Attr a;
+    a.kind = AttrKind::Other;
+    a.text = a.word = m_.strings.intern(body);
+    AttrId av = m_.intern_attr(a);
+    m_.insts[x].op = op;
+    m_.insts[x].attrs = uint32_t(m_.attrs.size());
+    m_.insts[x].n_attrs = 1;
+    m_.attrs.push_back(NamedAttr{m_.strings.intern("__body"), av});
+  }
+  void retarget(InstId x, Pipe p, Pipe q, int id) { set_body(x, m_.insts[x].op, flag_body(p, q, id)); }
+  void make_barrier_all(InstId x) {
+    set_body(x, Op::Barrier, "<PIPE_ALL>");
+    pipe_of[x] = Pipe::All;
   }
   InstId barrier(Pipe p, uint32_t loc) {
     InstId id = make(Op::Barrier, "<" + std::string(pipe_name(p)) + ">", loc);
@@ -192,11 +215,6 @@ class Builder {
 
  private:
   Module& m_;
-};
-
-struct Placed {
-  Pair pair;
-  std::vector<InstId> insts;
 };
 
 bool insert_function(Module& m, InstId fn, SyncStats& st, Diag& diag) {
@@ -237,10 +255,12 @@ bool insert_function(Module& m, InstId fn, SyncStats& st, Diag& diag) {
     Pair pair;
     uint64_t lo, hi;
     int id = -1;
+    bool dropped = false;
+    std::vector<InstId> insts;  // s1, w1[, s0, w2]
   };
   std::vector<Live> live;
   for (const Pair& p : pairs) {
-    Live l{p, 0, 0};
+    Live l{p, 0, 0, -1, false, {}};
     if (p.loop == kNone) {
       l.lo = 2 * uint64_t(sm.end[stmt(p.g, p.set_after)] + 1);
       l.hi = 2 * uint64_t(sm.pre[stmt(p.g, p.wait_before)]) + 1;
@@ -251,48 +271,53 @@ bool insert_function(Module& m, InstId fn, SyncStats& st, Diag& diag) {
     live.push_back(l);
   }
   std::stable_sort(live.begin(), live.end(), [](const Live& a, const Live& b) { return a.lo < b.lo; });
-  for (size_t i = 0; i < live.size(); ++i) {
-    Live& l = live[i];
-    bool a5_banned = arch == Arch::A5 && (l.pair.p == Pipe::FIX || l.pair.p == Pipe::MTE1 ||
-                                         l.pair.q == Pipe::FIX || l.pair.q == Pipe::MTE1);
-    if (a5_banned) continue;
-    bool used[8] = {};
-    for (size_t j = 0; j < i; ++j)
-      if (live[j].id >= 0 && live[j].pair.p == l.pair.p && live[j].hi >= l.lo) used[live[j].id] = true;
-    for (int k = 0; k < 8; ++k)
-      if (!used[k]) {
-        l.id = k;
-        break;
-      }
-  }
+  // Interval colouring per source pipe, in order of start: ids 0..max-1,
+  // -1 when none is free. First with as many ids as the key holds, so the
+  // redundancy trials see every pair; then again with the 8 real ones.
+  auto colour = [&](unsigned max, bool real) {
+    for (size_t i = 0; i < live.size(); ++i) {
+      Live& l = live[i];
+      l.id = -1;
+      if (l.dropped) continue;
+      if (real && arch == Arch::A5 &&
+          (l.pair.p == Pipe::FIX || l.pair.p == Pipe::MTE1 || l.pair.q == Pipe::FIX || l.pair.q == Pipe::MTE1))
+        continue;
+      std::vector<uint8_t> used(max, 0);
+      for (size_t j = 0; j < i; ++j)
+        if (live[j].id >= 0 && live[j].pair.p == l.pair.p && live[j].hi >= l.lo) used[unsigned(live[j].id)] = 1;
+      for (unsigned k = 0; k < max; ++k)
+        if (!used[k]) {
+          l.id = int(k);
+          break;
+        }
+    }
+  };
+  colour(kWideIds, false);
 
   // The gaps of each region that get sync.
   std::map<RegionId, std::map<uint32_t, Gap>> gaps;
   Builder b(m);
-  std::vector<Placed> placed;
   auto loc_at = [&](RegionId r, uint32_t i) { return m.inst(stmt(r, std::min(i, m.regions[r].inst_count - 1))).loc; };
-  for (const Live& l : live) {
+  for (Live& l : live) {
     const Pair& p = l.pair;
     if (l.id < 0) {
       gaps[p.g][p.wait_before].barriers.push_back(b.barrier(Pipe::All, loc_at(p.g, p.wait_before)));
       continue;
     }
-    Placed pl{p, {}};
     InstId s1 = b.flag(true, p.p, p.q, l.id, loc_at(p.g, p.set_after));
     InstId w1 = b.flag(false, p.p, p.q, l.id, loc_at(p.g, p.wait_before));
     gaps[p.g][p.set_after + 1].sets.push_back(s1);
     gaps[p.g][p.wait_before].waits.push_back(w1);
-    pl.insts = {s1, w1};
+    l.insts = {s1, w1};
     if (p.loop != kNone) {
       RegionId h = sm.home[p.loop];
       InstId s0 = b.flag(true, p.p, p.q, l.id, m.inst(p.loop).loc);
       InstId w2 = b.flag(false, p.p, p.q, l.id, m.inst(p.loop).loc);
       gaps[h][sm.index[p.loop]].sets.push_back(s0);
       gaps[h][sm.index[p.loop] + 1].waits.push_back(w2);
-      pl.insts.push_back(s0);
-      pl.insts.push_back(w2);
+      l.insts.push_back(s0);
+      l.insts.push_back(w2);
     }
-    placed.push_back(pl);
   }
   std::vector<InstId> lone;  // barriers a trial may drop
   for (auto [at, pipe] : barriers) {
@@ -341,21 +366,54 @@ bool insert_function(Module& m, InstId fn, SyncStats& st, Diag& diag) {
     auto clean_without = [&](const std::vector<InstId>& ids) {
       SyncChecker ck(full);
       ck.quiet = true;
+      ck.wide_ids = true;
       ck.skip = drop;
       for (InstId x : ids) ck.skip[x] = 1;
       bool ok = ck.run() && ck.errors == 0;
       work += ck.work_done();
+      if (getenv("PTOAS_SYNC_DEBUG")) fprintf(stderr, "sync trial: %s, %llu tests\n", ok ? "clean" : "needed", (unsigned long long)ck.work_done());
       return ok;
     };
     if (getenv("PTOAS_SYNC_NOTRIAL")) work = kTrialWork;
-    for (size_t i = placed.size(); i-- > 0 && work < kTrialWork;) {
-      if (!clean_without(placed[i].insts)) continue;
-      for (InstId x : placed[i].insts) drop[x] = 1;
+    if (getenv("PTOAS_SYNC_DEBUG")) {
+      SyncChecker ck(full);
+      ck.wide_ids = true;
+      ck.run();
+      for (auto& f : ck.found)
+        fprintf(stderr, "baseline: line %u <- %u: %s\n", m.src ? m.src->line_col(f.at).line : 0,
+                m.src && f.other != kNone ? m.src->line_col(f.other).line : 0, f.msg.c_str());
+    }
+    for (size_t i = live.size(); i-- > 0 && work < kTrialWork;) {
+      if (live[i].insts.empty() || !clean_without(live[i].insts)) continue;
+      for (InstId x : live[i].insts) drop[x] = 1;
+      live[i].dropped = true;
       ++st.dropped;
     }
     for (size_t i = lone.size(); i-- > 0 && work < kTrialWork;) {
       if (!clean_without({lone[i]})) continue;
       drop[lone[i]] = 1;
+    }
+  }
+  // The real ids; a pair left without one becomes pipe_barrier(PIPE_ALL)
+  // where its wait was (which orders at least what the pair did).
+  if (getenv("PTOAS_SYNC_WIDE")) {
+    for (Live& l : live)
+      for (InstId x : l.insts) b.retarget(x, l.pair.p, l.pair.q, l.id);
+    drop_listed(m, function_regions(m, fn), drop);
+    return true;
+  }
+  colour(8, true);
+  std::set<std::pair<RegionId, uint32_t>> all_at;
+  for (Live& l : live) {
+    if (l.dropped || l.insts.empty()) continue;
+    if (l.id >= 0) {
+      for (InstId x : l.insts) b.retarget(x, l.pair.p, l.pair.q, l.id);
+      continue;
+    }
+    for (InstId x : l.insts) drop[x] = 1;
+    if (all_at.insert({l.pair.g, l.pair.wait_before}).second) {
+      b.make_barrier_all(l.insts[1]);
+      drop[l.insts[1]] = 0;
     }
   }
   drop_listed(m, function_regions(m, fn), drop);
@@ -382,7 +440,6 @@ bool insert_sync(Module& m, Diag& diag, SyncStats* stats) {
   bool ok = true;
   for (InstId fn : function_defs(m)) ok = insert_function(m, fn, st, diag) && ok;
   if (!ok) return false;
-  if (getenv("PTOAS_SYNC_NOCHECK")) return true;
   Diag check(m.src);
   if (!verify_sync(m, check)) {
     diag.error_global("internal error: the inserted sync does not pass the sync checker:\n" + check.text());

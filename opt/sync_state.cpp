@@ -1,6 +1,9 @@
 // The happens-before walk of NPU sync (sync_state.h).
 #include "sync_state.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace ptoas::opt {
 
 namespace {
@@ -73,7 +76,7 @@ void SyncWalker::sync(InstId id, const SyncOp& op, SyncState& s) {
                                  std::string(pipe_name(op.dst)) + " names no single pipe");
     return;
   }
-  if (op.id > 7) {
+  if (op.id > 7 && !(wide_ids && op.id < 0xff)) {
     on_sync_error(id, kNone, "event id " + std::to_string(op.id) + " is out of range (EVENT_ID0..EVENT_ID7)");
     return;
   }
@@ -145,10 +148,22 @@ void SyncWalker::loop(InstId id, SyncState& s) {
     region(in.region, body);
     if (is_while && in.n_regions > 1) region(in.region + 1, body);
     if (gave_up_) return;
-    SyncState next = s;
+    // Accumulate (head = head ∪ back edge, head_0 = entry): the walk's
+    // transfer is not monotone where the inserter credits a pair, and an
+    // accumulated head cannot cycle.
+    SyncState next = head;
     join(id, next, body, "around the loop");
     if (next == head || round + 1 >= kMaxLoopRounds) {
-      if (!(next == head)) gave_up_ = true;
+      if (!(next == head)) {
+        gave_up_ = true;
+        if (getenv("PTOAS_SYNC_DEBUG")) {
+          size_t du = 0, dt = next.tok.size() != head.tok.size();
+          for (unsigned r = 0; r < kSyncPipes; ++r)
+            for (unsigned q = 0; q < kSyncPipes; ++q) du += !(next.u[r][q] == head.u[r][q]);
+          for (auto& [k, t] : next.tok) dt += !head.tok.count(k) || !(head.tok.at(k) == t);
+          fprintf(stderr, "sync: loop at %u: no fixpoint (%zu sets differ, %zu flags)\n", in.loc, du, dt);
+        }
+      }
       head = std::move(next);
       break;
     }

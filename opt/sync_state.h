@@ -80,6 +80,7 @@ class SyncWalker {
   bool run();
   // Sync instructions to treat as absent (the inserter's redundancy trial).
   std::vector<uint8_t> skip;
+  bool wide_ids = false;  // ids up to 254 (the inserter's trials, before the real colouring)
   uint64_t work_done() const { return work_; }
 
  protected:
