@@ -9,8 +9,31 @@
 
 namespace ptoas::rt {
 
+namespace {
+
+// The function the run asks for is the kernel: in a module without
+// pto.entry and with several functions none is __global__ (the official
+// rule), so it gets pto.entry here (its attributes moved to the end of
+// the attribute array with the key added; nothing else points at them).
+void make_entry(Module& m, InstId fn) {
+  Inst& f = m.insts[fn];
+  if (m.find_attr(f, "pto.entry") || m.find_attr(f, "hacc.entry")) return;
+  Attr unit;
+  unit.kind = AttrKind::Unit;
+  unit.text = m.strings.intern("unit");
+  AttrId v = m.intern_attr(unit);
+  std::vector<NamedAttr> attrs(m.attrs.begin() + f.attrs, m.attrs.begin() + f.attrs + f.n_attrs);
+  attrs.push_back(NamedAttr{m.strings.intern("pto.entry"), v});
+  f.attrs = uint32_t(m.attrs.size());
+  f.n_attrs = uint16_t(attrs.size());
+  m.attrs.insert(m.attrs.end(), attrs.begin(), attrs.end());
+}
+
+}  // namespace
+
 bool cce_build(Module& m, InstId fn, bool insert_sync, CceRunOptions& o, CceKernel& k, Diag& diag,
                std::string& err, std::string* cpp_out) {
+  make_entry(m, fn);
   if (insert_sync && !opt::insert_sync(m, diag)) return false;
   const cg::Target& t = cg::target("cce");
   cg::ModuleCode code;

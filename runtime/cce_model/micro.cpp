@@ -115,7 +115,11 @@ std::string tile_type_text(const PtoModelArg& a) {
   std::string t = "!pto.tile_buf<loc=" + std::string(loc_name(Loc(a.tile_type))) +
                   ", dtype=" + std::string(dtype_name(DType(a.dtype))) +
                   ", rows=" + std::to_string(a.rows) + ", cols=" + std::to_string(a.cols) +
-                  ", v_row=" + std::to_string(a.vrow) + ", v_col=" + std::to_string(a.vcol) +
+                  // A dynamic valid extent stays dynamic (its value an operand of
+                  // the alloc): the verifier checks static extents only, and the
+                  // interpreter checks the values when it runs, as in the program.
+                  ", v_row=" + (a.vrows_t == -1 ? std::string("?") : std::to_string(a.vrow)) +
+                  ", v_col=" + (a.vcols_t == -1 ? std::string("?") : std::to_string(a.vcol)) +
                   ", blayout=" + blayout_word(a.blayout) + ", slayout=" + slayout_word(a.slayout) +
                   ", fractal=" + std::to_string(a.fractal) + ", pad=" + std::to_string(a.pad);
   if (a.compact) t += ", compact=" + std::to_string(a.compact);
@@ -232,13 +236,17 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
         return false;
       }
       std::string ty = tile_type_text(x);
-      std::string key = std::to_string(x.tile_type) + "@" + std::to_string(x.offset) + ":" + ty;
+      std::string key = std::to_string(x.tile_type) + "@" + std::to_string(x.offset) + ":" + ty + ":" +
+                        std::to_string(x.vrow) + "x" + std::to_string(x.vcol);
       auto it = tile_names.find(key);
       if (it == tile_names.end()) {
         std::string nm = "%t" + std::to_string(tile_names.size());
         std::string addr = "%a" + std::to_string(tile_names.size());
         body += "    " + addr + " = arith.constant " + std::to_string(x.offset) + " : i64\n";
-        body += "    " + nm + " = pto.alloc_tile addr = " + addr + " : " + ty + "\n";
+        std::string valid;
+        if (x.vrows_t == -1) valid += " valid_row = " + cst(x.vrow);
+        if (x.vcols_t == -1) valid += " valid_col = " + cst(x.vcol);
+        body += "    " + nm + " = pto.alloc_tile addr = " + addr + valid + " : " + ty + "\n";
         it = tile_names.emplace(key, nm).first;
       }
       names[i] = it->second;
