@@ -30,7 +30,9 @@ int main(int argc, char** argv) {
     s << f.rdbuf();
     return s.str();
   };
-  Arch arch = argc > 3 && std::strcmp(argv[3], "a5") == 0 ? Arch::A5 : Arch::A3;
+  // The arch: argv[3] if given, else the module's (as ptoas emits it).
+  bool arch_given = argc > 3 && (std::strcmp(argv[3], "a3") == 0 || std::strcmp(argv[3], "a5") == 0);
+  Arch arch = arch_given && std::strcmp(argv[3], "a5") == 0 ? Arch::A5 : Arch::A3;
   std::map<std::string, std::string> given;
   for (int i = 4; i < argc; ++i) {
     std::string kv = argv[i];
@@ -41,13 +43,14 @@ int main(int argc, char** argv) {
   Diag d(&src);
   Module m;
   FrontendOptions fo;
-  fo.arch_from_cli = true;
+  fo.arch_from_cli = arch_given;
   fo.arch = arch;
   fo.level = src.text().find("level3") != std::string_view::npos ? Level::Level3 : Level::Level2;
   if (!run_frontend(src, fo, m, d)) {
     std::fprintf(stderr, "%s", d.text().c_str());
     return 1;
   }
+  arch = m.arch;
   rt::Interpreter in(m);
   std::string err;
   InstId fn = in.find_function("", err);
