@@ -1,4 +1,5 @@
-// cce_pair FILE.pto FILE.cpp [a3|a5] [name=value ...]: runs a .pto on the
+// cce_pair FILE.pto FILE.cpp [a3|a5] [name=value ...] (scalars default to
+// 2, i1 to 1, floats to 1.5): runs a .pto on the
 // interpreter and its emitted C++ on the CPU model (in program order, so
 // that a kernel without sync still computes), on the same deterministic
 // inputs, and compares every buffer byte for byte; prints the model's
@@ -72,7 +73,7 @@ int main(int argc, char** argv) {
       args[i].f = given.count(name) ? std::stod(given[name]) : 1.5;
     } else {
       args[i].kind = rt::Arg::Kind::Int;
-      args[i].i = given.count(name) ? std::stoll(given[name]) : 2;
+      args[i].i = given.count(name) ? std::stoll(given[name]) : t.elem == DType::I1 ? 1 : 2;
     }
   }
   std::vector<rt::ViewExtent> ext;
