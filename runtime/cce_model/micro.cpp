@@ -16,6 +16,7 @@ struct MicroModule {
   std::unique_ptr<rt::Interpreter> interp;
   InstId fn = kNone;
   int pipe = 1;
+  bool no_effect = false;  // moves no data (treshape, ops without a pipe)
   // Per operand of the op, in DPS order (ins then outs): its storage bytes
   // (tiles) -- what the race detector checks.
   std::vector<size_t> tile_bytes;
@@ -157,9 +158,9 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
   std::vector<const PtoModelArg*> opnds;
   std::vector<const PtoModelArg*> enums;
   for (int i = 0; i < n; ++i) (a[i].kind == PTO_ARG_ENUM ? enums : opnds).push_back(&a[i]);
-  // The op's int attributes are its last scalars: all of them (the form
-  // docs/cce_backend.md §5 asks for), or as many as leave operands that fit
-  // the op's signature (an emitter that passes only the ones the IR has).
+  // The op's int attributes are its last scalars, as many as the emitter
+  // passed (it passes those the IR has): the fewest that leave operands
+  // fitting the op's signature (so TTRI(d, x) is the diagonal x).
   std::vector<std::pair<size_t, int64_t>> ints;
   std::vector<size_t> int_rows = int_attr_rows(info.name);
   std::string_view outs_sig = info.outs, ins_sig = info.ins;
@@ -173,7 +174,7 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
   size_t n_outs = SIZE_MAX;
   std::string out_letters, in_letters;
   std::vector<const PtoModelArg*> all = opnds;
-  for (size_t n_int = int_rows.size() + 1; n_int-- > 0 && n_outs == SIZE_MAX;) {
+  for (size_t n_int = 0; n_int <= int_rows.size() && n_outs == SIZE_MAX; ++n_int) {
     if (n_int > all.size()) continue;
     bool ints_ok = true;
     for (size_t k = 0; k < n_int; ++k) ints_ok &= all[all.size() - n_int + k]->kind == PTO_ARG_INT;
@@ -195,6 +196,15 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
     for (auto* p : all) kinds += kind_letter(*p);
     err = "operands (" + kinds + ") match neither outs '" + std::string(outs_sig) + "' nor ins '" +
           std::string(ins_sig) + "' of " + std::string(info.name);
+    return false;
+  }
+  // TRESHAPE moves no data: its destination must be its source's storage.
+  if (op == Op::TReshape && n_outs == 1 && opnds.size() == 2 && opnds[0]->kind == PTO_ARG_TILE &&
+      opnds[1]->kind == PTO_ARG_TILE &&
+      (opnds[0]->tile_type != opnds[1]->tile_type || opnds[0]->offset != opnds[1]->offset)) {
+    err = "the destination (offset " + std::to_string(opnds[0]->offset) +
+          ") is not the source's storage (offset " + std::to_string(opnds[1]->offset) +
+          "): a reshape moves no data, so the destination must be assigned the source's offset";
     return false;
   }
   // DPS order: ins then outs.
@@ -359,6 +369,7 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
         // Ops without a pipe of their own (no tile or GM effect) queue on S.
         Pipe p = op_pipe(mm->m, in, arch);
         mm->pipe = p == Pipe::None || p == Pipe::All ? int(Pipe::S) : int(p);
+        mm->no_effect = p == Pipe::None || op == Op::TReshape;
         for (unsigned k = 0; k < in.n_ins + in.n_outs; ++k) {
           const Type& t = mm->m.type_of(mm->m.operand(in, k));
           mm->tile_bytes.push_back(t.kind == TypeKind::TileBuf ? tile_storage_bytes(t) : 0);
@@ -369,6 +380,10 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
   }
   out.mod = it->second;
   out.pipe = it->second->pipe;
+  if (it->second->no_effect) {
+    out.accesses.clear();
+    return true;
+  }
   for (size_t i = 0; i < dps.size() && i < it->second->tile_bytes.size(); ++i)
     if (dps[i]->kind == PTO_ARG_TILE)
       out.accesses.push_back({uint8_t(dps[i]->tile_type), i >= n_ins, dps[i]->offset,

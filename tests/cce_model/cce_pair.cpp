@@ -1,4 +1,5 @@
-// cce_pair FILE.pto FILE.cpp [a3|a5] [name=value ...]: runs a .pto on the
+// cce_pair FILE.pto FILE.cpp [a3|a5] [name=value ...] (scalars default to
+// 2, i1 to 1, floats to 1.5): runs a .pto on the
 // interpreter and its emitted C++ on the CPU model (in program order, so
 // that a kernel without sync still computes), on the same deterministic
 // inputs, and compares every buffer byte for byte; prints the model's
@@ -30,7 +31,9 @@ int main(int argc, char** argv) {
     s << f.rdbuf();
     return s.str();
   };
-  Arch arch = argc > 3 && std::strcmp(argv[3], "a5") == 0 ? Arch::A5 : Arch::A3;
+  // The arch: argv[3] if given, else the module's (as ptoas emits it).
+  bool arch_given = argc > 3 && (std::strcmp(argv[3], "a3") == 0 || std::strcmp(argv[3], "a5") == 0);
+  Arch arch = arch_given && std::strcmp(argv[3], "a5") == 0 ? Arch::A5 : Arch::A3;
   std::map<std::string, std::string> given;
   for (int i = 4; i < argc; ++i) {
     std::string kv = argv[i];
@@ -41,13 +44,14 @@ int main(int argc, char** argv) {
   Diag d(&src);
   Module m;
   FrontendOptions fo;
-  fo.arch_from_cli = true;
+  fo.arch_from_cli = arch_given;
   fo.arch = arch;
   fo.level = src.text().find("level3") != std::string_view::npos ? Level::Level3 : Level::Level2;
   if (!run_frontend(src, fo, m, d)) {
     std::fprintf(stderr, "%s", d.text().c_str());
     return 1;
   }
+  arch = m.arch;
   rt::Interpreter in(m);
   std::string err;
   InstId fn = in.find_function("", err);
@@ -69,7 +73,7 @@ int main(int argc, char** argv) {
       args[i].f = given.count(name) ? std::stod(given[name]) : 1.5;
     } else {
       args[i].kind = rt::Arg::Kind::Int;
-      args[i].i = given.count(name) ? std::stoll(given[name]) : 2;
+      args[i].i = given.count(name) ? std::stoll(given[name]) : t.elem == DType::I1 ? 1 : 2;
     }
   }
   std::vector<rt::ViewExtent> ext;

@@ -323,3 +323,49 @@ TEST_CASE("SetValidShape narrows what the next op sees", "[cce_model]") {
   REQUIRE(r.ok);
   for (size_t i = 0; i < 256; ++i) CHECK(out[i] == (i < 5 * 16 ? x[i] : -1.0f));
 }
+
+namespace {
+// A kernel body around `ops` on two 8x8 f32 vec tiles t (offset 0) and u
+// (offset `u_off`), storing t to the only argument.
+std::string small_kernel(const std::string& ops, int u_off) {
+  return "#include \"pto/pto-inst.hpp\"\nusing namespace pto;\n"
+         "__global__ AICORE void k(__gm__ float* p) {\n"
+         "  using GT = GlobalTensor<float, pto::Shape<1, 1, 1, 8, 8>, pto::Stride<64, 64, 64, 8, 1>, pto::Layout::ND>;\n"
+         "  GT g(p);\n"
+         "  Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 8, 8, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> t;\n"
+         "  TASSIGN(t, 0);\n"
+         "  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, 1, 64, SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null> u;\n"
+         "  TASSIGN(u, " + std::to_string(u_off) + ");\n" + ops +
+         "  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);\n  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);\n"
+         "  TSTORE(g, t);\n}\n";
+}
+}  // namespace
+
+TEST_CASE("TTRI(d, x) takes x for the diagonal operand, as the interpreter's pto.ttri ins(%x)", "[cce_model]") {
+  std::vector<float> out(64, -1);
+  auto r = run(small_kernel("  TTRI(t, int32_t(2));\n", 256), {ptr(out)}, Arch::A3);
+  REQUIRE(r.ok);
+  ih::Kernel k;
+  std::string T = ih::tile("vec", 8, 8, "f32");
+  int o = k.buf(std::vector<float>(64, -1));
+  k.scalar("%d", "i32", "2");
+  k.alloc("%t", T);
+  k.op("pto.ttri ins(%d : i32) outs(%t : " + T + ")");
+  k.store("%t", T, o, 8, 8);
+  IH_RUN(k);
+  CHECK(out == k.get<float>(o));
+  CHECK(out[0 * 8 + 2] == 1.0f);  // j <= i + 2
+  CHECK(out[0 * 8 + 3] == 0.0f);
+}
+
+TEST_CASE("TRESHAPE to a tile at another offset is an op error (no data moves)", "[cce_model]") {
+  std::vector<float> out(64, 0);
+  auto bad = run(small_kernel("  TEXPANDS(u, 1.0f);\n  pipe_barrier(PIPE_V);\n  TRESHAPE(t, u);\n", 256),
+                 {ptr(out)}, Arch::A3);
+  REQUIRE_FALSE(bad.ok);
+  CHECK(has_report(bad, "op error: TRESHAPE (call #3): the destination (offset 0) is not the source's storage (offset 256)"));
+  auto good = run(small_kernel("  TEXPANDS(u, 1.0f);\n  pipe_barrier(PIPE_V);\n  TRESHAPE(t, u);\n", 0),
+                  {ptr(out)}, Arch::A3);
+  REQUIRE(good.ok);
+  CHECK(out == std::vector<float>(64, 1.0f));
+}
