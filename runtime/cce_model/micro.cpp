@@ -198,15 +198,6 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
           std::string(ins_sig) + "' of " + std::string(info.name);
     return false;
   }
-  // TRESHAPE moves no data: its destination must be its source's storage.
-  if (op == Op::TReshape && n_outs == 1 && opnds.size() == 2 && opnds[0]->kind == PTO_ARG_TILE &&
-      opnds[1]->kind == PTO_ARG_TILE &&
-      (opnds[0]->tile_type != opnds[1]->tile_type || opnds[0]->offset != opnds[1]->offset)) {
-    err = "the destination (offset " + std::to_string(opnds[0]->offset) +
-          ") is not the source's storage (offset " + std::to_string(opnds[1]->offset) +
-          "): a reshape moves no data, so the destination must be assigned the source's offset";
-    return false;
-  }
   // DPS order: ins then outs.
   std::vector<const PtoModelArg*> dps(opnds.begin() + n_outs, opnds.end());
   dps.insert(dps.end(), opnds.begin(), opnds.begin() + n_outs);
