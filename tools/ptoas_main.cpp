@@ -42,6 +42,16 @@ bool write_output(const std::string& path, const std::string& data) {
 
 }  // namespace
 
+namespace {
+
+bool has_sync_ops(const ptoas::Module& m) {
+  for (const ptoas::Inst& in : m.insts)
+    if (ptoas::op_info(in.op).sem == ptoas::Sem::Sync) return true;
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{
       "ptoas: a standalone assembler for PTO tile assembly (.pto).\n"
@@ -90,7 +100,8 @@ int main(int argc, char** argv) {
   bool verify_sync = false;
   app.add_flag("--verify-sync", verify_sync,
                "Prove the program's sync (hand-written or inserted): every hazard between pipes ordered "
-               "on every path, flags balanced, ids in range. Errors at the consumer, exit 1, no output");
+               "on every path, flags balanced, ids in range. Errors at the consumer, exit 1, no output. "
+               "Target cce checks hand-written sync this way on every compile to C++");
   app.add_flag("--syntax-only", syntax_only, "Stop after the statement-level parse");
   app.add_flag("--no-verify", no_verify, "Skip the verifier (binding errors are still reported)");
   app.add_flag("--stats", stats,
@@ -239,6 +250,9 @@ int main(int argc, char** argv) {
     if (!ptoas::opt::insert_sync(module, diag, &sst)) return bad_input();
     if (stats) std::fputs(ptoas::opt::sync_stats_line(sst).c_str(), stderr);
   }
+  // cce: a program's own flags are part of what the verifier proves (the
+  // inserted ones were proved when inserted).
+  if (!verify_sync && tg->name == "cce" && emit != "ir" && has_sync_ops(module)) verify_sync = true;
   if (verify_sync) {
     std::string warnings;
     bool sync_ok = ptoas::opt::verify_sync(module, diag, &warnings);
