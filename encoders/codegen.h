@@ -56,6 +56,9 @@ struct ModuleCode {
   std::vector<uint8_t> rodata;  // the constants the functions address RIP-relative
 };
 
+// The function definitions of m's body, in order (declarations left out).
+std::vector<InstId> defined_functions(const Module& m);
+
 // Compiles every function definition of `m`. Unsupported ops and types are
 // reported through `diag` as `op X with dtype Y is not supported on avx2`
 // (several per run); returns false if any error was reported.

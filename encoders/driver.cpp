@@ -13,18 +13,6 @@ namespace ptoas::cg {
 
 namespace {
 
-std::vector<InstId> defined_functions(const Module& m) {
-  std::vector<InstId> out;
-  if (m.body == kNone) return out;
-  const Region& body = m.regions[m.body];
-  for (unsigned i = 0; i < body.inst_count; ++i) {
-    InstId id = m.region_inst(body, i);
-    const Inst& f = m.inst(id);
-    if (f.op == Op::Func && f.n_regions > 0) out.push_back(id);
-  }
-  return out;
-}
-
 std::vector<uint64_t> layout(const ModuleCode& code) {
   std::vector<uint64_t> off;
   uint64_t pos = 0;
@@ -56,6 +44,18 @@ bool c_ident(std::string_view s) {
 }
 
 }  // namespace
+
+std::vector<InstId> defined_functions(const Module& m) {
+  std::vector<InstId> out;
+  if (m.body == kNone) return out;
+  const Region& body = m.regions[m.body];
+  for (unsigned i = 0; i < body.inst_count; ++i) {
+    InstId id = m.region_inst(body, i);
+    const Inst& f = m.inst(id);
+    if (f.op == Op::Func && f.n_regions > 0) out.push_back(id);
+  }
+  return out;
+}
 
 bool compile_module(const Module& m, const Target& t, ModuleCode& out, Diag& diag, const CodegenOptions& o) {
   out = ModuleCode{};

@@ -7,17 +7,6 @@ namespace ptoas::cg::cce {
 
 namespace {
 
-std::vector<InstId> definitions(const Module& m) {
-  std::vector<InstId> out;
-  if (m.body == kNone) return out;
-  const Region& body = m.regions[m.body];
-  for (unsigned i = 0; i < body.inst_count; ++i) {
-    InstId id = m.region_inst(body, i);
-    if (m.inst(id).op == Op::Func && m.inst(id).n_regions) out.push_back(id);
-  }
-  return out;
-}
-
 constexpr const char* kPrelude =
     "#include \"pto/pto-inst.hpp\"\n"
     "using namespace pto;\n"
@@ -49,9 +38,9 @@ constexpr const char* kBitcast =
 bool is_entry(const Module& m, InstId fn) {
   const Inst& f = m.inst(fn);
   if (m.find_attr(f, "pto.entry") || m.find_attr(f, "hacc.entry")) return true;
-  for (InstId d : definitions(m))
+  for (InstId d : defined_functions(m))
     if (m.find_attr(m.inst(d), "pto.entry") || m.find_attr(m.inst(d), "hacc.entry")) return false;
-  return definitions(m).size() == 1;
+  return defined_functions(m).size() == 1;
 }
 
 bool is_private(const Module& m, InstId fn) { return m.attr_word(m.inst(fn), "sym_visibility") == "private"; }

@@ -99,19 +99,29 @@ void Block::op(const char* ir_name, const char* cxx, const PtoModelArg* a, int n
   push(std::move(it));
 }
 
-void Block::set_flag(int src, int dst, int id) {
-  uint32_t seq = ++seq_;
+// A set or wait of (src, dst, id) as a queue item; false (reported) when
+// a pipe or the id is out of range.
+bool Block::flag_item(Item::Kind kind, int src, int dst, int id, uint32_t seq, Item& it) {
+  const char* what = kind == Item::Kind::Set ? "set_flag" : "wait_flag";
   if (src < 0 || src >= kPipes || dst < 0 || dst >= kPipes || id < 0 || id > 7) {
-    report(Report::Kind::Flag, "set_flag (call #" + std::to_string(seq) + "): pipe or event id out of range (src " +
-                                   std::to_string(src) + ", dst " + std::to_string(dst) + ", id " +
-                                   std::to_string(id) + "; ids are 0..7, PIPE_ALL is no flag pipe)");
-    return;
+    report(Report::Kind::Flag, std::string(what) + " (call #" + std::to_string(seq) +
+                                   "): pipe or event id out of range (src " + std::to_string(src) + ", dst " +
+                                   std::to_string(dst) + ", id " + std::to_string(id) +
+                                   "; ids are 0..7, PIPE_ALL is no flag pipe)");
+    return false;
   }
-  Flag& f = flags_[{src, dst, id}];
-  Item it = make_item(Item::Kind::Set, seq, src, "");
+  it = make_item(kind, seq, kind == Item::Kind::Set ? src : dst, "");
   it.src = src;
   it.dst = dst;
   it.id = id;
+  return true;
+}
+
+void Block::set_flag(int src, int dst, int id) {
+  uint32_t seq = ++seq_;
+  Item it;
+  if (!flag_item(Item::Kind::Set, src, dst, id, seq, it)) return;
+  Flag& f = flags_[{src, dst, id}];
   it.nth = f.sets_issued++;
   f.snapshots.emplace_back();
   f.set_seq.push_back(seq);
@@ -120,17 +130,9 @@ void Block::set_flag(int src, int dst, int id) {
 
 void Block::wait_flag(int src, int dst, int id) {
   uint32_t seq = ++seq_;
-  if (src < 0 || src >= kPipes || dst < 0 || dst >= kPipes || id < 0 || id > 7) {
-    report(Report::Kind::Flag, "wait_flag (call #" + std::to_string(seq) + "): pipe or event id out of range (src " +
-                                   std::to_string(src) + ", dst " + std::to_string(dst) + ", id " +
-                                   std::to_string(id) + "; ids are 0..7, PIPE_ALL is no flag pipe)");
-    return;
-  }
+  Item it;
+  if (!flag_item(Item::Kind::Wait, src, dst, id, seq, it)) return;
   Flag& f = flags_[{src, dst, id}];
-  Item it = make_item(Item::Kind::Wait, seq, dst, "");
-  it.src = src;
-  it.dst = dst;
-  it.id = id;
   it.nth = f.waits_issued++;
   f.waits.push_back({dst, fences_[dst] + 1, seq});
   push(std::move(it));

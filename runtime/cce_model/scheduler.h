@@ -62,6 +62,7 @@ class Block {
   uint64_t ops_run() const { return ops_run_; }
 
  private:
+  bool flag_item(Item::Kind kind, int src, int dst, int id, uint32_t seq, Item& it);
   using Key = std::tuple<int, int, int>;
   struct Flag {
     uint32_t sets_issued = 0, waits_issued = 0, sets_done = 0, waits_done = 0;
