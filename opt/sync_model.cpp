@@ -202,42 +202,45 @@ void SyncModel::add_inst(InstId id) {
   });
 }
 
-bool SyncModel::conflict(uint32_t a, uint32_t b) const {
+// The first footprints of events a and b that conflict: overlapping bytes
+// of one root, one of them a write (reads of L0C by two pipes conflict
+// too: the official tool's rule); false when none do.
+bool SyncModel::conflicting(uint32_t a, uint32_t b, const Footprint*& fa, const Footprint*& fb) const {
   const SyncEvent& ea = events[a];
   const SyncEvent& eb = events[b];
   for (uint32_t i = 0; i < ea.fp_count; ++i) {
     const Footprint& x = fps[ea.fp_begin + i];
     for (uint32_t j = 0; j < eb.fp_count; ++j) {
       const Footprint& y = fps[eb.fp_begin + j];
-      if (x.space != y.space || x.root != y.root) continue;
-      if (x.hi <= y.lo || y.hi <= x.lo) continue;
-      // Reads of L0C by two pipes conflict too (the official tool's rule).
-      if (x.write || y.write || (x.space == uint8_t(Loc::Acc) && ea.pipe != eb.pipe)) return true;
+      if (x.space != y.space || x.root != y.root || x.hi <= y.lo || y.hi <= x.lo) continue;
+      if (x.write || y.write || (x.space == uint8_t(Loc::Acc) && ea.pipe != eb.pipe)) {
+        fa = &x;
+        fb = &y;
+        return true;
+      }
     }
   }
   return false;
 }
 
+bool SyncModel::conflict(uint32_t a, uint32_t b) const {
+  const Footprint *x, *y;
+  return conflicting(a, b, x, y);
+}
+
 std::string SyncModel::describe(uint32_t producer, uint32_t consumer) const {
-  const SyncEvent& ea = events[producer];
-  const SyncEvent& eb = events[consumer];
-  for (uint32_t i = 0; i < ea.fp_count; ++i) {
-    const Footprint& x = fps[ea.fp_begin + i];
-    for (uint32_t j = 0; j < eb.fp_count; ++j) {
-      const Footprint& y = fps[eb.fp_begin + j];
-      if (x.space != y.space || x.root != y.root || x.hi <= y.lo || y.hi <= x.lo) continue;
-      if (!(x.write || y.write || (x.space == uint8_t(Loc::Acc) && ea.pipe != eb.pipe))) continue;
-      const char* kind = x.write ? (y.write ? "WAW" : "RAW") : (y.write ? "WAR" : "read/read");
-      std::string where(space_name(x.space));
-      if (x.space == kSpaceGm && x.root != kNone && m.values[x.root].name != kNone)
-        where += " %" + std::string(m.str(m.values[x.root].name));
-      uint64_t lo = std::max(x.lo, y.lo), hi = std::min(x.hi, y.hi);
-      if (hi == kAll) where += " (address unknown)";
-      else where += " bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ")";
-      return std::string(kind) + " on " + where;
-    }
-  }
-  return "conflict";
+  const Footprint *px, *py;
+  if (!conflicting(producer, consumer, px, py)) return "conflict";
+  const Footprint& x = *px;
+  const Footprint& y = *py;
+  const char* kind = x.write ? (y.write ? "WAW" : "RAW") : (y.write ? "WAR" : "read/read");
+  std::string where(space_name(x.space));
+  if (x.space == kSpaceGm && x.root != kNone && m.values[x.root].name != kNone)
+    where += " %" + std::string(m.str(m.values[x.root].name));
+  uint64_t lo = std::max(x.lo, y.lo), hi = std::min(x.hi, y.hi);
+  if (hi == kAll) where += " (address unknown)";
+  else where += " bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+  return std::string(kind) + " on " + where;
 }
 
 }  // namespace ptoas::opt

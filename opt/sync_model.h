@@ -64,6 +64,7 @@ class SyncModel {
   bool has_manual_sync = false;  // set/wait/record/wait_event anywhere
 
   bool conflict(uint32_t a, uint32_t b) const;  // events a (earlier) and b
+  bool conflicting(uint32_t a, uint32_t b, const Footprint*& fa, const Footprint*& fb) const;
   // "reads UB [0, 4096)" for messages.
   std::string describe(uint32_t producer, uint32_t consumer) const;
   // Does the arch need pipe_barrier(p) between two of p's ops on one buffer?
