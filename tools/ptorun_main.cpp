@@ -86,7 +86,9 @@ int main(int argc, char** argv) {
   ptoas::cli::add_target_option(
       app, target,
       "Where to run: interp (the reference interpreter), or a target ptorun runs (--print-targets of ptoas "
-      "marks them jit), JIT-compiled: x86-64 targets natively, or all blocks in one run of the Bochs "
+      "marks them jit or model). cce: the C++ ptoas writes (sync inserted unless the program has its own), "
+      "compiled with g++ against the project's CPU model of PTO-ISA, which runs the blocks and fails the run "
+      "on a race, deadlock or flag misuse. JIT-compiled: x86-64 targets natively, or all blocks in one run of the Bochs "
       "emulator when this CPU lacks their extensions (Bochs must be installed; PTOAS_FORCE_BOCHS=1 uses it "
       "anyway); AArch64 targets natively on a CPU with SVE, otherwise all blocks in one run of qemu-aarch64 "
       "at the --sve-vl vector length (needs qemu-user and a build that found aarch64-linux-gnu-gcc). "
