@@ -333,6 +333,12 @@ bool insert_function(Module& m, InstId fn, SyncStats& st, Diag& diag) {
   for (unsigned i = 0; i < body.inst_count; ++i) {
     InstId r = m.region_inst(body, i);
     if (m.inst(r).op != Op::Return) continue;
+    // A PIPE_ALL barrier already before the return (the IR printed by an
+    // earlier insertion): one tail is enough, and inserting stays idempotent.
+    SyncOp prev;
+    if (i > 0 && decode_sync(m, m.inst(m.region_inst(body, i - 1)), prev) &&
+        prev.kind == SyncOp::Kind::Barrier && prev.src == Pipe::All)
+      continue;
     gaps[m.inst(fn).region][i].barriers.push_back(b.barrier(Pipe::All, m.inst(r).loc));
   }
   std::map<InstId, Pipe>& barrier_pipe = b.pipe_of;

@@ -6,6 +6,7 @@
 #      runs the checker on its own result as an internal assertion)
 #   2. ptoas -target=cce --verify-sync on that output      (the checker on
 #      the printed and re-read IR)
+#   3. insertion again on that output prints the same bytes (idempotent)
 # and, for files with hand-written flags, --verify-sync on the original.
 # Prints the counts; exits 1 when an insertion or a re-check fails or any
 # run crashes or takes more than $PTOAS_SYNC_TIMEOUT seconds (default 20).
@@ -62,6 +63,15 @@ while IFS=$'\t' read -r path expect flags _; do
   else
     if [ $rc = 1 ]; then fail=$((fail + 1)); else crash=$((crash + 1)); fi
     echo "RECHECK FAILED ($rc): $path"; head -5 "$TMP/err"
+  fi
+  # Insertion is idempotent: the corpus check reads the printed IR back with
+  # the file's own flags, --enable-insert-sync among them.
+  # shellcheck disable=SC2086
+  timeout "$TIMEOUT" "$PTOAS" -target=cce --enable-insert-sync --emit=ir $flags "$TMP/sync.pto" -o "$TMP/sync2.pto" >/dev/null 2>"$TMP/err"
+  rc=$?
+  if [ $rc != 0 ] || ! cmp -s "$TMP/sync.pto" "$TMP/sync2.pto"; then
+    if [ $rc -gt 1 ]; then crash=$((crash + 1)); else fail=$((fail + 1)); fi
+    echo "NOT IDEMPOTENT ($rc): $path"; diff "$TMP/sync.pto" "$TMP/sync2.pto" | head -5
   fi
 done < "$DIR/MANIFEST.tsv"
 echo "corpus_sync: $n files, $accepted accepted, $refused refused with --enable-insert-sync (tassign);" \
