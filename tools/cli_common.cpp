@@ -10,8 +10,7 @@
 
 namespace ptoas::cli {
 
-std::vector<std::string> rewrite_args(int argc, char** argv,
-                                      std::initializer_list<const char*> long_names) {
+std::vector<std::string> rewrite_args(int argc, char** argv, const std::vector<std::string>& long_names) {
   std::vector<std::string> out;
   bool options = true;
   for (int i = 1; i < argc; ++i) {
@@ -20,7 +19,7 @@ std::vector<std::string> rewrite_args(int argc, char** argv,
     if (options && a.size() > 2 && a[0] == '-' && a[1] != '-') {
       std::string name = a.substr(1, a.find('=') == std::string::npos ? std::string::npos
                                                                        : a.find('=') - 1);
-      for (const char* k : long_names)
+      for (const std::string& k : long_names)
         if (name == k) {
           a = "-" + a;
           break;
@@ -49,8 +48,8 @@ void add_frontend_flags(CLI::App& app, FrontendFlags& f) {
                  "a3 or a5 (case-insensitive): sets the tile memory sizes; overrides the module's "
                  "pto.target_arch; default a3");
   app.add_option("--pto-level", f.level,
-                 "level1, level2 (default) or level3 (explicit tile addresses: alloc_tile addr = ...)")
-      ->check(CLI::IsMember({"level1", "level2", "level3"}));
+                 "level1, level2 (default) or level3 (explicit tile addresses: alloc_tile addr = ...); "
+                 "case-insensitive, 1, 2 and 3 are the same");
 }
 
 bool apply_frontend_flags(const char* prog, const FrontendFlags& f, FrontendOptions& opts) {
@@ -63,7 +62,14 @@ bool apply_frontend_flags(const char* prog, const FrontendFlags& f, FrontendOpti
     opts.arch_from_cli = true;
     opts.arch = a == "a5" ? Arch::A5 : Arch::A3;
   }
-  opts.level = f.level == "level1" ? Level::Level1 : f.level == "level3" ? Level::Level3 : Level::Level2;
+  std::string l = lower_ascii(f.level);
+  if (l.size() == 1) l = "level" + l;
+  if (l != "level1" && l != "level2" && l != "level3") {
+    std::fprintf(stderr, "%s: error: invalid --pto-level='%s'; expected level1, level2 or level3\n", prog,
+                 f.level.c_str());
+    return false;
+  }
+  opts.level = l == "level1" ? Level::Level1 : l == "level3" ? Level::Level3 : Level::Level2;
   return true;
 }
 

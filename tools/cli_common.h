@@ -33,8 +33,7 @@ bool apply_frontend_flags(const char* prog, const FrontendFlags& f, FrontendOpti
 // error: CLI11 would take the next argument (the input file) as its value,
 // so this prints `<program>: error: empty value for --pto-arch` and exits
 // with status 2.
-std::vector<std::string> rewrite_args(int argc, char** argv,
-                                      std::initializer_list<const char*> long_names);
+std::vector<std::string> rewrite_args(int argc, char** argv, const std::vector<std::string>& long_names);
 
 // Reads a whole file, or standard input for "-", through the bounded reader
 // (asm/file_output.h: at most the input limit, 1 GiB or

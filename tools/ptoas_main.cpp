@@ -17,6 +17,7 @@
 #include "codegen.h"
 #include "cli_target.h"
 #include "cli_common.h"
+#include "cli_compat.h"
 #include "diag.h"
 #include "file_output.h"
 #include "frontend.h"
@@ -70,8 +71,6 @@ int main(int argc, char** argv) {
   bool insert_sync = false, syntax_only = false, show_version = false, stats = false;
   bool no_verify = false;
   int opt_level = 2;
-  std::string ignored_s;
-  bool ignored_b = false;
 
   app.add_option("input", input, "Input .pto file, or - for standard input")->required();
   app.add_option("-o,--output", output,
@@ -87,7 +86,13 @@ int main(int argc, char** argv) {
                  "(default: its own; avx2, avx512 and sve: obj, a relocatable x86-64 or AArch64 ELF .o, "
                  "asm, the listing: Intel syntax for x86, LLVM's AArch64 syntax for sve, and header, "
                  "C prototypes)")
-      ->check(CLI::IsMember(ptoas::cg::emit_kinds()));
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> v = ptoas::cg::emit_kinds();
+        v.emplace_back("vpto");
+        v.emplace_back("vpto-llvm-ir");
+        return v;
+      }()))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   bool print_targets = false;
   app.add_flag("--print-targets", print_targets,
                "List the targets (name, output, whether ptorun runs it, --emit kinds, summary) and exit");
@@ -127,22 +132,20 @@ int main(int argc, char** argv) {
       }()));
   app.add_flag("--time-passes", time_passes, "Print the time each optimizer pass took to stderr");
   app.add_flag("--version", show_version, "Print the version and exit");
-  auto* g = app.add_option_group("Compatibility (accepted and ignored)",
-                                 "Options of the official ptoas that mean nothing here");
-  g->add_flag("--disable-infer-layout", ignored_b, "Ignored");
-  g->add_flag("--emit-addptr-trace", ignored_b, "Ignored");
-  g->add_option("--pto-insert-sync-debug", ignored_s, "Ignored");
+  ptoas::cli::CompatFlags compat;
+  ptoas::cli::add_compat_options(app, compat);
 
   // Single-dash long options as the official tool takes them (-target=avx2).
-  std::vector<std::string> args = ptoas::cli::rewrite_args(
-      argc, argv,
-      {"target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only", "version",
-       "help", "disable-infer-layout", "emit-addptr-trace", "pto-insert-sync-debug", "output",
-       "stats", "no-verify", "dump-after", "time-passes", "print-targets", "no-sched", "code-limit",
-       "test-unmasked-tails", "verify-sync"});
+  std::vector<std::string> long_names = {
+      "target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only", "version", "help",
+      "output", "stats", "no-verify", "dump-after", "time-passes", "print-targets", "no-sched", "code-limit",
+      "test-unmasked-tails", "verify-sync"};
+  for (std::string& n : ptoas::cli::compat_long_names()) long_names.push_back(std::move(n));
+  std::vector<std::string> args = ptoas::cli::rewrite_args(argc, argv, long_names);
+  ptoas::cli::rewrite_compat_args(args);
   for (const std::string& a : args) {
     if (a == "--version") {
-      std::printf("ptoas %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
+      std::printf("ptoas %s (standalone; PTOAS 0.60 language, 0.27 too)\n", PTOAS_VERSION);
       return 0;
     }
     if (a == "--print-targets") {
@@ -154,7 +157,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {
-    std::cout << app.help();
+    std::cout << app.help() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "ptoas: error: %s\n", e.what());
@@ -166,6 +169,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptoas: error: empty value for -o\nRun 'ptoas --help' for usage.\n");
     return kExitUsage;
   }
+  if (!ptoas::cli::check_compat_values("ptoas", compat)) return kExitUsage;
+  if (compat.print_after_all && dump_after.empty()) dump_after = "all";
   ptoas::FrontendOptions opts;
   if (!ptoas::cli::apply_frontend_flags("ptoas", fe_flags, opts)) return kExitUsage;
   opts.enable_insert_sync = insert_sync;
@@ -177,6 +182,15 @@ int main(int argc, char** argv) {
   // backend yet is "not supported" (exit 1).
   const ptoas::cg::Target* tg = ptoas::cli::resolve_target("ptoas", target);
   if (!tg) return kExitBadInput;
+  // The official VPTO backend (A5 vector micro-instructions as LLVM IR):
+  // nothing here writes it yet; the IR is the same with either backend.
+  if (ptoas::cli::is_vpto_emit(emit) || (compat.backend == "vpto" && emit != "ir" && !syntax_only)) {
+    std::fprintf(stderr,
+                 "ptoas: error: the VPTO backend (%s) is not supported yet; ptoas writes the PTO-ISA C++ of "
+                 "--pto-backend=emitc (target cce, the default), the other targets' code, or --emit=ir\n",
+                 ptoas::cli::is_vpto_emit(emit) ? ("--emit-" + emit).c_str() : "--pto-backend=vpto");
+    return kExitBadInput;
+  }
   if (emit.empty()) emit = std::string(tg->default_emit);
   if (!syntax_only && emit != "ir" && !tg->answers_emit(emit)) {
     if (!tg->has_backend()) {
@@ -236,6 +250,10 @@ int main(int argc, char** argv) {
                  st.tokens, st.statements, st.instructions, st.ir_bytes);
   if (!ok) return bad_input();
   if (syntax_only) return 0;
+  for (const std::string& p : compat.print_before) {
+    std::fputs(ptoas::cli::ir_dump_header("Before", p, "the verified input, before the optimizer").c_str(), stderr);
+    std::fputs(ptoas::print_module(module).c_str(), stderr);
+  }
   ptoas::opt::Options oo;
   oo.level = ptoas::opt::Level(opt_level);
   oo.dump_after = dump_after;
@@ -258,6 +276,11 @@ int main(int argc, char** argv) {
     bool sync_ok = ptoas::opt::verify_sync(module, diag, &warnings);
     std::fputs(warnings.c_str(), stderr);
     if (!sync_ok) return bad_input();
+  }
+  for (const std::string& p : compat.print_after) {
+    std::fputs(ptoas::cli::ir_dump_header("After", p, "after the optimizer and sync, before code generation").c_str(),
+               stderr);
+    std::fputs(ptoas::print_module(module).c_str(), stderr);
   }
   if (emit == "ir") return write_output(output, ptoas::print_module(module)) ? 0 : bad_input();
   if (emit == "header") {

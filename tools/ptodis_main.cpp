@@ -35,14 +35,14 @@ int main(int argc, char** argv) {
       ptoas::cli::rewrite_args(argc, argv, {"no-source", "function", "version", "help"});
   for (const std::string& a : args)
     if (a == "--version") {
-      std::printf("ptodis %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
+      std::printf("ptodis %s (standalone; PTOAS 0.60 language, 0.27 too)\n", PTOAS_VERSION);
       return 0;
     }
   std::reverse(args.begin(), args.end());  // CLI11 2.1 takes the vector reversed
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
+    std::cout << app.help() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "ptodis: error: %s\nRun 'ptodis --help' for usage.\n", e.what());

@@ -146,14 +146,14 @@ int main(int argc, char** argv) {
        "sve-vl", "timeout", "version", "help", "no-sched", "code-limit", "test-unmasked-tails"});
   for (const std::string& a : args)
     if (a == "--version") {
-      std::printf("ptorun %s (standalone; PTOAS 0.27 compatible)\n", PTOAS_VERSION);
+      std::printf("ptorun %s (standalone; PTOAS 0.60 language, 0.27 too)\n", PTOAS_VERSION);
       return 0;
     }
   std::reverse(args.begin(), args.end());  // CLI11 2.1 takes the vector reversed
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {
-    std::cout << app.help();
+    std::cout << app.help() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "ptorun: error: %s\n", e.what());

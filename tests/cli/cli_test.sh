@@ -117,13 +117,13 @@ PTO
 
 run --version
 expect_rc 0 "--version" || true
-if ! grep -qE '^ptoas [0-9]+\.[0-9]+\.[0-9]+ \(standalone; PTOAS 0\.27 compatible\)$' out.txt; then
+if ! grep -qE '^ptoas [0-9]+\.[0-9]+\.[0-9]+ \(standalone; PTOAS 0\.60 language, 0\.27 too\)$' out.txt; then
   fail "--version text: $(cat out.txt)"
 fi
 [ "$(wc -l <out.txt)" = 1 ] || fail "--version prints one line"
 run -version
 expect_rc 0 "-version (single dash)" || true
-expect_out out.txt "(standalone; PTOAS 0.27 compatible)" "-version"
+expect_out out.txt "(standalone; PTOAS 0.60 language, 0.27 too)" "-version"
 
 run --help
 expect_rc 0 "--help" || true
@@ -514,6 +514,61 @@ mkdir indir
 run --emit=ir indir -o outdir/from_dir.pto
 expect_rc 2 "a directory as the input file" || true
 [ -e outdir/from_dir.pto ] && fail "a directory as input wrote an output file"
+
+# ---- the official PTOAS 0.60 command line (tools/cli_compat.cpp) ----------------------------
+run --emit=ir good.pto; cp out.txt plain_ir.txt
+run --emit-pto-ir good.pto
+expect_rc 0 "--emit-pto-ir" || true
+cmp -s out.txt plain_ir.txt || fail "--emit-pto-ir differs from --emit=ir"
+run -emit-pto-ir good.pto
+expect_rc 0 "-emit-pto-ir (single dash)" || true
+run --emit-vpto --emit=ir good.pto
+expect_rc 0 "--emit=ir after --emit-vpto: the last emit wins" || true
+cmp -s out.txt plain_ir.txt || fail "--emit-vpto --emit=ir did not print the IR"
+run --emit=ir --emit-vpto good.pto -o vpto.out
+expect_rc 1 "--emit-vpto last: not supported" || true
+expect_out err.txt "VPTO backend (--emit-vpto) is not supported yet" "--emit-vpto message"
+[ -e vpto.out ] && fail "--emit-vpto wrote an output file"
+run --emit-vpto-llvm-ir good.pto
+expect_rc 1 "--emit-vpto-llvm-ir: not supported" || true
+run --pto-backend=vpto good.pto
+expect_rc 1 "--pto-backend=vpto without --emit=ir: not supported" || true
+run --pto-backend=vpto --emit=ir good.pto
+expect_rc 0 "--pto-backend=vpto --emit=ir" || true
+run --pto-backend=nope --emit=ir good.pto
+expect_rc 2 "--pto-backend=nope" || true
+run --emit-pto-ir --enable-op-fusion --enable-shape-inference=false --enable-tile-op-expand \
+    --enable-graph-sync-solver --graph-sync-solver-event-id-max=64 --plan-memory-impl=modern \
+    --cann-output-version=9.0.0-beta.1 --enable-vpto-soft-postupdate --enable-vexpdif-fusion=true \
+    --enable-bufid_sync --pto-insert-sync-debug=2 good.pto
+expect_rc 0 "accepted-and-ignored options" || true
+cmp -s out.txt plain_ir.txt || fail "ignored options changed the IR"
+run --emit=ir --plan-memory-impl=typo good.pto
+expect_rc 2 "--plan-memory-impl=typo" || true
+expect_out err.txt "invalid --plan-memory-impl='typo', expected 'legacy' or 'modern'" "plan-memory-impl message"
+run --emit=ir --cann-output-version=9.x good.pto
+expect_rc 2 "--cann-output-version=9.x" || true
+run --emit=ir --graph-sync-solver-event-id-max=0 good.pto
+expect_rc 2 "--graph-sync-solver-event-id-max=0" || true
+run --emit=ir --pto-level=2 good.pto
+expect_rc 0 "--pto-level=2 (digit alias)" || true
+run --emit=ir --pto-level=LEVEL2 good.pto
+expect_rc 0 "--pto-level=LEVEL2 (case-insensitive)" || true
+run --emit=ir --pto-level=level4 good.pto
+expect_rc 2 "--pto-level=level4" || true
+run --emit=ir --mlir-print-ir-after=pto-plan-memory --mlir-print-ir-before=pto-canonicalize-ir good.pto
+expect_rc 0 "--mlir-print-ir-after/before" || true
+expect_out err.txt "// -----// IR Dump After pto-plan-memory (ptoas:" "print-ir-after header"
+expect_out err.txt "// -----// IR Dump Before pto-canonicalize-ir (ptoas:" "print-ir-before header"
+cmp -s out.txt plain_ir.txt || fail "--mlir-print-ir-after changed the output"
+run --emit=ir --mlir-print-ir-after-all good.pto
+expect_rc 0 "--mlir-print-ir-after-all" || true
+run --help-hidden
+expect_rc 0 "--help-hidden" || true
+expect_out out.txt "--enable-graph-sync-solver" "--help lists the ignored options"
+expect_out out.txt "--mlir-print-ir-after" "--help lists the mapped options"
+run --version
+expect_out out.txt "PTOAS 0.60" "--version names the language version"
 
 echo "cli: $checks runs, $failures failures"
 [ "$failures" = 0 ]
