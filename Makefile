@@ -1,7 +1,8 @@
 # The user's interface to the build (CMake does the work).
 #   make samples   deps + build, then run every sample (samples/runop.sh) on the
 #                  interpreter and every target ptorun runs (ptoas --print-targets)
-#   make test      deps + build, then ctest and the corpus check
+#   make test      deps + build, then ctest and the corpus checks (0.27 and 0.60;
+#                  the 0.60 corpus against tests/corpus/known/ptoas-0.60.txt)
 #   make bench     build, then bench/run            (BENCH_ARGS=--quick; docs/bench.md)
 #   make fuzz      libFuzzer build in build-fuzz/, FUZZ_SECONDS (600) of fuzzing
 #                  FUZZ_TARGET (fuzz_frontend): the front end; fuzz_ptodis: ptodis's
@@ -11,13 +12,15 @@
 #                  differential suite at 128, 512 and 2048 bits, the execution
 #                  differential on every CPU target) + 600 s of fuzzing + bench
 # Variables: JOBS (2), CMAKE_FLAGS (extra -D options, e.g. -DPTOAS_WERROR=ON),
-#            CORPUS_DIR (../shared/corpus/ptoas), FUZZ_SECONDS, FUZZ_TARGET,
+#            CORPUS_DIR (../shared/corpus/ptoas), CORPUS60_DIR
+#            (../shared/corpus/ptoas-0.60), FUZZ_SECONDS, FUZZ_TARGET,
 #            FUZZ_ARGS (extra libFuzzer flags, e.g. -seed=1), BENCH_ARGS.
 SHELL := /bin/bash
 JOBS ?= 2
 CMAKE_FLAGS ?=
 BUILD_TYPE ?= RelWithDebInfo
 CORPUS_DIR ?= ../shared/corpus/ptoas
+CORPUS60_DIR ?= ../shared/corpus/ptoas-0.60
 FUZZ_SECONDS ?= 600
 BENCH_ARGS ?=
 FUZZ_ARGS ?=
@@ -42,6 +45,7 @@ build: deps
 test: build
 	ctest --test-dir build --output-on-failure -j$(JOBS)
 	tests/corpus/run.sh "$(CORPUS_DIR)" --ptoas build/ptoas
+	tests/corpus/run.sh "$(CORPUS60_DIR)" --ptoas build/ptoas --known tests/corpus/known/ptoas-0.60.txt
 
 samples: build
 	@set -e; for t in interp $$(build/ptoas --print-targets | awk '$$3 != "-" { print $$1 }'); do \
@@ -56,7 +60,8 @@ bench: build
 #   (seeded from tests/fuzz/seeds, the seeds fuzz_gen writes from the op table
 #   into build-fuzz/fuzz-gen/seeds (the generic form of every op, the three
 #   spellings of every DPS op) and, when present, the shared conformance
-#   corpus, copied at run time); crashes land in fuzz-out/.
+#   corpora of 0.27 and 0.60 (files under 16 KiB), copied at run time);
+#   crashes land in fuzz-out/.
 # * fuzz_ptodis, ptodis's object reader. The working corpus is
 #   fuzz-out/ptodis-corpus, seeded with ptoas's objects of the samples
 #   (tests/fuzz/ptodis_seeds.sh, with build/ptoas) and the regressions in
@@ -72,12 +77,13 @@ fuzz: deps
 .PHONY: fuzz-run-fuzz_frontend fuzz-run-fuzz_ptodis fuzz-run-fuzz_launch
 fuzz-run-fuzz_frontend:
 	@mkdir -p fuzz-out/corpus
-	@if [ -d "$(CORPUS_DIR)" ]; then \
-	  find "$(CORPUS_DIR)" -name '*.pto' -type f | while IFS= read -r f; do \
-	    rel="$${f#$(CORPUS_DIR)/}"; dst="fuzz-out/corpus/shared_$${rel//\//_}"; \
+	@for d in "$(CORPUS_DIR)" "$(CORPUS60_DIR)"; do \
+	  [ -d "$$d" ] || continue; tag=$$(basename "$$d"); \
+	  find "$$d" -name '*.pto' -type f -size -16k | while IFS= read -r f; do \
+	    rel="$${f#$$d/}"; dst="fuzz-out/corpus/$${tag}_$${rel//\//_}"; \
 	    [ -e "$$dst" ] || cp "$$f" "$$dst"; \
 	  done; \
-	fi
+	done
 	build-fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -timeout=1 -rss_limit_mb=2048 \
 	  -dict=build-fuzz/fuzz-gen/pto.dict -artifact_prefix=fuzz-out/ -print_final_stats=1 $(FUZZ_ARGS) \
 	  fuzz-out/corpus tests/fuzz/seeds build-fuzz/fuzz-gen/seeds
