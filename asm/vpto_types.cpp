@@ -28,7 +28,7 @@ bool lanes_and_elem(std::string_view b, int64_t& lanes, std::string_view& elem) 
   size_t x = b.find('x');
   if (x == 0 || x == std::string_view::npos) return false;
   auto r = std::from_chars(b.data(), b.data() + x, lanes);
-  if (r.ec != std::errc() || r.ptr != b.data() + x || lanes <= 0) return false;
+  if (r.ec != std::errc() || r.ptr != b.data() + x) return false;
   std::string_view rest = b.substr(x + 1);
   int depth = 0;
   size_t end = rest.size();
