@@ -435,7 +435,7 @@ TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
       default:
         if (alias.empty()) fail(start, "a type without a name needs a known context");
         t.kind = TypeKind::Other;
-        t.text = m_.strings.intern(render(start, c.pos));
+        t.text = m_.strings.intern(canonical_vtype_text(render(start, c.pos)));
         return m_.types.intern(t);
     }
   }

@@ -336,7 +336,9 @@ class VptoChecker {
       case Op::VpVcvt: {
         VType s = first_of(ops_, VKind::VReg), r = first_of(res_, VKind::VReg);
         std::string part = c_.kv(in_, "part");
-        if (!part.empty() && s.elem_bits && r.elem_bits && part != "EVEN" && part != "ODD") {
+        // The 8-bit float and packed 4-bit forms select parts P0..P3 instead.
+        bool low = is_low_precision(s.elem) || is_low_precision(r.elem);
+        if (!part.empty() && !low && s.elem_bits && r.elem_bits && part != "EVEN" && part != "ODD") {
           unsigned lo = std::min(s.elem_bits, r.elem_bits), hi = std::max(s.elem_bits, r.elem_bits);
           if ((lo == 8 && hi == 16) || (lo == 16 && hi == 32))
             err("part must be EVEN or ODD for 8/16 and 16/32 vcvt forms, got '" + part + "'");

@@ -113,6 +113,20 @@ VType parse_vtype(std::string_view t) {
   return v;
 }
 
+std::string canonical_vtype_text(std::string t) {
+  for (std::string_view p : {"!pto.vreg<", "!pto.vmi.vreg<", "!pto.vmi.mask<"}) {
+    if (t.compare(0, p.size(), p) != 0) continue;
+    size_t i = p.size();
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    if (i == p.size()) return t;
+    if (t.compare(i, 3, " x ") == 0) t.replace(i, 3, "x");
+    else if (t.compare(i, 2, " x") == 0) t.replace(i, 2, "x");
+    else if (t.compare(i, 2, "x ") == 0) t.replace(i, 2, "x");
+    return t;
+  }
+  return t;
+}
+
 namespace bind {
 
 bool ptr_is_vpto_only(const Binder& b, const Binder::Cursor& in) {

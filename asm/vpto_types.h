@@ -8,6 +8,7 @@
 //   !pto.ptr<T, ub|l1|l0a|l0b|l0c|fb|bt|...>  an on-chip pointer
 #pragma once
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,11 @@ VType parse_vtype(std::string_view text);
 // Bits of an element type spelling (f32, ui8, si16, f8E4M3FN, !pto.bf16x2,
 // !pto.f4E2M1x2, ...); 0 when unknown.
 unsigned velem_bits(std::string_view elem);
+
+// The canonical spelling of a rendered VPTO/VMI vector type: `64x!pto.bf16x2`
+// is lexed as several tokens and rendered `64 x !pto.bf16x2`; the lane count
+// and its `x` are written together again. Other texts are returned as is.
+std::string canonical_vtype_text(std::string text);
 
 namespace bind {
 // True for a `!pto.ptr<...>` body (cursor inside the angle brackets) that
