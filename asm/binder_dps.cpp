@@ -7,6 +7,7 @@
 //   generic   "pto.tmov"(%a, %c) <{operandSegmentSizes = ...}> : (T, T) -> ()
 // All of them bind to the same DPS instruction; the printer writes DPS.
 #include "binder.h"
+#include "vpto_types.h"
 
 namespace ptoas {
 namespace bind {
@@ -397,6 +398,8 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
       parse_type_list(tc, rt);
       if (!tc.done()) rt.clear();
     }
+    Sem sem = op_info(op).sem;
+    if (sem == Sem::Vpto || sem == Sem::Vmi) vpto_result_types(*this, body_b, body_e, results_.size(), rt);
     if (rt.size() != results_.size()) rt.assign(results_.size(), unknown_type(m_));
     p.result_types = rt;
   }

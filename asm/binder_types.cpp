@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "binder.h"
+#include "vpto_types.h"
 
 namespace ptoas {
 namespace bind {
@@ -404,6 +405,14 @@ TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
         return m_.types.intern(t);
       }
       case TypeKind::Ptr: {
+        // Pointers into on-chip buffers (ub, l1, l0a..., the VPTO layer) or
+        // to element types outside DType are kept verbatim: no tile-level op
+        // takes them, the VPTO verifier reads their text (verify_vpto.cpp).
+        if (ptr_is_vpto_only(*this, in)) {
+          t.kind = TypeKind::Other;
+          t.text = m_.strings.intern((alias.empty() ? "!pto.ptr" : "") + render(start, c.pos));
+          return m_.types.intern(t);
+        }
         if (in.peek() != Tok::Ident || parse_dtype(in.ptext()) == DType::None)
           in.fail_here("expected an element type in !pto.ptr");
         t.kind = TypeKind::Ptr;
@@ -426,7 +435,7 @@ TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
       default:
         if (alias.empty()) fail(start, "a type without a name needs a known context");
         t.kind = TypeKind::Other;
-        t.text = m_.strings.intern(render(start, c.pos));
+        t.text = m_.strings.intern(canonical_vtype_text(render(start, c.pos)));
         return m_.types.intern(t);
     }
   }

@@ -47,7 +47,9 @@ enum class Syn : uint8_t {
 // Semantics classes.
 enum class Sem : uint8_t {
   Struct, Scalar, View, Alloc, Sync, Memory, EltBin, EltUnary, EltScalar, Compare,
-  Select, Reduce, Expand, Matmul, Move, Convert, Generator, Sort, Other, Npu
+  Select, Reduce, Expand, Matmul, Move, Convert, Generator, Sort, Other, Npu,
+  Vpto,  // a VPTO micro-instruction (the A5 vector layer below tile ops)
+  Vmi    // a VMI op (logical vectors, the layer above VPTO)
 };
 
 // The ops.def `pipe` column: the NPU pipe an op runs on, or the rule that

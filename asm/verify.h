@@ -81,6 +81,7 @@ void verify_dps_inst(Ctx& c, InstId id);        // verify_dps.cpp
 void verify_arith_inst(Ctx& c, InstId id);      // verify_arith.cpp
 void verify_npu_inst(Ctx& c, InstId id);        // verify_npu.cpp
 void verify_npu_module(Ctx& c);                 // verify_npu.cpp (cross-function rules)
+void verify_vpto_inst(Ctx& c, InstId id);       // verify_vpto.cpp (VPTO and VMI layers)
 
 // Every function definition of the module (func.func with a body), in order.
 std::vector<InstId> module_functions(const Ctx& c);

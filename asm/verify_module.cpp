@@ -540,6 +540,7 @@ struct ModuleChecker {
     if (info.syn == Syn::Dps) verify_dps_inst(c, it.id);
     if (info.sem == Sem::Scalar) verify_arith_inst(c, it.id);
     verify_npu_inst(c, it.id);
+    verify_vpto_inst(c, it.id);
   }
 
   void run() {

@@ -8,6 +8,7 @@
 
 #include "codegen.h"
 #include "elf_writer.h"
+#include "refusal.h"
 
 namespace ptoas::cg {
 
@@ -57,6 +58,28 @@ std::vector<InstId> defined_functions(const Module& m) {
   return out;
 }
 
+// No target lowers the layers below tile ops (VPTO micro-instructions, VMI
+// ops) yet. Their registers, masks and on-chip pointers would otherwise be
+// refused one by one as values the frame cannot hold; one message at the
+// first such op names the layer instead. A pto.vecscope only delimits
+// micro-instructions, so the first op inside it is named when there is one.
+static bool refuse_lower_layers(const Module& m, const Target& t, Diag& diag) {
+  const Inst* at = nullptr;
+  for (const Inst& in : m.insts) {
+    Sem s = op_info(in.op).sem;
+    if (s != Sem::Vpto && s != Sem::Vmi) continue;
+    bool scope = in.op == Op::VpVecscope || in.op == Op::VpStrictVecscope;
+    if (!at || (!scope && (at->op == Op::VpVecscope || at->op == Op::VpStrictVecscope))) at = &in;
+    if (!scope) break;
+  }
+  if (!at) return true;
+  bool vmi = op_info(at->op).sem == Sem::Vmi;
+  diag.error(at->loc, 0, std::string(vmi ? "the VMI operation " : "the VPTO micro-instruction ") +
+                             std::string(op_name(at->op)) + " is not supported on " + std::string(t.name) +
+                             " yet [" + std::string(refusal_code_name(RefusalCode::Layer)) + "]");
+  return false;
+}
+
 bool compile_module(const Module& m, const Target& t, ModuleCode& out, Diag& diag, const CodegenOptions& o) {
   out = ModuleCode{};
   out.target = &t;
@@ -64,6 +87,7 @@ bool compile_module(const Module& m, const Target& t, ModuleCode& out, Diag& dia
     diag.error_global("target " + std::string(t.name) + " is not implemented yet (use --emit=ir)");
     return false;
   }
+  if (!refuse_lower_layers(m, t, diag)) return false;
   if (t.rodata) out.rodata = t.rodata();
   bool ok = true;
   for (InstId fn : defined_functions(m)) {

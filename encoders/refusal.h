@@ -16,6 +16,7 @@ enum class RefusalCode : uint8_t {
   Attribute,  // an attribute value: cmpMode, relu, atomic, a predicate
   Control,    // a construct of the function: a call, a nested function, returned values
   Limit,      // a size the target caps: code, frame, tile memory
+  Layer,      // an op of a layer below tile ops (VPTO, VMI) that no CPU target lowers yet
 };
 
 std::string_view refusal_code_name(RefusalCode c);

@@ -42,6 +42,7 @@ std::string_view refusal_code_name(RefusalCode c) {
     case RefusalCode::Attribute: return "unsupported-attribute";
     case RefusalCode::Control: return "unsupported-control";
     case RefusalCode::Limit: return "limit";
+    case RefusalCode::Layer: return "unsupported-layer";
   }
   return "unsupported";
 }
