@@ -64,7 +64,9 @@ unsigned velem_bits(std::string_view e) {
   unsigned bits = 0;
   auto r = std::from_chars(num.data(), num.data() + num.size(), bits);
   if (r.ec != std::errc() || r.ptr != num.data() + num.size()) return 0;
-  return bits;
+  bool ok = pre == "f" ? bits == 16 || bits == 32 || bits == 64
+                       : bits == 8 || bits == 16 || bits == 32 || bits == 64 || (bits == 1 && pre == "i");
+  return ok ? bits : 0;
 }
 
 VType parse_vtype(std::string_view t) {
