@@ -541,6 +541,7 @@ struct ModuleChecker {
     if (info.sem == Sem::Scalar) verify_arith_inst(c, it.id);
     verify_npu_inst(c, it.id);
     verify_vpto_inst(c, it.id);
+    verify_scalar_mem_inst(c, it.id);
   }
 
   void run() {

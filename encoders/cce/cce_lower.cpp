@@ -135,6 +135,7 @@ class CceLower : public Lowering {
   void call(const Inst& in);
   void sync(const Inst& in, InstId id);
   void func_call(const Inst& in);
+  void scalar_mem(const Inst& in);
   std::string operand_arg(const Inst& in, unsigned i);
   std::string scalar_expr(const Inst& in);
 };
@@ -319,6 +320,10 @@ bool CceLower::lower_special(const Inst& in, InstId id) {
     call(in);
     return true;
   }
+  if (in.op == Op::LoadScalar || in.op == Op::StoreScalar) {
+    scalar_mem(in);
+    return true;
+  }
   if (info.syn == Syn::Opaque && info.sem != Sem::Struct) {
     fail(in, {RefusalCode::Operands, ""});
     return true;
@@ -336,6 +341,17 @@ void CceLower::sync(const Inst& in, InstId id) {
   std::string ev = s.id >= 0 ? "EVENT_ID" + std::to_string(s.id) : "(event_t)(" + nm(s.dyn) + ")";
   line(std::string(s.kind == SyncOp::Kind::Set ? "set_flag(" : "wait_flag(") + std::string(pipe_name(s.src)) + ", " +
        std::string(pipe_name(s.dst)) + ", " + ev + ");");
+}
+
+// One GM element through the kernel's `__gm__ T*` pointer: a scalar access,
+// as PTO-ISA C++ writes it.
+void CceLower::scalar_mem(const Inst& in) {
+  if (in.op == Op::LoadScalar) {
+    std::string ty = value_type(m_, in.res);
+    if (ty.empty()) return fail(in, {RefusalCode::Type, ""});
+    return line("const " + ty + " " + nm(in.res) + " = " + nm(opnd(in, 0)) + "[" + nm(opnd(in, 1)) + "];");
+  }
+  line(nm(opnd(in, 1)) + "[" + nm(opnd(in, 2)) + "] = " + nm(opnd(in, 0)) + ";");
 }
 
 void CceLower::func_call(const Inst& in) {

@@ -1,4 +1,5 @@
-// GM <-> tile: TLOAD, TSTORE (plain and atomic add), TPREFETCH.
+// GM <-> tile: TLOAD, TSTORE (plain and atomic add), TPREFETCH; GM scalars:
+// pto.load_scalar, pto.store_scalar.
 //
 // A view of rank n addresses tile (r, c) as: c -> the last dimension, r ->
 // the other dimensions in row-major (mixed-radix) order. That is the ND
@@ -114,12 +115,34 @@ void tstore(Exec& ex, const Inst& in) {
 
 void tprefetch(Exec&, const Inst&) {}  // a cache hint
 
+// pto.load_scalar %p[%i] / pto.store_scalar %v, %p[%i]: one element at
+// element index i from the pointer, bounds-checked like every GM access.
+void load_scalar(Exec& ex, const Inst& in) {
+  const RtView& v = ex.view(in, ex.m.operand(in, 0));
+  unsigned es = dtype_bytes(v.elem);
+  const uint8_t* src = ex.gm_at(in, v, ex.opnd(in, 1).i, es, es, "pto.load_scalar reads");
+  RtValue& out = ex.val(in.res);
+  if (is_float(v.elem)) out.f = load_f(src, v.elem);
+  else out.i = load_i(src, v.elem);
+}
+
+void store_scalar(Exec& ex, const Inst& in) {
+  const RtView& v = ex.view(in, ex.m.operand(in, 1));
+  unsigned es = dtype_bytes(v.elem);
+  uint8_t* dst = ex.gm_at(in, v, ex.opnd(in, 2).i, es, es, "pto.store_scalar writes");
+  const RtValue& x = ex.opnd(in, 0);
+  if (is_float(v.elem)) store_f(dst, v.elem, x.f);
+  else store_i(dst, v.elem, x.i);
+}
+
 }  // namespace
 
 void register_memory_ops(HandlerTable& t) {
   t[size_t(Op::TLoad)] = tload;
   t[size_t(Op::TStore)] = tstore;
   t[size_t(Op::TPrefetch)] = tprefetch;
+  t[size_t(Op::LoadScalar)] = load_scalar;
+  t[size_t(Op::StoreScalar)] = store_scalar;
 }
 
 }  // namespace ptoas::rt
