@@ -69,7 +69,10 @@ bool parse_int(std::string_view s, int64_t& v) {
       acc = acc * 10 + uint64_t(s[i] - '0');
     }
   }
-  v = neg ? -int64_t(acc) : int64_t(acc);
+  // -2^63 is the one negative value whose magnitude is no int64_t; a larger
+  // magnitude does not fit at all. Unsigned 64-bit spellings keep their bits.
+  if (neg && acc > (uint64_t(1) << 63)) return false;
+  v = !neg ? int64_t(acc) : acc == (uint64_t(1) << 63) ? INT64_MIN : -int64_t(acc);
   return true;
 }
 
