@@ -37,6 +37,15 @@ std::vector<std::string> rewrite_args(int argc, char** argv, const std::vector<s
   return out;
 }
 
+std::vector<std::string> long_option_names(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& n : o->get_lnames()) out.push_back(n);
+  for (const CLI::App* g : app.get_subcommands([](const CLI::App*) { return true; }))
+    for (std::string& n : long_option_names(*g)) out.push_back(std::move(n));
+  return out;
+}
+
 bool read_input(const std::string& path, std::string& text, std::string& err, int* exit_code) {
   ReadStatus st = read_file_bounded(path, text, err);
   if (exit_code) *exit_code = st == ReadStatus::Ok ? 0 : st == ReadStatus::CannotOpen ? 2 : 1;

@@ -35,6 +35,11 @@ bool apply_frontend_flags(const char* prog, const FrontendFlags& f, FrontendOpti
 // with status 2.
 std::vector<std::string> rewrite_args(int argc, char** argv, const std::vector<std::string>& long_names);
 
+// Every long option name (without dashes) registered on `app` and its option
+// groups: what rewrite_args takes with one dash, so that no list of names is
+// kept beside the options themselves.
+std::vector<std::string> long_option_names(const CLI::App& app);
+
 // Reads a whole file, or standard input for "-", through the bounded reader
 // (asm/file_output.h: at most the input limit, 1 GiB or
 // $PTOAS_MAX_INPUT_BYTES). false: `err` says why (without the path), and

@@ -117,15 +117,6 @@ void add_compat_options(CLI::App& app, CompatFlags& f) {
   }
 }
 
-std::vector<std::string> compat_long_names() {
-  std::vector<std::string> v = {"pto-backend", "emit-pto-ir", "emit-vpto", "emit-vpto-llvm-ir",
-                                "mlir-print-ir-after", "mlir-print-ir-before", "mlir-print-ir-after-all",
-                                "graph-sync-solver-event-id-max", "help-hidden"};
-  for (const Checked& c : checked()) v.emplace_back(c.name);
-  for (const Ignored& o : kIgnored) v.emplace_back(o.name);
-  return v;
-}
-
 void rewrite_compat_args(std::vector<std::string>& args) {
   for (std::string& a : args) {
     if (a == "--") break;

@@ -31,10 +31,6 @@ struct CompatFlags {
 // ignored ones in "Compatibility (accepted and ignored)".
 void add_compat_options(CLI::App& app, CompatFlags& f);
 
-// The long option names (without dashes) of the table, for rewrite_args:
-// the official tool takes them with one dash as well (-pto-backend=vpto).
-std::vector<std::string> compat_long_names();
-
 // Rewrites the official emit flags onto ptoas's --emit (the last one given
 // wins, as --emit given twice): --emit-pto-ir -> --emit=ir, --emit-vpto ->
 // --emit=vpto, --emit-vpto-llvm-ir -> --emit=vpto-llvm-ir; --help-hidden ->

@@ -136,12 +136,7 @@ int main(int argc, char** argv) {
   ptoas::cli::add_compat_options(app, compat);
 
   // Single-dash long options as the official tool takes them (-target=avx2).
-  std::vector<std::string> long_names = {
-      "target", "emit", "pto-arch", "pto-level", "enable-insert-sync", "syntax-only", "version", "help",
-      "output", "stats", "no-verify", "dump-after", "time-passes", "print-targets", "no-sched", "code-limit",
-      "test-unmasked-tails", "verify-sync"};
-  for (std::string& n : ptoas::cli::compat_long_names()) long_names.push_back(std::move(n));
-  std::vector<std::string> args = ptoas::cli::rewrite_args(argc, argv, long_names);
+  std::vector<std::string> args = ptoas::cli::rewrite_args(argc, argv, ptoas::cli::long_option_names(app));
   ptoas::cli::rewrite_compat_args(args);
   for (const std::string& a : args) {
     if (a == "--version") {
