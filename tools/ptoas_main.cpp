@@ -245,10 +245,16 @@ int main(int argc, char** argv) {
                  st.tokens, st.statements, st.instructions, st.ir_bytes);
   if (!ok) return bad_input();
   if (syntax_only) return 0;
-  for (const std::string& p : compat.print_before) {
-    std::fputs(ptoas::cli::ir_dump_header("Before", p, "the verified input, before the optimizer").c_str(), stderr);
-    std::fputs(ptoas::print_module(module).c_str(), stderr);
-  }
+  // --mlir-print-ir-before/after=PASS: the IR once per named pass, printed once.
+  auto dump_ir = [&](const std::vector<std::string>& passes, const char* when, const char* where) {
+    if (passes.empty()) return;
+    const std::string ir = ptoas::print_module(module);
+    for (const std::string& p : passes) {
+      std::fputs(ptoas::cli::ir_dump_header(when, p, where).c_str(), stderr);
+      std::fputs(ir.c_str(), stderr);
+    }
+  };
+  dump_ir(compat.print_before, "Before", "the verified input, before the optimizer");
   ptoas::opt::Options oo;
   oo.level = ptoas::opt::Level(opt_level);
   oo.dump_after = dump_after;
@@ -272,11 +278,7 @@ int main(int argc, char** argv) {
     std::fputs(warnings.c_str(), stderr);
     if (!sync_ok) return bad_input();
   }
-  for (const std::string& p : compat.print_after) {
-    std::fputs(ptoas::cli::ir_dump_header("After", p, "after the optimizer and sync, before code generation").c_str(),
-               stderr);
-    std::fputs(ptoas::print_module(module).c_str(), stderr);
-  }
+  dump_ir(compat.print_after, "After", "after the optimizer and sync, before code generation");
   if (emit == "ir") return write_output(output, ptoas::print_module(module)) ? 0 : bad_input();
   if (emit == "header") {
     std::string h;
