@@ -1,8 +1,9 @@
 // pto_fe: the front end alone (parse, bind, verify, -O0 print) for fast work on
 // the language: it links libptoas_asm only, so a change to the op table does
 // not rebuild the optimizer and the backends. Same exit statuses and messages
-// as `ptoas --emit=ir -O0`; understands --pto-arch=, --pto-level= and
-// --enable-insert-sync, ignores every other option (the corpus's RUN lines).
+// as `ptoas --emit=ir -O0`; understands --pto-arch=, --pto-level= (read by
+// tools/cli_common.cpp, as ptoas reads them) and --enable-insert-sync, and
+// ignores every other option (the corpus's RUN lines).
 // Usage: pto_fe [OPTIONS] FILE [-o OUT]
 #include <cstdio>
 #include <fstream>
@@ -10,26 +11,35 @@
 #include <string>
 #include <string_view>
 
+#include "cli_common.h"
 #include "diag.h"
 #include "frontend.h"
 #include "ir.h"
 
 int main(int argc, char** argv) {
   ptoas::FrontendOptions opts;
+  ptoas::cli::FrontendFlags flags;
   std::string input, output;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
+    auto value = [&](std::string_view key, std::string& to) {
+      for (std::string_view dashes : {"--", "-"}) {
+        std::string k = std::string(dashes) + std::string(key) + "=";
+        if (a.rfind(k, 0) == 0) {
+          to = std::string(a.substr(k.size()));
+          return true;
+        }
+      }
+      return false;
+    };
     if (a == "-o" && i + 1 < argc) output = argv[++i];
-    else if (a.rfind("--pto-arch=", 0) == 0 || a.rfind("-pto-arch=", 0) == 0) {
-      opts.arch_from_cli = true;
-      opts.arch = a.substr(a.find('=') + 1) == "a5" ? ptoas::Arch::A5 : ptoas::Arch::A3;
-    } else if (a.rfind("--pto-level=", 0) == 0 || a.rfind("-pto-level=", 0) == 0) {
-      std::string_view l = a.substr(a.find('=') + 1);
-      opts.level = l == "level1" ? ptoas::Level::Level1 : l == "level3" ? ptoas::Level::Level3 : ptoas::Level::Level2;
-    } else if (a == "--enable-insert-sync") opts.enable_insert_sync = true;
+    else if (value("pto-arch", flags.arch) || value("pto-level", flags.level)) continue;
+    else if (a == "--enable-insert-sync") opts.enable_insert_sync = true;
     else if (!a.empty() && a[0] == '-') continue;
     else input = std::string(a);
   }
+  // The same spellings and checks as ptoas (a3/a5, level1..3 or 1..3, any case).
+  if (!ptoas::cli::apply_frontend_flags("pto_fe", flags, opts)) return 2;
   if (input.empty()) {
     std::fprintf(stderr, "usage: pto_fe [--pto-arch=a3|a5] [--pto-level=levelN] FILE [-o OUT]\n");
     return 2;
