@@ -142,7 +142,10 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
       } else if (key == "v_col") {
         t.vcol = int_value("v_col");
       } else if (key == "valid") {
-        if (c.peek() != Tok::Shape) c.fail_here("expected 'valid=RxC'");
+        // "0x8" lexes as a hex literal; as a valid shape it is 0 rows by 8 cols.
+        bool zero_rows = c.peek() == Tok::Hex && c.ptext().size() > 2 &&
+                         c.ptext().find_first_not_of("0123456789", 2) == std::string_view::npos;
+        if (c.peek() != Tok::Shape && !zero_rows) c.fail_here("expected 'valid=RxC'");
         bool big = false;
         if (!parse_shape_token(c.ptext(), dims, elem, has_elem, &big) || has_elem || dims.size() != 2)
           c.fail_here(big ? "valid shape is out of range (rows and cols at most 2^24)"
