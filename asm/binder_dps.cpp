@@ -399,6 +399,13 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
       if (!tc.done()) rt.clear();
     }
     Sem sem = op_info(op).sem;
+    // Without '->', a custom format that ends in `: T` (`outs : f32`,
+    // `: !pto.multi_tile_buf<...>`) names the result types there.
+    if (rt.empty() && types_at == kNoIndex && colon != kNoIndex) {
+      Cursor tc{this, colon + 1, body_e};
+      parse_type_list(tc, rt);
+      if (!tc.done() || rt.size() != results_.size()) rt.clear();
+    }
     if (sem == Sem::Vpto || sem == Sem::Vmi) vpto_result_types(*this, body_b, body_e, results_.size(), rt);
     if (rt.size() != results_.size()) rt.assign(results_.size(), unknown_type(m_));
     p.result_types = rt;

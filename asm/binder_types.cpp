@@ -90,6 +90,32 @@ Loc loc_from_word(std::string_view w) {
 
 
 
+// The text of a shape as the tokens spell it: one Shape token (`16x32xf32`),
+// or a run the lexer splits: spaced (`8 x 128 x f32`) or with a `!pto.`
+// element type (`16x32x!pto.hif8`: Shape, Ident "x", TypeAlias). Joins the
+// run without its blanks and returns the position after it; `end` == c.pos
+// when no shape starts here.
+static std::string shape_run(Binder& b, const Binder::Cursor& c, uint32_t& end) {
+  end = c.pos;
+  Tok k = c.peek();
+  if (k != Tok::Shape && k != Tok::Int && k != Tok::Question) return {};
+  std::string joined(c.ptext());
+  uint32_t i = c.pos + 1;
+  while (i < c.end) {
+    Tok nk = b.kind(i);
+    std::string_view nt = b.text(i);
+    bool after_x = !joined.empty() && joined.back() == 'x';
+    bool part = nk == Tok::Shape || nk == Tok::Int || nk == Tok::Question || nk == Tok::Ident ||
+                (nk == Tok::TypeAlias && nt.find('<') == std::string_view::npos);
+    if (!part || !(after_x || ((nk == Tok::Ident || nk == Tok::Shape) && nt[0] == 'x'))) break;
+    joined += nt;
+    ++i;
+  }
+  if (k != Tok::Shape && i == c.pos + 1) return {};  // a lone integer is no shape
+  end = i;
+  return joined;
+}
+
 // `!pto.tile_buf<...>` in its keyword form (loc=..., dtype=..., ...; any key
 // order) or compact form (vec, 16x16xf32, key=value ...); `!pto.tile<...>`
 // forms of the docs. `c` is the cursor inside the angle brackets.
@@ -112,12 +138,15 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
     return int32_t(v);
   };
   auto word = [&](const char* what) -> std::string_view {
-    if (c.peek() != Tok::Ident) c.fail_here(std::string("expected a word for '") + what + "'");
+    // `dtype=!pto.hif8`: the 0.60 storage formats are spelled as types.
+    bool alias = c.peek() == Tok::TypeAlias && std::string_view(what) == "dtype";
+    if (c.peek() != Tok::Ident && !alias) c.fail_here(std::string("expected a word for '") + what + "'");
     return b.text(c.pos++);
   };
   std::vector<int64_t> dims;
   DType elem;
   bool has_elem;
+  std::string shape;
   unsigned positional = 0;
   std::unordered_set<std::string> seen;
   while (!c.done()) {
@@ -179,9 +208,9 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
       } else {
         b.fail(key_tok, "unknown tile parameter " + quoted(key));
       }
-    } else if (c.peek() == Tok::Shape && positional <= 1) {
+    } else if (uint32_t run_end; positional <= 1 && !(shape = shape_run(b, c, run_end)).empty()) {
       bool big = false;
-      bool shape_ok = parse_shape_token(c.ptext(), dims, elem, has_elem, &big);
+      bool shape_ok = parse_shape_token(shape, dims, elem, has_elem, &big);
       if (big || (shape_ok && dims.size() == 2 &&
                   (dims[0] > (1 << 24) || dims[1] > (1 << 24) || dims[0] < 0 || dims[1] < 0)))
         c.fail_here("tile shape must be static and at most 2^24");
@@ -190,7 +219,7 @@ static void parse_tile_body(Binder& b, Binder::Cursor& c, Type& t, bool docs_til
       t.cols = int32_t(dims[1]);
       t.elem = elem;
       have_dtype = true;
-      ++c.pos;
+      c.pos = run_end;
       positional = 2;
     } else if (c.peek() == Tok::Ident && positional == 0 && !keyword_form &&
                loc_from_word(c.ptext()) != Loc::None && loc_from_word(c.ptext()) != Loc::Gm &&
@@ -246,13 +275,15 @@ static void parse_view_body(Binder& b, Binder::Cursor& c, Type& t, std::vector<i
                             uint32_t type_tok) {
   DType elem;
   bool has_elem;
-  if (c.peek() == Tok::Shape) {
+  uint32_t run_end;
+  std::string shape = shape_run(b, c, run_end);
+  if (!shape.empty()) {
     bool big = false;
-    if (!parse_shape_token(c.ptext(), dims, elem, has_elem, &big) || !has_elem)
+    if (!parse_shape_token(shape, dims, elem, has_elem, &big) || !has_elem)
       c.fail_here(big ? "a view dimension is larger than 2^40" : "expected a shape 'DxDxT'");
     t.elem = elem;
-    ++c.pos;
-  } else if (c.peek() == Tok::Ident && parse_dtype(c.ptext()) != DType::None) {
+    c.pos = run_end;
+  } else if ((c.peek() == Tok::Ident || c.peek() == Tok::TypeAlias) && parse_dtype(c.ptext()) != DType::None) {
     t.elem = parse_dtype(c.ptext());
     ++c.pos;
   } else {

@@ -10,11 +10,11 @@ namespace ptoas {
 int64_t wrap_int(DType d, int64_t v) {
   switch (d) {
     case DType::I1: return v & 1;
-    case DType::I8: return int8_t(uint8_t(v));
+    case DType::I8: case DType::SI8: return int8_t(uint8_t(v));
     case DType::U8: return uint8_t(v);
-    case DType::I16: return int16_t(uint16_t(v));
+    case DType::I16: case DType::SI16: return int16_t(uint16_t(v));
     case DType::U16: return uint16_t(v);
-    case DType::I32: return int32_t(uint32_t(v));
+    case DType::I32: case DType::SI32: return int32_t(uint32_t(v));
     case DType::U32: return uint32_t(v);
     default: return v;
   }

@@ -19,10 +19,13 @@ static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(Op::Count));
 // ORDER DTYPE
 constexpr std::string_view kDTypeNames[] = {
     "none", "f32", "f16", "bf16", "f64", "i1", "i8", "ui8", "i16", "ui16",
-    "i32", "ui32", "i64", "ui64", "f8E4M3", "f8E4M3FN", "f8E5M2", "index"};
+    "i32", "ui32", "i64", "ui64", "f8E4M3", "f8E4M3FN", "f8E5M2",
+    "!pto.hif8", "!pto.f8E8M0", "!pto.f4E1M2x2", "!pto.f4E2M1x2",
+    "si8", "si16", "si32", "si64", "index"};
 static_assert(sizeof(kDTypeNames) / sizeof(kDTypeNames[0]) == size_t(DType::Count));
 
-constexpr unsigned kDTypeBytes[] = {0, 4, 2, 2, 8, 1, 1, 1, 2, 2, 4, 4, 8, 8, 1, 1, 1, 8};
+constexpr unsigned kDTypeBytes[] = {0, 4, 2, 2, 8, 1, 1, 1, 2, 2, 4, 4, 8, 8, 1, 1, 1,
+                                    1, 1, 1, 1, 1, 2, 4, 8, 8};
 static_assert(sizeof(kDTypeBytes) / sizeof(kDTypeBytes[0]) == size_t(DType::Count));
 
 // The name index, built at compile time (a process compiles one small file,
@@ -147,9 +150,12 @@ unsigned dtype_bytes(DType d) { return kDTypeBytes[size_t(d)]; }
 
 bool dtype_is_float(DType d) {
   return d == DType::F32 || d == DType::F16 || d == DType::BF16 || d == DType::F64 ||
-         d == DType::F8E4M3 || d == DType::F8E4M3FN || d == DType::F8E5M2;
+         d == DType::F8E4M3 || d == DType::F8E4M3FN || d == DType::F8E5M2 ||
+         (d >= DType::HiF8 && d <= DType::F4E2M1x2);
 }
-bool dtype_is_int(DType d) { return d >= DType::I8 && d <= DType::U64; }
+bool dtype_is_int(DType d) {
+  return (d >= DType::I8 && d <= DType::U64) || (d >= DType::SI8 && d <= DType::SI64);
+}
 bool dtype_is_unsigned(DType d) {
   return d == DType::U8 || d == DType::U16 || d == DType::U32 || d == DType::U64;
 }

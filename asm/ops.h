@@ -10,7 +10,13 @@ namespace ptoas {
 // Element / scalar types. ORDER DTYPE: kDTypeNames in ops.cpp follows this.
 enum class DType : uint8_t {
   None, F32, F16, BF16, F64, I1, I8, U8, I16, U16, I32, U32, I64, U64,
-  F8E4M3, F8E4M3FN, F8E5M2, Index, Count
+  F8E4M3, F8E4M3FN, F8E5M2,
+  // PTOAS 0.60 storage formats: moved and converted by NPU ops only (no
+  // interpreter or CPU arithmetic); the f4 pairs pack two values in a byte.
+  HiF8, F8E8M0, F4E1M2x2, F4E2M1x2,
+  // MLIR's explicitly signed integers (si8 is not i8 to MLIR: kept as spelled).
+  SI8, SI16, SI32, SI64,
+  Index, Count
 };
 constexpr uint32_t dt_bit(DType d) { return 1u << unsigned(d); }
 

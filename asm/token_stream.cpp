@@ -12,8 +12,12 @@ void classify_tokens(std::string_view text, std::vector<Token>& toks) {
   Op prev_op = Op::Count;
   // Identifiers repeat (keywords, types, op names): look each spelling up once.
   std::unordered_map<std::string_view, Op> seen;
-  for (Token& t : toks) {
-    if (t.kind == Tok::Ident) {
+  for (size_t i = 0; i < toks.size(); ++i) {
+    Token& t = toks[i];
+    // `{pto.multi_buffer_addrs = ...}`: a word followed by '=' is an
+    // attribute key even where it spells an op (no op is followed by '=').
+    bool key = i + 1 < toks.size() && toks[i + 1].kind == Tok::Equal;
+    if (t.kind == Tok::Ident && !key) {
       std::string_view w = text.substr(t.off, t.len);
       auto it = seen.find(w);
       Op op = it != seen.end() ? it->second : seen.emplace(w, lookup_op(w)).first->second;

@@ -45,12 +45,12 @@ inline void store_f(uint8_t* p, DType d, double v) {
 inline int64_t load_i(const uint8_t* p, DType d) {
   switch (d) {
     case DType::I1: case DType::U8: return p[0];
-    case DType::I8: return int8_t(p[0]);
-    case DType::I16: { int16_t v; std::memcpy(&v, p, 2); return v; }
+    case DType::I8: case DType::SI8: return int8_t(p[0]);
+    case DType::I16: case DType::SI16: { int16_t v; std::memcpy(&v, p, 2); return v; }
     case DType::U16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::I32: case DType::SI32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case DType::U32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::I64: case DType::U64: case DType::Index: { int64_t v; std::memcpy(&v, p, 8); return v; }
+    case DType::I64: case DType::U64: case DType::SI64: case DType::Index: { int64_t v; std::memcpy(&v, p, 8); return v; }
     default: return 0;
   }
 }

@@ -672,6 +672,9 @@ void Exec::exec_alloc(const Inst& in) {
   if (d.vrow < 0) d.vrow = t.rows;
   if (d.vcol < 0) d.vcol = t.cols;
   if (d.vrow > t.rows || d.vcol > t.cols) fail(in, "valid shape exceeds the tile");
+  if (t.elem >= DType::HiF8 && t.elem <= DType::F4E2M1x2)
+    fail(in, "tiles of " + std::string(dtype_name(t.elem)) +
+                 " (a storage format) are not supported by the interpreter");
   size_t loc = size_t(t.loc);
   if (loc >= 7) fail(in, "tile location not supported by the interpreter");
   size_t bytes = tile_storage_bytes(t);
