@@ -2,6 +2,7 @@
 // tile allocation. Each reader follows the op's textual form in MLIR's
 // custom assembly (docs/language.md §3) and fills a Pending instruction.
 #include "binder.h"
+#include "int_eval.h"
 
 namespace ptoas {
 namespace bind {
@@ -435,10 +436,23 @@ void Binder::bind_view(Op op, Cursor& c, const SynStmt& s) {
       c.expect(Tok::Colon, "':' and the view type");
       TypeId ty = parse_type(c, mtv ? TypeKind::TensorView : TypeKind::PartitionView);
       if (!mtv) {
-        if (m_.types.get(ty).kind == TypeKind::TensorView && c.accept(Tok::Arrow))
+        if (c.accept(Tok::Arrow)) {
           ty = parse_type(c, TypeKind::PartitionView);
-        else if (c.accept(Tok::Arrow))
-          ty = parse_type(c, TypeKind::PartitionView);
+        } else if (m_.types.get(ty).kind == TypeKind::TensorView && m_.types.get(ty).rank == b2.size()) {
+          // 0.60's short form names only the source view: the result is the
+          // partition of its element type, static where a size is a constant.
+          Type pt = m_.types.get(ty);
+          pt.kind = TypeKind::PartitionView;
+          pt.text = kNone;
+          pt.dims = kNone;
+          std::vector<int64_t> dims;
+          for (size_t i = 0; i < b2.size(); ++i) {
+            int64_t v = 0;
+            ValueId sv = p.ins[p.ins.size() - b2.size() + i];
+            dims.push_back(int_constant(m_, sv, v) && v >= 0 ? v : kDyn);
+          }
+          ty = m_.types.intern(pt, dims);
+        }
       }
       end_of_stmt(c);
       const Type& t = m_.types.get(ty);

@@ -37,12 +37,18 @@ int64_t view_rows(const RtView& v) {
 
 int64_t view_cols(const RtView& v) { return v.rank ? v.shape[v.rank - 1] : 0; }
 
-void check_shapes(Exec& ex, const Inst& in, const RtView& v, const TileAcc& t, const char* op) {
+// `window`: the view may be larger than the tile's valid region, which then
+// reads its top-left corner (a tload of a 2x24 view into a 2x8 valid region
+// reads the first 8 columns of each row, as the CPU targets do).
+void check_shapes(Exec& ex, const Inst& in, const RtView& v, const TileAcc& t, const char* op,
+                  bool window = false) {
   if (dtype_bytes(v.elem) != t.esize)
     ex.fail(in, std::string(op) + ": GM element type " + std::string(dtype_name(v.elem)) +
                     " and tile element type " + std::string(dtype_name(t.elem)) +
                     " differ in size");
-  if (view_rows(v) != t.vrow || view_cols(v) != t.vcol)
+  bool fits = window ? view_rows(v) >= t.vrow && view_cols(v) >= t.vcol
+                     : view_rows(v) == t.vrow && view_cols(v) == t.vcol;
+  if (!fits)
     ex.fail(in, std::string(op) + ": the view is " + std::to_string(view_rows(v)) + "x" +
                     std::to_string(view_cols(v)) + " but the tile's valid region is " +
                     std::to_string(t.vrow) + "x" + std::to_string(t.vcol));
@@ -51,7 +57,7 @@ void check_shapes(Exec& ex, const Inst& in, const RtView& v, const TileAcc& t, c
 void tload(Exec& ex, const Inst& in) {
   const RtView& v = ex.view(in, ex.in_id(in, 0));
   TileAcc t = ex.out_tile(in, 0);
-  check_shapes(ex, in, v, t, "tload");
+  check_shapes(ex, in, v, t, "tload", true);
   // The whole physical tile first takes the pad value, then the valid
   // region is copied (bit for bit: the DMA moves bytes, it does not convert).
   const Type& ty = *t.t;
