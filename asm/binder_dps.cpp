@@ -78,14 +78,41 @@ NamedAttr asm_attr(Binder& b, Binder::Cursor& c) {
   return NamedAttr{b.m_.strings.intern(key), b.parse_attr_value(c)};
 }
 
-// Reads a DPS operand group: `%a, %b {attrs} : T1, T2` or `%a : T1, %b : T2`.
+// A keyword operand of 0.60's DPS groups: `fp %fp : T` (the fixpipe
+// parameter tile), `pre_quant %s : T` (the quantization scalar).
+struct KeywordOperand {
+  std::string_view key;
+  ValueId v;
+  uint32_t tok;
+};
+
+// Reads a DPS operand group: `%a, %b {attrs} : T1, T2` or `%a : T1, %b : T2`,
+// then keyword operands (when `kw` takes them) and the unit word `no_tmp`.
 void dps_group(Binder& b, Binder::Cursor& in, std::vector<ValueId>& vals,
-               std::vector<NamedAttr>& attrs) {
+               std::vector<NamedAttr>& attrs, std::vector<KeywordOperand>* kw = nullptr) {
   std::vector<uint32_t> toks;
   std::vector<TypeId> types;
   bool typing = false;
   while (!in.done()) {
     Tok k = in.peek();
+    if (k == Tok::Ident && in.ptext() == "no_tmp") {
+      ++in.pos;
+      attrs.push_back({b.m_.strings.intern("no_tmp"), b.make_attr(AttrKind::Unit, "unit")});
+      continue;
+    }
+    if (kw && k == Tok::Ident && in.peek2() == Tok::ValueUse &&
+        (in.ptext() == "fp" || in.ptext() == "pre_quant") &&
+        (types.size() == toks.size() || !typing)) {
+      uint32_t key_tok = in.pos++;
+      uint32_t vt = in.pos++;
+      in.expect(Tok::Colon, "':' and the operand's type");
+      TypeId ty = b.parse_type(in);
+      ValueId v = b.use_value(vt);
+      check_use_type(b, vt, v, ty);
+      kw->push_back({b.text(key_tok), v, key_tok});
+      if (!in.done() && in.peek() != Tok::Comma && in.peek() != Tok::Ident) in.fail_here("expected ','");
+      continue;
+    }
     if (k == Tok::ValueUse && !typing) {
       toks.push_back(in.pos++);
     } else if (k == Tok::ValueUse && typing && types.size() == toks.size()) {
@@ -108,7 +135,8 @@ void dps_group(Binder& b, Binder::Cursor& in, std::vector<ValueId>& vals,
       in.fail_here("expected an operand, found " + quoted(in.ptext()));
     }
     if (!in.done() && in.peek() != Tok::Comma && in.peek() != Tok::Colon &&
-        in.peek() != Tok::LBrace && !(typing && in.peek() == Tok::ValueUse))
+        in.peek() != Tok::LBrace && !(typing && in.peek() == Tok::ValueUse) &&
+        !(in.peek() == Tok::Ident && (in.ptext() == "no_tmp" || (kw && in.peek2() == Tok::ValueUse))))
       in.fail_here("expected ',' or ':'");
   }
   if (types.size() != toks.size())
@@ -145,10 +173,24 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
     if (!results_.empty())
       fail(s.first, "the ins(...) outs(...) form names no results; the outs are the results");
     p.form = Form::Dps;
+    std::vector<KeywordOperand> kw;
     if (c.accept_ident("ins")) {
       if (c.peek() != Tok::LParen) c.fail_here("expected '(' after ins");
       Cursor in = c.enter();
-      dps_group(*this, in, p.ins, p.attrs);
+      dps_group(*this, in, p.ins, p.attrs, &kw);
+    }
+    for (const KeywordOperand& k : kw) {
+      if (k.key == "pre_quant") {
+        p.ins.push_back(k.v);
+        continue;
+      }
+      // `fp %f`: the op's fixpipe form, which takes the tile second.
+      Op fp_op = p.op == Op::TStore ? Op::TStoreFp : p.op == Op::TExtract ? Op::TExtractFp
+               : p.op == Op::TInsert ? Op::TInsertFp : p.op == Op::TMov ? Op::TMovFp : Op::Count;
+      if (fp_op == Op::Count || p.ins.empty())
+        fail(k.tok, "an 'fp' operand is not allowed on " + quoted(op_name(p.op)));
+      p.op = fp_op;
+      p.ins.insert(p.ins.begin() + 1, k.v);
     }
     if (c.accept_ident("outs")) {
       if (c.peek() != Tok::LParen) c.fail_here("expected '(' after outs");

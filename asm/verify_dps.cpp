@@ -304,7 +304,10 @@ void verify_dps_inst(Ctx& c, InstId id) {
     return;
   }
 
-  // ---- scalar operands have the tile element type ----
+  // ---- scalar operands are of the tile element type's class ----
+  // PTOAS 0.60 takes another width of the same class (an i16 shift count on
+  // an i32 tile, an f32 slope on an f16 tile); the CPU targets refuse the
+  // mixed form by name, the interpreter and cce convert the scalar.
   if ((info.sem == Sem::EltScalar || info.sem == Sem::Compare || info.sem == Sem::Select) &&
       in.op != Op::TAxpy && in.op != Op::TCi && ce != DType::None) {
     for (unsigned i = 0; i < in.n_ins; ++i) {
@@ -312,8 +315,11 @@ void verify_dps_inst(Ctx& c, InstId id) {
       ValueId v = c.operand(in, i);
       const Type* t = c.vtype(v);
       if (!t || t->kind != TypeKind::Scalar || t->elem == ce) continue;
+      if (dtype_is_float(t->elem) == dtype_is_float(ce) && dtype_is_int(t->elem) == dtype_is_int(ce))
+        continue;
       c.error(in.loc, q(in.op) + " expects scalar operand #" + std::to_string(i) +
-                          " to have the tile element type " + dn(ce) + ", got " + dn(t->elem));
+                          " to have the tile element type " + dn(ce) + " (or another " +
+                          (dtype_is_float(ce) ? "float" : "integer") + " width), got " + dn(t->elem));
       return;
     }
   }
@@ -368,6 +374,43 @@ void verify_dps_inst(Ctx& c, InstId id) {
         c.error(in.loc, "'pto.tstore' op expects dst static element count (" +
                             std::to_string(nv) + ") to match src valid element count (" +
                             std::to_string(nt) + ")");
+      }
+      break;
+    }
+    // textract with `fp %f`: the fixpipe path out of the accumulator.
+    case Op::TExtractFp: {
+      const Type* st = in.n_ins > 1 ? c.vtype(c.operand(in, 0)) : nullptr;
+      const Type* ft = in.n_ins > 1 ? c.vtype(c.operand(in, 1)) : nullptr;
+      const Type* dt = in.n_outs > 0 ? c.vtype(out_v(0)) : nullptr;
+      if (!st || !ft || !dt || st->kind != TypeKind::TileBuf || ft->kind != TypeKind::TileBuf ||
+          dt->kind != TypeKind::TileBuf)
+        break;
+      if (st->loc != Loc::Acc) {
+        c.error(in.loc, "'pto.textract' op expects fp form to use loc=acc src, got loc=" +
+                            std::string(loc_name(st->loc)));
+      } else if (ft->loc != Loc::Scaling) {
+        c.error(in.loc, "'pto.textract' op expects fp to use loc=scaling, got loc=" +
+                            std::string(loc_name(ft->loc)));
+      } else if (c.arch == Arch::A5 && dt->loc != Loc::Mat && dt->loc != Loc::Vec) {
+        c.error(in.loc, "'pto.textract' op expects A5 textract to use a supported src/dst loc pair: "
+                        "acc->mat or acc->vec (got acc->" + std::string(loc_name(dt->loc)) + ")");
+      } else if (c.arch == Arch::A5 &&
+                 (st->blayout != BLayout::ColMajor || st->slayout != SLayout::RowMajor)) {
+        c.error(in.loc, "'pto.textract' op expects A5 acc-source textract src to use "
+                        "blayout=col_major and slayout=row_major");
+      } else if (c.arch == Arch::A5) {
+        // The fixpipe narrows: an f32 accumulator to f32/f16/bf16/8-bit
+        // integers, an i32 one to f16/bf16/8-bit integers (never to f32).
+        DType se = st->elem, de = dt->elem;
+        bool int8 = de == DType::I8 || de == DType::SI8 || de == DType::U8;
+        bool half = de == DType::F16 || de == DType::BF16;
+        bool ok = se == DType::F32 ? (de == DType::F32 || half || int8)
+                : (se == DType::I32 || se == DType::SI32) ? (half || int8)
+                : false;
+        if (!ok)
+          c.error(in.loc, "'pto.textract' op expects A5 acc preQuantScalar textract element types to "
+                          "be src=f32 with dst=f32/f16/bf16/i8/ui8, or src=i32 with dst=f16/bf16/i8/ui8, "
+                          "got src=" + dn(se) + ", dst=" + dn(de));
       }
       break;
     }

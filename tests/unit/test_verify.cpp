@@ -117,11 +117,16 @@ TEST_CASE("verify: elementwise sources need dst's valid shape", "[verify]") {
   EXPECT_ERROR(r, 6, "to have dst's valid shape 16x16, got 16x8");
 }
 
-TEST_CASE("verify: tile-scalar operand has the tile element type", "[verify]") {
-  std::string body = "    %s = arith.constant 1.0 : f16\n" + std::string("    %a = pto.alloc_tile : ") +
+TEST_CASE("verify: tile-scalar operand has the tile element type's class", "[verify]") {
+  std::string body = "    %s = arith.constant 1 : i32\n" + std::string("    %a = pto.alloc_tile : ") +
                      F32 + "\n    %d = pto.alloc_tile : " + F32 + "\n" +
-                     "    pto.tadds ins(%a, %s : " + F32 + ", f16) outs(%d : " + F32 + ")\n";
-  EXPECT_ERROR(run(kernel(body)), 6, "scalar operand #1 to have the tile element type f32");
+                     "    pto.tadds ins(%a, %s : " + F32 + ", i32) outs(%d : " + F32 + ")\n";
+  EXPECT_ERROR(run(kernel(body)), 6, "scalar operand #1 to have the tile element type f32 (or another float width), got i32");
+  // Another width of the same class is what 0.60's files write (tlrelu, tshls).
+  std::string narrow = "    %s = arith.constant 1.0 : f16\n" + std::string("    %a = pto.alloc_tile : ") +
+                       F32 + "\n    %d = pto.alloc_tile : " + F32 + "\n" +
+                       "    pto.tadds ins(%a, %s : " + F32 + ", f16) outs(%d : " + F32 + ")\n";
+  CHECK(run(kernel(narrow)).ok);
   std::string good = "    %s = arith.constant 1.0 : f32\n" + std::string("    %a = pto.alloc_tile : ") +
                      F32 + "\n    %d = pto.alloc_tile : " + F32 + "\n" +
                      "    pto.tadds ins(%a, %s : " + F32 + ", f32) outs(%d : " + F32 + ")\n";
