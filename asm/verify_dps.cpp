@@ -400,16 +400,18 @@ void verify_dps_inst(Ctx& c, InstId id) {
                         "blayout=col_major and slayout=row_major");
       } else if (c.arch == Arch::A5) {
         // The fixpipe narrows: an f32 accumulator to f32/f16/bf16/8-bit
-        // integers, an i32 one to f16/bf16/8-bit integers (never to f32).
+        // integers or 8-bit floats, an i32 one to f16/bf16/8-bit integers
+        // (never to f32).
         DType se = st->elem, de = dt->elem;
         bool int8 = de == DType::I8 || de == DType::SI8 || de == DType::U8;
         bool half = de == DType::F16 || de == DType::BF16;
-        bool ok = se == DType::F32 ? (de == DType::F32 || half || int8)
+        bool f8 = is_fp8(de) || de == DType::HiF8;
+        bool ok = se == DType::F32 ? (de == DType::F32 || half || int8 || f8)
                 : (se == DType::I32 || se == DType::SI32) ? (half || int8)
                 : false;
         if (!ok)
           c.error(in.loc, "'pto.textract' op expects A5 acc preQuantScalar textract element types to "
-                          "be src=f32 with dst=f32/f16/bf16/i8/ui8, or src=i32 with dst=f16/bf16/i8/ui8, "
+                          "be src=f32 with dst=f32/f16/bf16/i8/ui8/fp8/hif8, or src=i32 with dst=f16/bf16/i8/ui8, "
                           "got src=" + dn(se) + ", dst=" + dn(de));
       }
       break;
