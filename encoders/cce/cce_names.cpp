@@ -73,7 +73,7 @@ std::string Names::fresh(std::string_view base) {
 }
 
 const std::string& Names::of(ValueId v) {
-  if (by_value_.size() <= v) by_value_.resize(size_t(v) + 1);
+  if (by_value_.size() <= v) by_value_.resize(std::max(size_t(v) + 1, m_.values.size()));
   if (by_value_[v].empty()) {
     std::string_view n = m_.str(m_.values[v].name);
     by_value_[v] = fresh(n.empty() ? "v" + std::to_string(v) : n);

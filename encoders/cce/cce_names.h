@@ -3,6 +3,7 @@
 // arguments of a tile op. Only spelling: what is emitted where is
 // cce_lower.cpp's.
 #pragma once
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,14 +17,16 @@ namespace ptoas::cg::cce {
 // or a name the emitted file defines itself.
 class Names {
  public:
-  explicit Names(const Module& m) : m_(m) {}
+  explicit Names(const Module& m) : m_(m), by_value_(m.values.size()) {}
   const std::string& of(ValueId v);
   // A fresh name from `base` (helper variables: `x_ptr`, `x_t`).
   std::string fresh(std::string_view base);
 
  private:
   const Module& m_;
-  std::vector<std::string> by_value_;
+  // A deque: of() hands out references, which growing a vector would leave
+  // dangling (`nm(a) + " = " + nm(b)` read freed memory under ASan).
+  std::deque<std::string> by_value_;
   std::vector<std::string> taken_;  // sorted
   bool take(const std::string& s);
 };
