@@ -193,6 +193,15 @@ void SyncModel::add_inst(InstId id) {
     }
     return;
   }
+  if ((in.op == Op::LoadScalar && in.n_ins >= 1) || (in.op == Op::StoreScalar && in.n_ins >= 2)) {
+    // One GM element on PIPE_S (the element index is not tracked: the whole
+    // root's bytes from the pointer on), so a scalar read after a tstore
+    // waits for MTE3 and a scalar write after a tload for MTE2.
+    bool store = in.op == Op::StoreScalar;
+    ValueId ptr = m.operand(in, store ? 1 : 0);
+    if (is_gm_type(m.type_of(ptr))) event(Pipe::S, [&] { gm_fp(ptr, store); });
+    return;
+  }
   if (info.syn != Syn::Dps || in.op == Op::TReshape) return;
   Pipe p = op_pipe(m, in, arch);
   if (p == Pipe::All || p == Pipe::None) return;

@@ -288,7 +288,17 @@ bool prepare_op(const char* ir_name, const PtoModelArg* a, int n, Arch arch, Pre
       uint64_t lo = uint64_t(reinterpret_cast<uintptr_t>(x.ptr));
       out.accesses.push_back({kGm, is_out, lo, lo + arg.bytes});
     } else {
+      // The C++ scalar's own type where a tile of the op shares its class
+      // (tsels: an f32 scalar, an i8 mask first); else the first tile's
+      // (a literal `1` passed to a float op).
       DType t = letters[i] == 'i' ? DType::Index : scalar_elem;
+      if (letters[i] != 'i' && DType(x.dtype) != DType::None && DType(x.dtype) != t)
+        for (auto* p : dps)
+          if (p->kind == PTO_ARG_TILE && dtype_is_float(DType(p->dtype)) == dtype_is_float(DType(x.dtype)) &&
+              dtype_is_int(DType(p->dtype)) == dtype_is_int(DType(x.dtype))) {
+            t = DType(x.dtype);
+            break;
+          }
       if (t == DType::None) t = DType(x.dtype);
       std::string pn = "%s" + std::to_string(i);
       if (!params.empty()) params += ", ";

@@ -136,6 +136,45 @@ void Block::wait_flag(int src, int dst, int id) {
   it.nth = f.waits_issued++;
   f.waits.push_back({dst, fences_[dst] + 1, seq});
   push(std::move(it));
+  // A wait on PIPE_S holds the kernel's own C++ too: the scalar code after
+  // it (a GM element read or written in place) must see what the producer
+  // pipe wrote before its set, so the wait completes before returning.
+  if (dst == 0 && !run_until(0, q_[0].size() - 1)) drain();
+}
+
+// The next item to run: the earliest runnable one in program order, or
+// (adversarial) the latest; false when none can run.
+bool Block::pick(int& best_p, size_t& best_i) {
+  best_p = -1;
+  best_i = 0;
+  uint32_t best_seq = 0;
+  for (int p = 0; p < kPipes; ++p) {
+    auto& q = q_[p];
+    while (first_undone_[p] < q.size() && q[first_undone_[p]].done) ++first_undone_[p];
+    bool in_order_v = arch_ == Arch::A5 && p == 1;
+    for (size_t i = first_undone_[p]; i < q.size(); ++i) {
+      const Item& it = q[i];
+      if (it.done) continue;
+      if (runnable(p, i) && (best_p < 0 || (in_order_ ? it.seq < best_seq : it.seq > best_seq))) {
+        best_p = p;
+        best_i = i;
+        best_seq = it.seq;
+      }
+      // Nothing after an undone wait or barrier can run before it.
+      if (in_order_v || it.kind == Item::Kind::Wait || it.kind == Item::Kind::Barrier) break;
+    }
+  }
+  return best_p >= 0;
+}
+
+bool Block::run_until(int stop_p, size_t stop_i) {
+  while (!q_[stop_p][stop_i].done) {
+    int best_p;
+    size_t best_i;
+    if (!pick(best_p, best_i)) return false;
+    execute(best_p, best_i);
+  }
+  return true;
 }
 
 void Block::barrier(int pipe) {
@@ -314,26 +353,9 @@ void Block::execute(int p, size_t i) {
 
 void Block::drain(bool all) {
   while (true) {
-    int best_p = -1;
-    size_t best_i = 0;
-    uint32_t best_seq = 0;
-    for (int p = 0; p < kPipes; ++p) {
-      auto& q = q_[p];
-      while (first_undone_[p] < q.size() && q[first_undone_[p]].done) ++first_undone_[p];
-      bool in_order_v = arch_ == Arch::A5 && p == 1;
-      for (size_t i = first_undone_[p]; i < q.size(); ++i) {
-        const Item& it = q[i];
-        if (it.done) continue;
-        if (runnable(p, i) && (best_p < 0 || (in_order_ ? it.seq < best_seq : it.seq > best_seq))) {
-          best_p = p;
-          best_i = i;
-          best_seq = it.seq;
-        }
-        // Nothing after an undone wait or barrier can run before it.
-        if (in_order_v || it.kind == Item::Kind::Wait || it.kind == Item::Kind::Barrier) break;
-      }
-    }
-    if (best_p < 0) break;
+    int best_p;
+    size_t best_i;
+    if (!pick(best_p, best_i)) break;
     execute(best_p, best_i);
   }
   // What is left cannot run: no set releases the waits it hangs on.

@@ -56,6 +56,10 @@ class Block {
   // Runs every queued item the flags let run. `all`: pipe_barrier(PIPE_ALL),
   // after which everything earlier is ordered before everything later.
   void drain(bool all = false);
+  // Runs queued items until item `i` of pipe `p` is done (false: it cannot
+  // run; drain() then reports the deadlock).
+  bool run_until(int p, size_t i);
+  bool pick(int& p, size_t& i);
   void finish();  // drain, then the flags left pending
   int64_t idx() const { return idx_; }
   int64_t num() const { return num_; }
