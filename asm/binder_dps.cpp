@@ -184,9 +184,9 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
         p.ins.push_back(k.v);
         continue;
       }
-      // `fp %f`: the op's fixpipe form, which takes the tile second.
-      Op fp_op = p.op == Op::TStore ? Op::TStoreFp : p.op == Op::TExtract ? Op::TExtractFp
-               : p.op == Op::TInsert ? Op::TInsertFp : p.op == Op::TMov ? Op::TMovFp : Op::Count;
+      // `fp %f`: the op's fixpipe form in the table (`pto.tstore_fp`,
+      // `pto.tmov.fp`: lookup takes '_' for '.'), which takes the tile second.
+      Op fp_op = lookup_op(std::string(op_name(p.op)) + "_fp");
       if (fp_op == Op::Count || p.ins.empty())
         fail(k.tok, "an 'fp' operand is not allowed on " + quoted(op_name(p.op)));
       p.op = fp_op;
