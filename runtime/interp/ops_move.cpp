@@ -217,6 +217,19 @@ void tgather(Exec& ex, const Inst& in) {
       ex.fail(in, "pto.tgather: unknown or missing maskPattern '" + std::string(p) + "'");
     Staged st = stage(s, 0, 0, s.vrow, s.vcol);
     int64_t k = 0, cap = int64_t(d.t->rows) * d.t->cols;
+    // PTOAS 0.60's axis "col" selects whole rows (row i of each group);
+    // "row" (and 0.27's form without an axis) selects columns of each row.
+    if (ex.m.attr_word(in, "axis") == "col") {
+      for (int64_t r = 0; r < s.vrow; ++r) {
+        if (!mask_select(p, r)) continue;
+        if (k >= d.t->rows || s.vcol > d.t->cols)
+          ex.fail(in, "pto.tgather: the selected rows do not fit the destination");
+        for (int64_t c = 0; c < s.vcol; ++c)
+          move_elem(d.at(k, c), d.elem, st.at(r, c), s.elem, false);
+        ++k;
+      }
+      return;
+    }
     for (int64_t r = 0; r < s.vrow; ++r)
       for (int64_t c = 0; c < s.vcol; ++c) {
         if (!mask_select(p, c)) continue;
