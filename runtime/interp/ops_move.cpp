@@ -108,6 +108,9 @@ void textract(Exec& ex, const Inst& in) {
 // TINSERT ins(src, row, col): dst[row + i, col + j] = src[i, j] over the src
 // valid region.
 void tinsert(Exec& ex, const Inst& in) {
+  if (in.n_ins > 3)
+    ex.fail(in, "pto.tinsert with a preQuantScalar operand (PTOAS 0.60's quantizing acc -> mat "
+                "form) is not supported by the interpreter");
   check_move_offsets(ex, in);
   TileAcc d = ex.out_tile(in, 0), s = ex.in_tile(in, 0);
   int64_t r0 = index_operand(ex, in, 1), c0 = index_operand(ex, in, 2);
