@@ -1,7 +1,9 @@
 // Scratch (tmp) tile contracts of PTOAS 0.60's tile-op verifiers, and its
 // level-3 rule that ops whose A2/A3 lowering needs a scratch tile name one
 // (PTOMaterializeImplicitTmp creates it at levels 1/2, where PlanMemory
-// places it; level 3 skips PlanMemory, so the program must bring it):
+// places it; level 3 skips PlanMemory, so the program must bring it). The
+// pass's tci case is left out: 0.60's DeepSeek V4 A3 kernels, accepted at
+// level 3, run tci without one.
 //   tpow/tpows   precisionType per arch; integer forms take no tmp; tmp of
 //                dst's element type, row-major, dst's valid shape, and on
 //                A2/A3 at least dst's bytes
