@@ -16,6 +16,9 @@
 //                                a function fit in its 16 hardware flag ids
 //   inttoptr uses                a pointer made from an integer is only read
 //                                or written through load/store_scalar
+//   subview legalization         at level 3 a pto.subview becomes an
+//                                address in its parent tile, which a tile
+//                                passed in as a function argument has not
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -69,6 +72,7 @@ class PassRules {
       if (!resolve_reserved_buffers()) return;
     }
     check_inttoptr_uses();
+    check_subviews();
   }
 
  private:
@@ -439,6 +443,33 @@ class PassRules {
         break;
       }
     }
+  }
+
+  // ---- subview ---------------------------------------------------------------------------
+  void check_subviews() {
+    if (c_.opts.level != Level::Level3) return;
+    for (InstId id : ix_.order) {
+      const Inst& in = I(id);
+      if (in.op != Op::Subview || c_.n_operands(in) == 0) continue;
+      ValueId root = c_.operand(in, 0);
+      for (unsigned guard = 0; guard < 64; ++guard) {
+        const Inst* d = c_.def_of(root);
+        if (!d || d->op != Op::Subview || c_.n_operands(*d) == 0) break;
+        root = c_.operand(*d, 0);
+      }
+      if (root == kNone || c_.def_of(root) || !is_func_param(root)) continue;
+      c_.error(in.loc, "failed to legalize operation 'pto.subview' that was explicitly marked "
+                       "illegal: at --pto-level=level3 its source tile, a function argument, has "
+                       "no address to take the subview from");
+    }
+  }
+
+  bool is_func_param(ValueId v) {
+    for (InstId f : ix_.funcs)
+      if (const Region* body = c_.region(I(f), 0))
+        for (ValueId a : c_.region_args(*body))
+          if (a == v) return true;
+    return false;
   }
 };
 
