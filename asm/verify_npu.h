@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct NpuIndex {
   std::vector<std::vector<InstId>> users;   // per value: instructions naming it
   std::vector<InstId> funcs;                // function definitions, in order
   std::unordered_map<std::string, InstId> func_by_name;
+  std::vector<std::vector<InstId>> by_op;   // per Op: its instructions, in order
+  std::vector<uint8_t> is_param;            // per value: a function parameter
+
+  const std::vector<InstId>& of(Op op) const { return by_op[size_t(op)]; }
 
   InstId func_named(std::string_view name) const;
   // The nearest enclosing instruction with op `op`, or kNone.

@@ -4,6 +4,9 @@
 // buffered tiles: !pto.multi_tile_buf<slot, count=N>), and the alignment of
 // constant local addresses (alloc_tile addr, tassign, alloc_multi_tile addr).
 #include <cstdlib>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "verify_npu.h"
 
@@ -153,6 +156,9 @@ class BufferRules {
   BufferRules(Ctx& c, const NpuIndex& ix) : c_(c), ix_(ix) {}
 
   void run() {
+    for (InstId id : ix_.of(Op::ReserveBuffer)) ++reserves_[{ix_.func[id], c_.kv(I(id), "name")}];
+    for (InstId id : ix_.of(Op::ImportReservedBuffer))
+      ++imports_[{ix_.func[id], c_.kv(I(id), "name"), ix_.func_named(c_.kv(I(id), "peer_func"))}];
     for (InstId id : ix_.order) {
       if (c_.stop()) return;
       switch (I(id).op) {
@@ -171,6 +177,8 @@ class BufferRules {
  private:
   Ctx& c_;
   const NpuIndex& ix_;
+  std::map<std::pair<InstId, std::string>, unsigned> reserves_;          // (function, name)
+  std::map<std::tuple<InstId, std::string, InstId>, unsigned> imports_;  // (function, name, peer)
 
   const Inst& I(InstId id) const { return c_.m.insts[id]; }
   void err(InstId id, const std::string& msg) { c_.error(I(id).loc, q(I(id).op) + " op " + msg); }
@@ -220,10 +228,8 @@ class BufferRules {
       return err(id, "expects 'location' to be #pto.address_space<vec> or #pto.address_space<mat>");
     if (!automatic && !has_base) return err(id, "expects 'base' when 'auto' is false");
     if (has_base && base < 0) return err(id, "expects 'base' to be non-negative when present");
-    for (InstId x : ix_.order)
-      if (x != id && I(x).op == Op::ReserveBuffer && ix_.func[x] == ix_.func[id] &&
-          c_.kv(I(x), "name") == name)
-        return err(id, "requires 'name' to be unique within the function");
+    if (reserves_[{ix_.func[id], name}] > 1)
+      return err(id, "requires 'name' to be unique within the function");
     // The driver's build-level rules: PlanMemory places automatic buffers
     // at levels 1 and 2; level 3 has no planner, so every base is explicit.
     auto bare = [&](const std::string& m) { c_.error(in.loc, m); };
@@ -255,13 +261,9 @@ class BufferRules {
     std::string peer = c_.kv(in, "peer_func"), name = c_.kv(in, "name");
     InstId pf = ix_.func_named(peer);
     if (pf == kNone) return err(id, "expects 'peer_func' to reference an existing func.func");
-    for (InstId x : ix_.order)
-      if (x != id && I(x).op == Op::ImportReservedBuffer && ix_.func[x] == ix_.func[id] &&
-          c_.kv(I(x), "name") == name && ix_.func_named(c_.kv(I(x), "peer_func")) == pf)
-        return err(id, "requires (name, peer_func) to be unique within the function");
-    for (InstId x : ix_.order)
-      if (I(x).op == Op::ReserveBuffer && ix_.func[x] == pf && c_.kv(I(x), "name") == name) return;
-    err(id, "expects matching peer reserve_buffer to exist");
+    if (imports_[{ix_.func[id], name, pf}] > 1)
+      return err(id, "requires (name, peer_func) to be unique within the function");
+    if (reserves_.count({pf, name}) == 0) err(id, "expects matching peer reserve_buffer to exist");
   }
 
   void alloc_multi(InstId id) {
@@ -318,24 +320,20 @@ class BufferRules {
   // itself (auto = false) cannot also ask the planner for local memref.allocs.
   void plan_memory_manual_reserve() {
     if (c_.opts.level == Level::Level3) return;
-    for (InstId fn : ix_.funcs) {
-      bool manual = false;
-      for (InstId x : ix_.order) {
-        bool automatic = true;
-        if (I(x).op == Op::ReserveBuffer && ix_.func[x] == fn && kv_bool(c_, I(x), "auto", automatic) &&
-            !automatic)
-          manual = true;
-      }
-      if (!manual) continue;
-      for (InstId x : ix_.order) {
-        const Inst& in = I(x);
-        if (in.op != Op::MemrefAlloc || ix_.func[x] != fn) continue;
-        const Type* t = c_.vtype(c_.result(in, 0));
-        if (t && t->kind == TypeKind::Memref && t->loc == Loc::Gm) continue;
-        c_.error(in.loc, "'memref.alloc' op cannot use pto.reserve_buffer with auto = false when "
-                         "local memref.alloc still requires PlanMemory allocation");
-        break;
-      }
+    std::set<InstId> manual, reported;
+    for (InstId x : ix_.of(Op::ReserveBuffer)) {
+      bool automatic = true;
+      if (kv_bool(c_, I(x), "auto", automatic) && !automatic) manual.insert(ix_.func[x]);
+    }
+    for (InstId x : ix_.of(Op::MemrefAlloc)) {
+      const Inst& in = I(x);
+      InstId fn = ix_.func[x];
+      if (!manual.count(fn) || reported.count(fn)) continue;
+      const Type* t = c_.vtype(c_.result(in, 0));
+      if (t && t->kind == TypeKind::Memref && t->loc == Loc::Gm) continue;
+      c_.error(in.loc, "'memref.alloc' op cannot use pto.reserve_buffer with auto = false when "
+                       "local memref.alloc still requires PlanMemory allocation");
+      reported.insert(fn);
     }
   }
 };

@@ -107,6 +107,12 @@ class PassRules {
                            "pto.aiv_initialize_pipe in one function");
         ok = false;
       }
+    // The data ops of each (function, pipe id): the lowering hands them the pipe.
+    std::map<std::pair<InstId, int64_t>, std::vector<int64_t>> splits;
+    for (Op op : {Op::TAllocToAiv, Op::TAllocToAic, Op::TPushToAiv, Op::TPushToAic, Op::TPopFromAic,
+                  Op::TPopFromAiv, Op::TFreeFromAic, Op::TFreeFromAiv})
+      for (InstId x : ix_.of(op))
+        splits[{ix_.func[x], attr_int(x, "id", 0)}].push_back(attr_int(x, "split", 0));
     for (InstId id : ix_.order) {
       const Inst& in = I(id);
       if (in.op != Op::AicInitializePipe && in.op != Op::AivInitializePipe) continue;
@@ -149,14 +155,7 @@ class PassRules {
           continue;
         }
       }
-      for (InstId x : ix_.order) {
-        Op op = I(x).op;
-        bool user = op == Op::TAllocToAiv || op == Op::TAllocToAic || op == Op::TPushToAiv ||
-                    op == Op::TPushToAic || op == Op::TPopFromAic || op == Op::TPopFromAiv ||
-                    op == Op::TFreeFromAic || op == Op::TFreeFromAiv;
-        if (user && ix_.func[x] == p.func && attr_int(x, "id", 0) == *p.frontend_id)
-          p.splits.push_back(attr_int(x, "split", 0));
-      }
+      if (auto f = splits.find({p.func, *p.frontend_id}); f != splits.end()) p.splits = f->second;
       pipes_.push_back(std::move(p));
     }
     return ok;
@@ -457,19 +456,11 @@ class PassRules {
         if (!d || d->op != Op::Subview || c_.n_operands(*d) == 0) break;
         root = c_.operand(*d, 0);
       }
-      if (root == kNone || c_.def_of(root) || !is_func_param(root)) continue;
+      if (root == kNone || root >= ix_.is_param.size() || !ix_.is_param[root]) continue;
       c_.error(in.loc, "failed to legalize operation 'pto.subview' that was explicitly marked "
                        "illegal: at --pto-level=level3 its source tile, a function argument, has "
                        "no address to take the subview from");
     }
-  }
-
-  bool is_func_param(ValueId v) {
-    for (InstId f : ix_.funcs)
-      if (const Region* body = c_.region(I(f), 0))
-        for (ValueId a : c_.region_args(*body))
-          if (a == v) return true;
-    return false;
   }
 };
 

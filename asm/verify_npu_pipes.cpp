@@ -9,6 +9,7 @@
 // Directions: C2V (cube produces, vector consumes: dir_mask bit 1) and V2C
 // (bit 2). talloc/tpush run on the producer side, tpop/tfree on the
 // consumer side.
+#include <map>
 #include <optional>
 
 #include "verify_npu.h"
@@ -115,10 +116,15 @@ class PipeRules {
   PipeRules(Ctx& c, const NpuIndex& ix) : c_(c), ix_(ix) {}
 
   void run() {
-    for (InstId id : ix_.order) {
-      const Inst& in = c_.m.insts[id];
-      if (is_init(in.op)) inits_.emplace(id, read_init(id));
-    }
+    for (Op op : {Op::AicInitializePipe, Op::AivInitializePipe})
+      for (InstId id : ix_.of(op)) {
+        inits_.emplace(id, read_init(id));
+        by_id_[{ix_.func[id], inits_.at(id).pid}].push_back(id);
+        by_func_[ix_.func[id]].push_back(id);
+      }
+    for (InstId id : ix_.of(Op::TPopFromAic)) pops_[{ix_.func[id], pipe_id(id)}].push_back(id);
+    for (InstId id : ix_.of(Op::TPushToAiv)) pushes_[{ix_.func[id], pipe_id(id)}].push_back(id);
+    for (InstId id : ix_.of(Op::ImportReservedBuffer)) imports_[c_.kv(I(id), "name")].push_back(id);
     for (InstId id : ix_.order) {
       if (c_.stop()) return;
       const Inst& in = c_.m.insts[id];
@@ -132,6 +138,22 @@ class PipeRules {
   Ctx& c_;
   const NpuIndex& ix_;
   std::unordered_map<InstId, Init> inits_;
+  // Keyed by (function, pipe id): inits, tpop_from_aic, tpush_to_aiv.
+  std::map<std::pair<InstId, int64_t>, std::vector<InstId>> by_id_, pops_, pushes_;
+  std::unordered_map<InstId, std::vector<InstId>> by_func_;               // inits per function
+  std::unordered_map<std::string, std::vector<InstId>> imports_;          // by buffer name
+
+  const std::vector<InstId>& keyed(const std::map<std::pair<InstId, int64_t>, std::vector<InstId>>& m,
+                                   InstId fn, int64_t pid) const {
+    static const std::vector<InstId> none;
+    auto f = m.find({fn, pid});
+    return f == m.end() ? none : f->second;
+  }
+  const std::vector<InstId>& inits_of(InstId fn) const {
+    static const std::vector<InstId> none;
+    auto f = by_func_.find(fn);
+    return f == by_func_.end() ? none : f->second;
+  }
 
   const Inst& I(InstId id) const { return c_.m.insts[id]; }
   void err(InstId id, const std::string& msg) { c_.error(I(id).loc, q(I(id).op) + " op " + msg); }
@@ -196,16 +218,12 @@ class PipeRules {
   }
 
   // The frontend inits of `id`'s function with pipe id `pid`.
-  std::vector<InstId> inits_with_id(InstId id, int64_t pid) {
-    std::vector<InstId> out;
-    InstId fn = ix_.func[id];
-    for (auto& [iid, init] : inits_)
-      if (ix_.func[iid] == fn && init.pid == pid) out.push_back(iid);
-    return out;
+  const std::vector<InstId>& inits_with_id(InstId id, int64_t pid) const {
+    return keyed(by_id_, ix_.func[id], pid);
   }
 
   const Init* lookup_init(InstId id, int64_t pid) {
-    std::vector<InstId> v = inits_with_id(id, pid);
+    const std::vector<InstId>& v = inits_with_id(id, pid);
     if (v.empty()) {
       err(id, "expects 'id' = " + std::to_string(pid) +
                   " to match a frontend initialize_pipe op in the same function");
@@ -354,8 +372,9 @@ class PipeRules {
     std::optional<BufKey> k = r.c2v != kNone ? buf_key(r.c2v) : std::nullopt;
     std::vector<InstId> peers;
     if (k && k->imported && k->owner != kNone)
-      for (auto& [iid, init] : inits_) {
-        if (ix_.func[iid] != k->owner || I(iid).op != Op::AivInitializePipe || init.c2v == kNone) continue;
+      for (InstId iid : inits_of(k->owner)) {
+        const Init& init = inits_.at(iid);
+        if (I(iid).op != Op::AivInitializePipe || init.c2v == kNone) continue;
         std::optional<BufKey> pk = buf_key(init.c2v);
         if (pk && !pk->imported && pk->name == k->name) peers.push_back(iid);
       }
@@ -378,13 +397,11 @@ class PipeRules {
       return err(id, "expects consumer-side fixpipe pipe to use reserve_buffer, not "
                      "import_reserved_buffer");
     InstId me = ix_.func[id];
+    if (!k) return;
     std::vector<InstId> imports;
-    for (InstId x : ix_.order) {
-      const Inst& in = I(x);
-      if (in.op == Op::ImportReservedBuffer && c_.kv(in, "name") == k->name &&
-          ix_.func_named(c_.kv(in, "peer_func")) == me)
-        imports.push_back(x);
-    }
+    if (auto f = imports_.find(k->name); f != imports_.end())
+      for (InstId x : f->second)
+        if (ix_.func_named(c_.kv(I(x), "peer_func")) == me) imports.push_back(x);
     if (imports.empty())
       return err(id, "cannot find peer import_reserved_buffer for consumer buffer '" + k->name + "'");
     if (imports.size() > 1)
@@ -392,9 +409,9 @@ class PipeRules {
                          k->name + "'");
     InstId producer_fn = ix_.func[imports[0]];
     std::vector<InstId> producers;
-    for (auto& [iid, init] : inits_) {
-      if (ix_.func[iid] != producer_fn || I(iid).op != Op::AicInitializePipe || init.c2v == kNone)
-        continue;
+    for (InstId iid : inits_of(producer_fn)) {
+      const Init& init = inits_.at(iid);
+      if (I(iid).op != Op::AicInitializePipe || init.c2v == kNone) continue;
       std::optional<BufKey> pk = buf_key(init.c2v);
       if (pk && pk->imported && pk->name == k->name && pk->owner == me) producers.push_back(iid);
     }
@@ -406,9 +423,7 @@ class PipeRules {
       return err(id, "expects peer producer pipe init to also have 'acc_push_epilogue' for "
                      "fixpipe contract consistency");
     if (!epilogues_match(id, r, p, "producer", false)) return;
-    std::vector<InstId> pops;
-    for (InstId x : ix_.order)
-      if (I(x).op == Op::TPopFromAic && ix_.func[x] == me && pipe_id(x) == r.pid) pops.push_back(x);
+    const std::vector<InstId>& pops = keyed(pops_, me, r.pid);
     if (pops.empty())
       return err(id, "expects at least one tpop_from_aic for fixpipe pipe id = " +
                          std::to_string(r.pid) + " to resolve the consumer entry type");
@@ -433,8 +448,7 @@ class PipeRules {
         return err(id, "expects peer producer fixpipe slot_size to be at least " +
                            std::to_string(need) + " bytes for the resolved post-fixpipe consumer entry");
     }
-    for (InstId x : ix_.order) {
-      if (I(x).op != Op::TPushToAiv || ix_.func[x] != producer_fn || pipe_id(x) != p.pid) continue;
+    for (InstId x : keyed(pushes_, producer_fn, p.pid)) {
       const Type* st = c_.vtype(c_.operand(I(x), 0));
       if (!st || st->kind != TypeKind::TileBuf) continue;
       bool ok = producer_ok(r.quant, st->elem) && consumer_ok(r.quant, t.elem) &&
@@ -643,9 +657,8 @@ class PipeRules {
     if (!t || t->kind != TypeKind::TileBuf) return err(id, "expects fixpipe TPOP result to be a tile type");
     TypeId tt = c_.vtype_id(tile);
     int64_t pid = pipe_id(id);
-    for (InstId x : ix_.order)
-      if (x != id && I(x).op == Op::TPopFromAic && ix_.func[x] == ix_.func[id] && pipe_id(x) == pid &&
-          c_.vtype_id(c_.result(I(x), 0)) != tt)
+    for (InstId x : keyed(pops_, ix_.func[id], pid))
+      if (x != id && c_.vtype_id(c_.result(I(x), 0)) != tt)
         return err(id, "expects all tpop_from_aic results for fixpipe pipe id = " +
                            std::to_string(pid) + " to use the same tile type");
     if (!consumer_ok(init.quant, t->elem))

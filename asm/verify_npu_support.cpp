@@ -29,6 +29,8 @@ NpuIndex::NpuIndex(const Ctx& c) {
   region.assign(n, kNone);
   pos.assign(n, 0);
   users.assign(m.values.size(), {});
+  by_op.assign(size_t(Op::Count), {});
+  is_param.assign(m.values.size(), 0);
   if (m.body == kNone || m.body >= m.regions.size()) return;
   std::vector<uint8_t> seen(n, 0);
   struct Item {
@@ -55,6 +57,7 @@ NpuIndex::NpuIndex(const Ctx& c) {
     const Inst& in = m.insts[it.id];
     if (in.op >= Op::Count) continue;
     order.push_back(it.id);
+    by_op[size_t(in.op)].push_back(it.id);
     parent[it.id] = it.parent;
     func[it.id] = it.func;
     region[it.id] = it.region;
@@ -70,6 +73,10 @@ NpuIndex::NpuIndex(const Ctx& c) {
         funcs.push_back(it.id);
         std::string name = c.symbol(in, "sym_name");
         if (!name.empty()) func_by_name.emplace(name, it.id);
+        size_t r0 = size_t(in.region);
+        if (r0 < m.regions.size())
+          for (ValueId a : c.region_args(m.regions[r0]))
+            if (a != kNone && a < is_param.size()) is_param[a] = 1;
       }
     }
     for (unsigned r = in.n_regions; r-- > 0;) {
