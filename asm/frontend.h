@@ -22,6 +22,15 @@ struct FrontendOptions {
   bool syntax_only = false;
   // Skip the verifier (binding errors are still reported).
   bool no_verify = false;
+  // The backend the command line names (--pto-backend=emitc|vpto); empty:
+  // none, so the module's pto.backend attribute decides (else emitc). When
+  // the VPTO backend is in effect the verifier also runs the checks of that
+  // backend's passes (docs/language.md, "The VPTO backend's checks").
+  std::string backend;
+  // The VPTO backend's output the command line asked for, even when a later
+  // --emit=ir prints the IR instead: "vpto" (--emit-vpto), "vpto-llvm-ir"
+  // (--emit-vpto-llvm-ir) or empty. It requires the VPTO backend.
+  std::string vpto_emit;
 };
 
 struct FrontendStats {
