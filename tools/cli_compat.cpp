@@ -131,10 +131,7 @@ void rewrite_compat_args(std::vector<std::string>& args, CompatFlags& f) {
   }
 }
 
-void apply_compat_frontend(const CompatFlags& f, FrontendOptions& opts) {
-  opts.backend = f.backend;
-  opts.vpto_emit = f.vpto_emit;
-}
+void apply_compat_frontend(const CompatFlags& f, FrontendOptions& opts) { opts.vpto_emit = f.vpto_emit; }
 
 bool is_vpto_emit(const std::string& emit) { return emit == "vpto" || emit == "vpto-llvm-ir"; }
 

@@ -41,9 +41,8 @@ void add_compat_options(CLI::App& app, CompatFlags& f);
 // --emit=ir wins: the official tool checks it against the backend.
 void rewrite_compat_args(std::vector<std::string>& args, CompatFlags& f);
 
-// The front end's view of the backend options (FrontendOptions::backend and
-// ::vpto_emit): the verifier runs the VPTO backend's checks when that
-// backend is in effect.
+// The VPTO output asked for (FrontendOptions::vpto_emit): the verifier
+// checks that the VPTO backend is in effect.
 void apply_compat_frontend(const CompatFlags& f, FrontendOptions& opts);
 
 // The emit kinds the official VPTO backend writes; ptoas answers them with

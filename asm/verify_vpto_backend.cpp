@@ -4,10 +4,12 @@
 // The official tool compiles with its EmitC backend (PTO-ISA C++) or its
 // VPTO backend (A5 micro-instructions, LLVM IR): --pto-backend=emitc|vpto
 // decides, else a module's pto.backend attribute ("emitc" or "vpto", any
-// case; a nested module's own attribute for its functions), else emitc. Its
-// VPTO-only outputs (--emit-vpto, --emit-vpto-llvm-ir) require the VPTO
-// backend. ptoas has no VPTO backend, but a program that backend would
-// refuse must still be refused here, at the same op and for the same reason
+// case; a nested module's own attribute for its functions), else emitc
+// (an invalid value is for the module rules to report, with the nested
+// modules' own rules; it selects nothing here). Its VPTO-only outputs
+// (--emit-vpto, --emit-vpto-llvm-ir) require the VPTO backend. ptoas has
+// no VPTO backend, but a program that backend would refuse must still be
+// refused here, at the same op and for the same reason
 // (docs/language.md, "The VPTO backend's checks"): so where the VPTO backend
 // is in effect the verifier runs what its passes check:
 //   - async SDMA sessions (pto.comm.*_async, sessions, events): EmitC only
@@ -53,19 +55,11 @@ uint32_t source_offset(const Ctx& c, std::string_view needle) {
 
 enum class Backend : uint8_t { None, EmitC, Vpto };
 
-// A module's pto.backend: None when absent; an invalid value is reported
-// (at `at`) and counts as absent.
-Backend module_backend(Ctx& c, const Attr* a, uint32_t at) {
-  if (!a) return Backend::None;
-  if (a->kind != AttrKind::String) {
-    c.error(at, "invalid pto.backend attribute: expected the string value 'emitc' or 'vpto'");
-    return Backend::None;
-  }
+// A module's pto.backend: None when absent or invalid.
+Backend module_backend(const Ctx& c, const Attr* a) {
+  if (!a || a->kind != AttrKind::String || a->word == kNone) return Backend::None;
   std::string v = lower(c.m.str(a->word));
-  if (v == "emitc") return Backend::EmitC;
-  if (v == "vpto") return Backend::Vpto;
-  c.error(at, "invalid pto.backend '" + std::string(c.m.str(a->word)) + "': expected 'emitc' or 'vpto'");
-  return Backend::None;
+  return v == "emitc" ? Backend::EmitC : v == "vpto" ? Backend::Vpto : Backend::None;
 }
 
 const Attr* top_attr(const Ctx& c, std::string_view key) {
@@ -84,18 +78,17 @@ class BackendChecker {
   explicit BackendChecker(Ctx& c) : c_(c) {}
 
   void run() {
-    cli_ = lower(c_.opts.backend) == "vpto" ? Backend::Vpto
-           : c_.opts.backend.empty()        ? Backend::None
-                                            : Backend::EmitC;
+    cli_ = !c_.opts.backend_from_cli ? Backend::None : c_.opts.backend_vpto ? Backend::Vpto : Backend::EmitC;
     uint32_t at = source_offset(c_, "pto.backend");
-    Backend top = module_backend(c_, top_attr(c_, "pto.backend"), at);
+    Backend top = module_backend(c_, top_attr(c_, "pto.backend"));
     // Children of the top module decide when it says nothing (the first one
     // that names a backend).
     Backend child = Backend::None;
     if (c_.m.body != kNone && c_.m.body < c_.m.regions.size())
       walk(c_.m.regions[c_.m.body], cli_ != Backend::None ? cli_ : top, true, child);
     Backend effective = cli_ != Backend::None ? cli_ : top != Backend::None ? top : child;
-    // An invalid pto.backend was reported; what it would have selected is unknown.
+    // After an error (an invalid pto.backend among them) the backend it
+    // would have selected is unknown: say nothing more.
     if (!c_.opts.vpto_emit.empty() && effective != Backend::Vpto && c_.ok) {
       std::string why = cli_ == Backend::EmitC ? " (--pto-backend=emitc is in effect)" : "";
       c_.error(at ? at : source_offset(c_, "module"),
@@ -117,7 +110,7 @@ class BackendChecker {
       const Inst* in = c_.inst(id);
       if (!in) continue;
       if (in->op == Op::Module) {
-        Backend own = module_backend(c_, inst_attr(c_, *in, "pto.backend"), in->loc);
+        Backend own = module_backend(c_, inst_attr(c_, *in, "pto.backend"));
         if (top_level && first_child == Backend::None) first_child = own;
         Backend b = cli_ != Backend::None ? cli_ : own != Backend::None ? own : inherited;
         for (unsigned k = 0; k < in->n_regions; ++k)
@@ -207,7 +200,7 @@ class BackendChecker {
 
 }  // namespace
 
-void verify_backend_module(Ctx& c) { BackendChecker(c).run(); }
+void verify_vpto_backend(Ctx& c) { BackendChecker(c).run(); }
 
 }  // namespace verify_detail
 }  // namespace ptoas
