@@ -235,8 +235,10 @@ class FragmentCheck {
     // `%n x T {pto.persistent} : (i32) -> !llvm.ptr`
     std::string_view b = c_.body(in);
     size_t x = find_word(b, "x");
-    size_t e = x == std::string_view::npos ? x : b.find_first_of(" {:", x + 2);
-    if (x != std::string_view::npos) s.elem = std::string(b.substr(x + 2, e == std::string_view::npos ? e : e - x - 2));
+    if (x != std::string_view::npos && x + 2 < b.size()) {
+      size_t e = b.find_first_of(" {:", x + 2);
+      s.elem = std::string(b.substr(x + 2, e == std::string_view::npos ? e : e - x - 2));
+    }
     if (!supported_scalar(s.elem))
       return err(a, "requires an integer scalar element type up to 64 bits or f16/bf16/f32, got " + s.elem), false;
     int64_t n = 0;
@@ -263,7 +265,7 @@ class FragmentCheck {
     switch (d->op) {
       case Op::IndexCast: case Op::IndexCastUI: case Op::ExtSI: case Op::ExtUI: case Op::TruncI: {
         const Type* st = c_.vtype(c_.operand(*d, 0));
-        if (!st || !eval(c_.operand(*d, 0), env, a, depth + 1)) return false;
+        if (!st || st->kind != TypeKind::Scalar || !eval(c_.operand(*d, 0), env, a, depth + 1)) return false;
         out = eval_int_cast(d->op, st->elem, t->elem, a);
         return true;
       }
