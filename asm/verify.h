@@ -5,8 +5,8 @@
 //   verify_tile.cpp    legality of every !pto.tile_buf definition
 //   verify_dps.cpp     per-op operand checks driven by the op table (ops.def)
 //   verify_arith.cpp   operand and result types of the arith ops
-//   verify_npu.cpp     NPU-specific rules mirroring the official tool's
-//                      verifiers (the reject corpus)
+//   verify_npu*.cpp    NPU-specific rules mirroring the official tool's
+//   verify_comm.cpp    verifiers and passes (verify_npu.h lists the files)
 //
 // Every rule reports through Diag at the offending op (inst.loc) or value
 // definition; the verifier goes on after an error so one run reports several
@@ -26,6 +26,11 @@ namespace ptoas {
 
 // Runs every rule on `m`. Returns false if it reported errors.
 bool verify_module(const Module& m, const FrontendOptions& opts, Diag& diag);
+
+// The rules the official tool applies in its passes rather than in its op
+// verifiers (frontend pipe lowering, reserved buffers, inttoptr uses):
+// checked on a verified module when code is generated (asm/verify_npu_passes.cpp).
+bool verify_npu_pipeline(const Module& m, const FrontendOptions& opts, Diag& diag);
 
 // ---- internals shared by verify_*.cpp -------------------------------------------
 namespace verify_detail {

@@ -22,14 +22,18 @@ struct SyncStats {
 };
 
 // Inserts sync into every function of m that has no hand-written flags
-// (set/wait_flag, record/wait_event), then checks the result; false (with
-// an internal error in diag) if the check fails, which is a bug here.
+// (set/wait_flag, record/wait_event), then checks every function. A
+// function with hand-written flags is the program's own: its findings are
+// located errors in diag. A finding in a function given sync here is a bug
+// of the inserter: an internal error.
 bool insert_sync(Module& m, Diag& diag, SyncStats* stats = nullptr);
 
 // Checks every function's sync. Errors (at the consumer, with a note at
 // the producer) go to diag; warnings are appended to *warnings rendered as
 // `file:line:col: warning: ...` lines. true when there is no error.
 bool verify_sync(const Module& m, Diag& diag, std::string* warnings = nullptr);
+// The same for one function definition.
+bool verify_function_sync(const Module& m, InstId fn, Diag& diag, std::string* warnings = nullptr);
 
 // One --stats line per module.
 std::string sync_stats_line(const SyncStats& s);

@@ -50,31 +50,32 @@ void SyncChecker::on_warning(InstId at, InstId other, const std::string& msg) {
   warnings.push_back(Finding{sm_.m.inst(at).loc, other == kNone ? kNone : sm_.m.inst(other).loc, msg, ""});
 }
 
+bool verify_function_sync(const Module& m, InstId fn, Diag& diag, std::string* warnings) {
+  SyncModel sm(m, fn);
+  SyncChecker ck(sm);
+  ck.wide_ids = getenv("PTOAS_SYNC_WIDE") != nullptr;  // debugging the inserter's trials
+  if (!ck.run()) {
+    diag.error(m.inst(fn).loc, 0, "sync check gave up on this function (too large or no loop fixpoint)");
+    return false;
+  }
+  std::stable_sort(ck.found.begin(), ck.found.end(),
+                   [](const Finding& a, const Finding& b) { return a.at < b.at; });
+  for (const Finding& f : ck.found) {
+    diag.error(f.at, 0, "sync: " + f.msg);
+    if (f.other != kNone && !f.note.empty()) diag.note(f.other, 0, f.note);
+  }
+  if (warnings && m.src)
+    for (const Finding& w : ck.warnings) {
+      LineCol lc = m.src->line_col(w.at);
+      *warnings += m.src->name() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col) +
+                   ": warning: sync: " + w.msg + "\n";
+    }
+  return ck.found.empty();
+}
+
 bool verify_sync(const Module& m, Diag& diag, std::string* warnings) {
   bool ok = true;
-  for (InstId fn : function_defs(m)) {
-    SyncModel sm(m, fn);
-    SyncChecker ck(sm);
-    ck.wide_ids = getenv("PTOAS_SYNC_WIDE") != nullptr;  // debugging the inserter's trials
-    if (!ck.run()) {
-      diag.error(m.inst(fn).loc, 0, "sync check gave up on this function (too large or no loop fixpoint)");
-      ok = false;
-      continue;
-    }
-    std::stable_sort(ck.found.begin(), ck.found.end(),
-                     [](const Finding& a, const Finding& b) { return a.at < b.at; });
-    for (const Finding& f : ck.found) {
-      diag.error(f.at, 0, "sync: " + f.msg);
-      if (f.other != kNone && !f.note.empty()) diag.note(f.other, 0, f.note);
-      ok = false;
-    }
-    if (warnings && m.src)
-      for (const Finding& w : ck.warnings) {
-        LineCol lc = m.src->line_col(w.at);
-        *warnings += m.src->name() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col) +
-                     ": warning: sync: " + w.msg + "\n";
-      }
-  }
+  for (InstId fn : function_defs(m)) ok = verify_function_sync(m, fn, diag, warnings) && ok;
   return ok;
 }
 

@@ -217,14 +217,15 @@ class Builder {
   Module& m_;
 };
 
-bool insert_function(Module& m, InstId fn, SyncStats& st, Diag& diag) {
+bool insert_function(Module& m, InstId fn, SyncStats& st, Diag& diag, bool& manual) {
   std::set<Pair> pairs;
   std::set<std::pair<InstId, Pipe>> barriers;
   std::set<InstId> all_before;
   Arch arch = m.arch;
   {
     SyncModel sm(m, fn);
-    if (sm.has_manual_sync) {
+    manual = sm.has_manual_sync;
+    if (manual) {
       ++st.manual;
       return true;
     }
@@ -444,14 +445,22 @@ bool insert_sync(Module& m, Diag& diag, SyncStats* stats) {
   SyncStats local;
   SyncStats& st = stats ? *stats : local;
   bool ok = true;
-  for (InstId fn : function_defs(m)) ok = insert_function(m, fn, st, diag) && ok;
+  std::vector<InstId> fns = function_defs(m);
+  std::vector<char> manual(fns.size(), 0);
+  for (size_t i = 0; i < fns.size(); ++i) {
+    bool own = false;
+    ok = insert_function(m, fns[i], st, diag, own) && ok;
+    manual[i] = own;
+  }
   if (!ok) return false;
   Diag check(m.src);
-  if (!verify_sync(m, check)) {
+  for (size_t i = 0; i < fns.size(); ++i)
+    ok = verify_function_sync(m, fns[i], manual[i] ? diag : check) && ok;
+  if (check.error_count()) {
     diag.error_global("internal error: the inserted sync does not pass the sync checker:\n" + check.text());
     return false;
   }
-  return true;
+  return ok;
 }
 
 std::string sync_stats_line(const SyncStats& s) {

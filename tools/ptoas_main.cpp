@@ -24,6 +24,7 @@
 #include "ir.h"
 #include "opt.h"
 #include "sync.h"
+#include "verify.h"
 
 namespace {
 
@@ -252,6 +253,11 @@ int main(int argc, char** argv) {
     return bad_input();
   }
   if (syntax_only) return 0;
+  // What the official tool checks in its passes rather than its verifiers
+  // (reserved buffers, frontend pipe lowering, ...) applies to the code
+  // generated for the NPU; --emit=ir prints the verified input as it is.
+  if (emit != "ir" && tg->name == "cce" && !ptoas::verify_npu_pipeline(module, opts, diag))
+    return bad_input();
   // --mlir-print-ir-before/after=PASS: the IR once per named pass, printed once.
   auto dump_ir = [&](const std::vector<std::string>& passes, const char* when, const char* where) {
     if (passes.empty()) return;

@@ -5,8 +5,12 @@ Each file says in `//` comment lines what it expects:
   // ARGS: flags            extra ptoas flags (--pto-arch=a5, --pto-level=level3)
   // MODE: verify           check the file's own (hand-written) sync with
                             --verify-sync instead of inserting
-  // VERIFY-ERROR: regex    (verify mode) exit 1, no output file, a located
-                            `file:line:col: error:` line, and the regex in stderr
+  // MODE: insert-reject    run the insertion on a file whose own sync is
+                            wrong: it must be refused like --verify-sync
+                            refuses it, never as an internal error
+  // VERIFY-ERROR: regex    (verify, insert-reject) exit 1, no output file, a
+                            located `file:line:col: error:` line, and the
+                            regex in stderr
   // CHECK: text            the inserted IR has a line containing text after
                             the previous CHECK's line (FileCheck order)
   // CHECK-NOT: text        no line containing it between the neighbouring CHECKs
@@ -73,14 +77,17 @@ def run(ptoas, path, tmp):
     out = os.path.join(tmp, os.path.basename(path) + ".out")
     if os.path.exists(out):
         os.remove(out)
-    if mode == "verify":
-        r = subprocess.run([ptoas, "-target=cce", "--verify-sync", "--emit=ir"] + args + [path, "-o", out],
+    if mode in ("verify", "insert-reject"):
+        flag = "--verify-sync" if mode == "verify" else "--enable-insert-sync"
+        r = subprocess.run([ptoas, "-target=cce", flag, "--emit=ir"] + args + [path, "-o", out],
                            capture_output=True, text=True, timeout=60)
+        if "internal error" in r.stderr:
+            return "an internal error:\n" + r.stderr
         errs = [v for k, v in d if k == "VERIFY-ERROR"]
         if not errs:
-            return None if r.returncode == 0 else "--verify-sync rejected it:\n" + r.stderr
+            return None if r.returncode == 0 else flag + " rejected it:\n" + r.stderr
         if r.returncode != 1:
-            return "--verify-sync exit %d, expected 1\n%s" % (r.returncode, r.stderr)
+            return "%s exit %d, expected 1\n%s" % (flag, r.returncode, r.stderr)
         if os.path.exists(out):
             return "an output file was left behind"
         if not LOCATED.search(r.stderr):

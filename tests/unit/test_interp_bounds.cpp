@@ -60,7 +60,11 @@ TEST_CASE("interp an explicit tile address that is negative or past the arena is
     ih::Kernel k;
     k.level3 = true;
     std::string T = ih::tile("vec", 8, 8, "f32");
-    k.scalar("%addr", "i64", std::to_string(addr));
+    // Through the block index (0 at run time), so the front end's rule on
+    // constant addresses does not see it and the interpreter's check runs.
+    k.scalar("%base", "i64", std::to_string(addr));
+    k.line("%bid = pto.get_block_idx");
+    k.line("%addr = arith.addi %base, %bid : i64");
     k.line("%t = pto.alloc_tile addr = %addr : " + T);
     IH_FAILS(k, "tile at addr");
   }
