@@ -94,5 +94,18 @@ std::vector<InstId> module_functions(const Ctx& c);
 // All instructions nested anywhere inside `fn` (pre-order).
 void collect_nested(const Ctx& c, InstId fn, std::vector<InstId>& out);
 
+// The layers below tile ops; verify_vpto_inst calls the first three.
+void verify_vpto_dma_inst(Ctx& c, InstId id);   // verify_vpto_dma.cpp (mte_l0c_*, mad*, raw_fill_l1)
+void verify_simt_inst(Ctx& c, InstId id);       // verify_simt.cpp (SIMT ops: keep/resume, atomics, shuffles)
+void verify_extract_inst(Ctx& c, InstId id);    // verify_extract.cpp (textract's loc pairs, layouts, dtypes)
+// The backend in effect (--pto-backend, else pto.backend) and, with the VPTO
+// backend, the checks of that backend's passes (verify_vpto_backend.cpp).
+void verify_vpto_backend(Ctx& c);
+// The persistent SIMT fragments of function `fn` (llvm.alloca {pto.persistent}),
+// as the VPTO backend materializes them (verify_simt_fragment.cpp).
+void verify_simt_fragments(Ctx& c, InstId fn);
+// `pto.section.simt<<<x, y, z>>>`: false when the text has no three integers.
+bool simt_launch_dims(const Ctx& c, const Inst& in, int64_t dims[3]);
+
 }  // namespace verify_detail
 }  // namespace ptoas

@@ -32,9 +32,18 @@ int main(int argc, char** argv) {
       }
       return false;
     };
+    // The VPTO outputs need the VPTO backend (asm/verify_vpto_backend.cpp).
+    if (a == "--emit-vpto" || a == "--emit-vpto-llvm-ir") {
+      opts.vpto_emit = std::string(a.substr(7));
+      continue;
+    }
     if (a == "-o" && i + 1 < argc) output = argv[++i];
     else if (value("pto-arch", flags.arch) || value("pto-level", flags.level)) continue;
     else if (a == "--enable-insert-sync") opts.enable_insert_sync = true;
+    else if (std::string b; value("pto-backend", b)) {
+      opts.backend_from_cli = true;
+      opts.backend_vpto = b == "vpto";
+    }
     else if (!a.empty() && a[0] == '-') continue;
     else input = std::string(a);
   }
