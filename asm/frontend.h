@@ -18,6 +18,10 @@ struct FrontendOptions {
   Arch arch = Arch::A3;
   Level level = Level::Level2;
   bool enable_insert_sync = false;
+  // --pto-backend=emitc|vpto given: it decides every module's backend (a
+  // child module's pto.backend then does not; asm/verify_backend.cpp).
+  bool backend_from_cli = false;
+  bool backend_vpto = false;  // the --pto-backend value (default emitc)
   // Stop after the statement-level parse (--syntax-only).
   bool syntax_only = false;
   // Skip the verifier (binding errors are still reported).

@@ -169,6 +169,8 @@ int main(int argc, char** argv) {
   ptoas::FrontendOptions opts;
   if (!ptoas::cli::apply_frontend_flags("ptoas", fe_flags, opts)) return kExitUsage;
   opts.enable_insert_sync = insert_sync;
+  opts.backend_from_cli = app.count("--pto-backend") > 0;
+  opts.backend_vpto = compat.backend == "vpto";
   opts.syntax_only = syntax_only;
   opts.no_verify = no_verify;
 
