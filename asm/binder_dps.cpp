@@ -296,6 +296,12 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
           fail(results_[i], "a tile instruction's result must be a tile, not " +
                                 type_text(res_types[i]));
         Pending a{Op::AllocTile, tok(s.op).off};
+        // pto.treshape returns its result in the official tool (a view of
+        // its source, no tile of the program): that allocation is implicit
+        // (Form::Ssa), needs no addr at level 3, and the op prints back in
+        // SSA form. The docs' SSA spelling of the other tile ops allocates a
+        // tile of the program and prints in DPS form.
+        if (op == Op::TReshape) a.form = Form::Ssa;
         a.result_types.push_back(res_types[i]);
         std::vector<uint32_t> one{results_[i]};
         auto saved_res = results_;
@@ -454,7 +460,11 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
   if (!results_.empty()) {
     std::vector<TypeId> rt;
     if (types_at != kNoIndex) {
-      Cursor tc{this, types_at + 1, body_e};
+      // The types end at a region that follows them (`scf.execute_region
+      // -> i32 { ... }`).
+      uint32_t stop = types_at + 1;
+      while (stop < body_e && !(kind(stop) == Tok::LBrace && region_at(stop) != kNoIndex)) ++stop;
+      Cursor tc{this, types_at + 1, stop};
       parse_type_list(tc, rt);
       if (!tc.done()) rt.clear();
     }
@@ -470,6 +480,11 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
     // get_validshape's `: T` names its tile; its results are the valid rows
     // and columns.
     if (op == Op::GetValidShape) rt.assign(results_.size(), scalar(DType::Index));
+    // `llvm.extractelement %v[%i : i32] : vector<2xf32>` names the vector's
+    // type; the result is one element.
+    if (op == Op::LlvmExtractElement)
+      for (TypeId& t : rt)
+        if (m_.types.get(t).kind == TypeKind::Vector) t = scalar(m_.types.get(t).elem);
     if (rt.size() != results_.size()) rt.assign(results_.size(), unknown_type(m_));
     p.result_types = rt;
   }

@@ -7,6 +7,7 @@
 //   verify_arith.cpp   operand and result types of the arith ops
 //   verify_npu*.cpp    NPU-specific rules mirroring the official tool's
 //   verify_comm.cpp    verifiers and passes (verify_npu.h lists the files)
+//   verify_backend.cpp nested modules: pto.backend, mixed backends, kernel kind
 //
 // Every rule reports through Diag at the offending op (inst.loc) or value
 // definition; the verifier goes on after an error so one run reports several
@@ -88,6 +89,7 @@ void verify_npu_inst(Ctx& c, InstId id);        // verify_npu.cpp
 void verify_npu_module(Ctx& c);                 // verify_npu.cpp (cross-function rules)
 void verify_vpto_inst(Ctx& c, InstId id);       // verify_vpto.cpp (VPTO and VMI layers)
 void verify_scalar_mem_inst(Ctx& c, InstId id); // verify_scalar_mem.cpp (load/store_scalar)
+void verify_backend_module(Ctx& c);             // verify_backend.cpp (nested modules' pto.backend)
 
 // Every function definition of the module (func.func with a body), in order.
 std::vector<InstId> module_functions(const Ctx& c);

@@ -33,6 +33,8 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
   switch (info.syn) {
     case Syn::Module: case Syn::Func:
       return fail(in, {RefusalCode::Control, "a nested function"});
+    case Syn::Block:
+      return fail(in, {RefusalCode::Control, "unstructured control flow (a ^block)"});
     case Syn::Return:
       if (in.n_ins && !returns_values())
         return fail(in, {RefusalCode::Control, "a function that returns values (a kernel returns void)"});

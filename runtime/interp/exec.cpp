@@ -380,6 +380,9 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
       return;
     case Syn::Module: case Syn::Func:
       return;
+    case Syn::Block:
+      fail(in, "unstructured control flow (block " + std::string(m.attr_word(in, "label")) +
+                   ") is not supported by the interpreter");
     case Syn::Dps:
     case Syn::Opaque:
       if (info.sem == Sem::Sync) return;  // ordering only: a no-op here

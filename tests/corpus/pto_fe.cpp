@@ -2,8 +2,9 @@
 // the language: it links libptoas_asm only, so a change to the op table does
 // not rebuild the optimizer and the backends. Same exit statuses and messages
 // as `ptoas --emit=ir -O0`; understands --pto-arch=, --pto-level= (read by
-// tools/cli_common.cpp, as ptoas reads them) and --enable-insert-sync, and
-// ignores every other option (the corpus's RUN lines).
+// tools/cli_common.cpp, as ptoas reads them), --pto-backend= and
+// --enable-insert-sync, and ignores every other option (the corpus's RUN
+// lines).
 // Usage: pto_fe [OPTIONS] FILE [-o OUT]
 #include <cstdio>
 #include <fstream>

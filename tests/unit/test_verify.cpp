@@ -201,9 +201,17 @@ TEST_CASE("verify: entry function must return void", "[verify]") {
       "  }\n"
       "}\n";
   EXPECT_ERROR(run(src), 2, "PTO entry functions must return void");
+  // 0.60: no implicit entry; a lone unmarked function may return a value.
   std::string single =
       "module {\n  func.func @kernel(%arg0: i32) -> i32 {\n    return %arg0 : i32\n  }\n}\n";
-  EXPECT_ERROR(run(single), 2, "PTO entry functions must return void");
+  EXPECT_OK(run(single));
+  for (const char* attr : {"pto.kernel", "pto.aicore", "hacc.entry"}) {
+    std::string marked = "module {\n  func.func @kernel(%arg0: i32) -> i32 attributes {" +
+                         std::string(attr) + "} {\n    return %arg0 : i32\n  }\n}\n";
+    EXPECT_ERROR(run(marked), 2, "PTO entry functions must return void");
+  }
+  EXPECT_ERROR(run("module {\n  func.func private @d() attributes {pto.entry}\n}\n"), 2,
+               "only valid on function definitions");
 }
 
 TEST_CASE("verify: direct recursion", "[verify]") {
