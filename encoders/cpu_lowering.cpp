@@ -59,6 +59,44 @@ void CpuLowering::view(const Inst& in) {
   }
 }
 
+bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why) {
+  const bool load = in.op == Op::LoadScalar;
+  const unsigned k = load ? 0 : 1;
+  if (unsigned(in.n_ins) + in.n_outs != k + 2 || in.n_res != (load ? 1 : 0)) {
+    why = {RefusalCode::Operands, "this form of " + std::string(op_name(in.op))};
+    return false;
+  }
+  p.ptr = m.operand(in, k);
+  p.idx = m.operand(in, k + 1);
+  p.val = load ? in.res : m.operand(in, 0);
+  const Type& pt = m.type_of(p.ptr);
+  p.elem = pt.elem;
+  p.bytes = dtype_bytes(p.elem);
+  const Type& it = m.type_of(p.idx);
+  const Type& vt = m.type_of(p.val);
+  if (pt.kind != TypeKind::Ptr || it.kind != TypeKind::Scalar || !is_int_like(it.elem) ||
+      vt.kind != TypeKind::Scalar || vt.elem != p.elem) {
+    why = {RefusalCode::Operands, std::string(op_name(in.op)) + " without a pointer, an integer index and a value of its element type"};
+    return false;
+  }
+  // The storage formats (f8, f4, hif8) have no CPU scalar form.
+  bool fl = p.elem == DType::F32 || p.elem == DType::F64 || p.elem == DType::F16 || p.elem == DType::BF16;
+  if (!fl && !is_int_like(p.elem)) {
+    why = {RefusalCode::Type, std::string(op_name(in.op)) + " of " + std::string(dtype_name(p.elem))};
+    return false;
+  }
+  p.bit = p.elem == DType::I1;
+  p.sign = !fl && !p.bit && !dtype_is_unsigned(p.elem) && p.bytes < 8;
+  return true;
+}
+
+void CpuLowering::scalar_mem(const Inst& in) {
+  ScalarMemPlan p;
+  Refusal why;
+  if (!plan_scalar_mem(cpu_m_, in, p, why)) return fail(in, why);
+  scalar_mem(in, p);
+}
+
 // The tile's arena offset and valid extents: static, or run-time counts
 // clamped (the interpreter takes a negative count as "the whole tile" and
 // reports one above it; here it is clamped).

@@ -12,6 +12,19 @@
 
 namespace ptoas::cg {
 
+// pto.load_scalar / pto.store_scalar, checked: `bytes` bytes at
+// ptr + idx * bytes. A load gives the slot form (cpu_frame.h): an integer
+// sign-extended (`sign`) or zero-extended, i1 its low bit (`bit`), a
+// float's bits zero-extended (f16 / bf16 bit patterns too): a copy, so a
+// signalling NaN stays one.
+struct ScalarMemPlan {
+  ValueId ptr = kNone, idx = kNone, val = kNone;  // val: the loaded or stored value
+  DType elem = DType::None;
+  unsigned bytes = 0;
+  bool sign = false, bit = false;
+};
+bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why);
+
 class CpuLowering : public Lowering {
  public:
   CpuLowering(const Module& m, const FramePlan& frame) : Lowering(m), cpu_m_(m), frame_(frame) {}
@@ -36,6 +49,8 @@ class CpuLowering : public Lowering {
   // res = rows [op1 ..] of row-major tile t from column op2: its address
   // (es-byte elements, `cols` a row) and static valid extents.
   virtual void subset(const Inst& in, ValueId t, unsigned es) = 0;
+  // One GM element: in.res = p.ptr[p.idx] (load) or p.ptr[p.idx] = p.val.
+  virtual void scalar_mem(const Inst& in, const ScalarMemPlan& p) = 0;
 
   // ---- the families, with their plans ----
   virtual void elementwise(const Inst& in, const EltPlan& p) = 0;
@@ -57,6 +72,7 @@ class CpuLowering : public Lowering {
   void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) final;
   void view(const Inst& in) final;
   void alloc(const Inst& in, InstId id) final;
+  void scalar_mem(const Inst& in) final;
   uint32_t slot(ValueId v, unsigned k = 0) const { return uint32_t(frame_.slots[v].first) + k; }
   void elementwise(const Inst& in) final;
   void fused(const Inst& in) final;

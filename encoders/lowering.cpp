@@ -92,6 +92,7 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
       // Sync is an ordering no-op where one core runs the whole block in
       // program order; a prefetch has no effect on results.
       if (info.sem == Sem::Sync || in.op == Op::TPrefetch) return;
+      if (in.op == Op::LoadScalar || in.op == Op::StoreScalar) return scalar_mem(in);
       return tile_op(in);
   }
 }

@@ -69,6 +69,9 @@ class Lowering {
   virtual void scalar(const Inst& in) = 0;  // arith.*, block and subblock ids
   virtual void view(const Inst& in) = 0;    // tensor views, addptr, subset, set_validshape
   virtual void alloc(const Inst& in, InstId id) = 0;
+  // pto.load_scalar / pto.store_scalar: one element of global memory
+  // through a pointer (a target that does not lower them refuses them).
+  virtual void scalar_mem(const Inst& in) { fail(in); }
 
   // ---- tile op families (tile_op) ----
   virtual void tcopy(const Inst& in, ValueId tile, ValueId view, bool load) = 0;  // tload, tstore

@@ -404,4 +404,27 @@ void Gen::subset(const Inst& in, ValueId t, unsigned es) {
   mov(qword[rbp + disp(sl(in.res, 2))], rt.vcol < 0 ? rt.cols : rt.vcol);
 }
 
+// One GM element at [ptr + idx * bytes], through rdx.
+void Gen::scalar_mem(const Inst& in, const ScalarMemPlan& p) {
+  mov(rax, q(p.ptr));
+  mov(rcx, q(p.idx));
+  const int es = int(p.bytes);
+  const RegExp at = rax + rcx * es;
+  if (in.op == Op::StoreScalar) {
+    mov(rdx, q(p.val));
+    if (es == 1) mov(byte[at], dl);
+    else if (es == 2) mov(word[at], dx);
+    else if (es == 4) mov(dword[at], edx);
+    else mov(qword[at], rdx);
+    return;
+  }
+  if (es == 8) mov(rdx, qword[at]);
+  else if (p.sign && es == 4) movsxd(rdx, dword[at]);
+  else if (es == 4) mov(edx, dword[at]);
+  else if (p.sign) movsx(rdx, es == 1 ? byte[at] : word[at]);
+  else movzx(edx, es == 1 ? byte[at] : word[at]);
+  if (p.bit) and_(edx, 1);
+  mov(q(p.val), rdx);
+}
+
 }  // namespace ptoas::cg::x86::gen
