@@ -180,10 +180,11 @@ void Gen::scalar(const Inst& in) {
     case Op::Bitcast: {
       DType sd = ty(op(in, 0)).elem;
       unsigned sb = dtype_bytes(sd), db = dtype_bytes(d);
-      if (sb != db || (sb != 4 && sb != 8) || sd == DType::F16 || sd == DType::BF16) return fail(in);
+      if (sb != db || (sb != 2 && sb != 4 && sb != 8)) return fail(in);
+      // The low bits, in the result's slot form (x86/scalar.cpp).
       ldx(X(0), op(in, 0));
-      if (sb == 4) zext(X(0), 32);
-      if (!dtype_is_float(d)) canon(X(0), d);
+      if (dtype_is_float(d)) zext(X(0), sb * 8);
+      else canon(X(0), d);
       stx(X(0), res);
       return;
     }

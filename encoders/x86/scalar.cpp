@@ -332,11 +332,12 @@ void Gen::scalar(const Inst& in) {
     case Op::Bitcast: {
       DType sd = ty(op(in, 0)).elem;
       unsigned sb = dtype_bytes(sd), db_ = dtype_bytes(d);
-      if (sb != db_ || (sb != 4 && sb != 8)) return fail(in);
-      if (sd == DType::F16 || sd == DType::BF16) return fail(in);
+      if (sb != db_ || (sb != 2 && sb != 4 && sb != 8)) return fail(in);
+      // The low bits, in the result's slot form: a float's (f16 / bf16 /
+      // f32) zero-extended, an integer canonical.
       mov(rax, q(op(in, 0)));
-      if (sb == 4) mov(eax, eax);
-      if (!fl) canon(rax, d);
+      if (fl) zext(rax, sb * 8);
+      else canon(rax, d);
       st(rax);
       return;
     }
