@@ -25,6 +25,19 @@ struct ScalarMemPlan {
 };
 bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why);
 
+// A pto.tstore that applies relu and / or adds to GM (tstore_combined):
+// 4-byte elements of one type (f32, i32, ui32) in tile and view, a view
+// of rank 1 or 2, the tile in any layout. Element by element; each add is
+// atomic, so blocks running at once all add.
+struct StoreCombinePlan {
+  ValueId tile = kNone, view = kNone;
+  unsigned rank = 0;
+  bool relu = false, atomic = false;
+};
+bool plan_store_combine(const Module& m, const Inst& in, const FramePlan& f, StoreCombinePlan& p, Refusal& why);
+// True for a pto.tstore that plainly copies (no atomic add, no relu).
+bool plain_tstore(const Module& m, const Inst& in);
+
 class CpuLowering : public Lowering {
  public:
   CpuLowering(const Module& m, const FramePlan& frame) : Lowering(m), cpu_m_(m), frame_(frame) {}
@@ -51,6 +64,7 @@ class CpuLowering : public Lowering {
   virtual void subset(const Inst& in, ValueId t, unsigned es) = 0;
   // One GM element: in.res = p.ptr[p.idx] (load) or p.ptr[p.idx] = p.val.
   virtual void scalar_mem(const Inst& in, const ScalarMemPlan& p) = 0;
+  virtual void store_combined(const Inst& in, const StoreCombinePlan& p) = 0;
 
   // ---- the families, with their plans ----
   virtual void elementwise(const Inst& in, const EltPlan& p) = 0;
@@ -73,6 +87,7 @@ class CpuLowering : public Lowering {
   void view(const Inst& in) final;
   void alloc(const Inst& in, InstId id) final;
   void scalar_mem(const Inst& in) final;
+  void tstore_combined(const Inst& in, ValueId t, ValueId v, bool relu, bool atomic) final;
   uint32_t slot(ValueId v, unsigned k = 0) const { return uint32_t(frame_.slots[v].first) + k; }
   void elementwise(const Inst& in) final;
   void fused(const Inst& in) final;

@@ -75,6 +75,11 @@ class Lowering {
 
   // ---- tile op families (tile_op) ----
   virtual void tcopy(const Inst& in, ValueId tile, ValueId view, bool load) = 0;  // tload, tstore
+  // pto.tstore with reluPreMode = normal_relu (v > 0 ? v : 0) and / or
+  // atomicType = atomic_add (GM += v).
+  virtual void tstore_combined(const Inst& in, ValueId, ValueId, bool, bool) {
+    fail(in, {RefusalCode::Attribute, "pto.tstore with atomic add or relu"});
+  }
   virtual void row_reduce(const Inst& in) = 0;
   virtual void col_reduce(const Inst& in) = 0;
   virtual void tfillpad(const Inst& in) = 0;

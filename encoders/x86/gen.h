@@ -282,6 +282,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   void store_valid(ValueId t, unsigned k, ValueId count, int32_t limit) override;
   void subset(const Inst& in, ValueId t, unsigned es) override;
   void scalar_mem(const Inst& in, const ScalarMemPlan& p) override;
+  void store_combined(const Inst& in, const StoreCombinePlan& p) override;  // x86/elementwise.cpp
   void treshape(const Inst& in, ValueId src, ValueId dst) override;
   void tcopy(const Inst& in, ValueId t, ValueId v, bool load) override;
   void pad_fill(ValueId t, uint64_t count, unsigned unit, uint32_t bits, bool cover);
