@@ -106,9 +106,10 @@ void Lowering::tile_op(const Inst& in) {
       std::string_view atomic = m.attr_word(in, "atomicType");
       std::string_view relu = m.attr_word(in, "reluPreMode");
       bool add = atomic == "atomic_add", pos = relu == "normal_relu";
-      if ((!add && !atomic.empty() && atomic != "atomic_none") || (!pos && !relu.empty() && relu != "no_relu"))
-        return fail(in, {RefusalCode::Attribute, "pto.tstore with atomicType '" + std::string(atomic) +
-                                                     "' or reluPreMode '" + std::string(relu) + "'"});
+      if (!add && !atomic.empty() && atomic != "atomic_none")
+        return fail(in, {RefusalCode::Attribute, "pto.tstore with atomicType '" + std::string(atomic) + "'"});
+      if (!pos && !relu.empty() && relu != "no_relu")
+        return fail(in, {RefusalCode::Attribute, "pto.tstore with reluPreMode '" + std::string(relu) + "'"});
       if (add || pos) return tstore_combined(in, m.operand(in, 0), m.operand(in, in.n_ins), pos, add);
       return tcopy(in, m.operand(in, 0), m.operand(in, in.n_ins), false);
     }
