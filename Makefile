@@ -45,7 +45,7 @@ build: deps
 test: build
 	ctest --test-dir build --output-on-failure -j$(JOBS)
 	tests/corpus/run.sh "$(CORPUS_DIR)" --ptoas build/ptoas
-	tests/corpus/run.sh "$(CORPUS60_DIR)" --ptoas build/ptoas --known tests/corpus/known/ptoas-0.60.txt
+	tests/corpus/run.sh "$(CORPUS60_DIR)" --ptoas build/ptoas --known tests/corpus/known/ptoas-0.60.txt --overrides tests/corpus/overrides/ptoas-0.60.tsv
 
 samples: build
 	@set -e; for t in interp $$(build/ptoas --print-targets | awk '$$3 != "-" { print $$1 }'); do \

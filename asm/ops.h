@@ -30,6 +30,7 @@ inline constexpr uint32_t kF32 = dt_bit(DType::F32), kF16 = dt_bit(DType::F16),
 inline constexpr uint32_t kFp = kF16 | kF32;
 inline constexpr uint32_t kFp8 = dt_bit(DType::F8E4M3) | dt_bit(DType::F8E4M3FN) |
                                  dt_bit(DType::F8E5M2);
+inline constexpr uint32_t kHiF8 = dt_bit(DType::HiF8);
 inline constexpr uint32_t kInt8to32 = kI8 | kU8 | kI16 | kU16 | kI32 | kU32;
 inline constexpr uint32_t kInt16to32 = kI16 | kU16 | kI32 | kU32;
 inline constexpr uint32_t kInt16to64 = kInt16to32 | kI64 | kU64;

@@ -89,6 +89,7 @@ void verify_npu_inst(Ctx& c, InstId id);        // verify_npu.cpp
 void verify_npu_module(Ctx& c);                 // verify_npu.cpp (cross-function rules)
 void verify_vpto_inst(Ctx& c, InstId id);       // verify_vpto.cpp (VPTO and VMI layers)
 void verify_scalar_mem_inst(Ctx& c, InstId id); // verify_scalar_mem.cpp (load/store_scalar)
+void verify_sections(Ctx& c);                   // verify_sections.cpp (uncovered tile segments)
 void verify_backend_module(Ctx& c);             // verify_backend.cpp (nested modules' pto.backend)
 
 // Every function definition of the module (func.func with a body), in order.

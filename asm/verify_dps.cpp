@@ -224,13 +224,16 @@ void check_matmul(Ctx& c, const Inst& in) {
             (tc == DType::F32 && ta == DType::F16 && tb == DType::F16) ||
             (tc == DType::F32 && ta == DType::BF16 && tb == DType::BF16) ||
             (tc == DType::F32 && ta == DType::F32 && tb == DType::F32) ||
-            (c.arch == Arch::A5 && tc == DType::F32 && is_fp8(ta) && is_fp8(tb));
+            (c.arch == Arch::A5 && tc == DType::F32 && is_fp8(ta) && is_fp8(tb)) ||
+            // A5's cube multiplies hif8 pairs (the mad HiF8 mode; tilelang's
+            // tmatmul test).
+            (c.arch == Arch::A5 && tc == DType::F32 && ta == DType::HiF8 && tb == DType::HiF8);
   if (!ok)
     c.error(in.loc, q(in.op) + " does not support (dst, lhs, rhs) element types (" + dn(tc) +
                         ", " + dn(ta) + ", " + dn(tb) + ") on " + std::string(c.arch_name()) +
                         "; expected (i32, i8, i8), (f32, f16, f16), (f32, bf16, bf16) or "
                         "(f32, f32, f32)" +
-                        (c.arch == Arch::A5 ? " or (f32, fp8, fp8)" : ""));
+                        (c.arch == Arch::A5 ? ", (f32, fp8, fp8) or (f32, hif8, hif8)" : ""));
 }
 
 }  // namespace

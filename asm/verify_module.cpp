@@ -613,6 +613,7 @@ struct ModuleChecker {
     if (!c.stop()) verify_tiles(c);
     if (!c.stop()) verify_npu_module(c);
     if (!c.stop()) verify_vpto_backend(c);
+    if (!c.stop()) verify_sections(c);
   }
 };
 

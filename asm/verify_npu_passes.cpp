@@ -16,6 +16,7 @@
 //                                a function fit in its 16 hardware flag ids
 //   inttoptr uses                a pointer made from an integer is only read
 //                                or written through load/store_scalar
+//   implicit tmp tiles           verify_implicit_tmp.cpp (level 3)
 //   subview legalization         at level 3 a pto.subview becomes an
 //                                address in its parent tile, which a tile
 //                                passed in as a function argument has not
@@ -26,6 +27,7 @@
 #include <tuple>
 
 #include "verify_npu.h"
+#include "verify_tile_util.h"
 
 namespace ptoas {
 namespace verify_detail {
@@ -471,6 +473,7 @@ bool verify_npu_pipeline(const Module& m, const FrontendOptions& opts, Diag& dia
   verify_detail::Ctx c(m, opts, diag);
   verify_detail::NpuIndex ix(c);
   verify_detail::PassRules(c, ix).run();
+  verify_detail::verify_implicit_tmp(c);
   return c.ok;
 }
 

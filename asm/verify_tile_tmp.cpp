@@ -1,9 +1,6 @@
-// Scratch (tmp) tile contracts of PTOAS 0.60's tile-op verifiers, and its
-// level-3 rule that ops whose A2/A3 lowering needs a scratch tile name one
-// (PTOMaterializeImplicitTmp creates it at levels 1/2, where PlanMemory
-// places it; level 3 skips PlanMemory, so the program must bring it). The
-// pass's tci case is left out: 0.60's DeepSeek V4 A3 kernels, accepted at
-// level 3, run tci without one.
+// Scratch (tmp) tile contracts of PTOAS 0.60's tile-op verifiers (its
+// level-3 rule that a scratch tile must be written out is a code generation
+// rule: verify_implicit_tmp.cpp).
 //   tpow/tpows   precisionType per arch; integer forms take no tmp; tmp of
 //                dst's element type, row-major, dst's valid shape, and on
 //                A2/A3 at least dst's bytes
@@ -163,39 +160,9 @@ void tcolsum(Ctx& c, const Inst& in) {
                                  std::to_string(s->vcol));
 }
 
-// ---- level 3: no implicit tmp ---------------------------------------------------------
-// Whether the op, as written, leaves a tmp to PTOMaterializeImplicitTmp.
-const char* missing_tmp(const Ctx& c, const Inst& in) {
-  bool a3 = c.arch != Arch::A5;
-  auto d = tile_of(c, out0(c, in));
-  switch (in.op) {
-    case Op::TPow: case Op::TPowS:
-      return in.n_ins < 3 && d && dtype_is_float(d->elem) ? "" : nullptr;
-    case Op::TQuant: return a3 && in.n_outs < 2 ? "" : nullptr;
-    case Op::TColSum: {
-      int64_t binary = 0;
-      return in.n_ins < 2 && attr_int(c, in, "isBinary", binary) && binary ? " for binary tcolsum"
-                                                                              : nullptr;
-    }
-    case Op::TXor: case Op::TXorS: case Op::TPrelu: case Op::TRem: case Op::TRemS:
-      return a3 && in.n_ins < 3 ? "" : nullptr;
-    case Op::TSel: return a3 && in.n_ins < 4 ? "" : nullptr;
-    case Op::TRowMax: case Op::TRowMin: case Op::TRowSum: case Op::TRowProd:
-    case Op::TColArgMax: case Op::TColArgMin: case Op::TRowArgMax: case Op::TRowArgMin:
-      return a3 && in.n_ins < 2 ? "" : nullptr;
-    default: return nullptr;
-  }
-}
-
 }  // namespace
 
 void verify_tile_tmp_inst(Ctx& c, const Inst& in) {
-  if (c.opts.level == Level::Level3) {
-    if (const char* what = missing_tmp(c, in)) {
-      c.error(in.loc, op_err(in) + "requires explicit tmp" + what + " when PlanMemory is skipped");
-      return;
-    }
-  }
   switch (in.op) {
     case Op::TPow: case Op::TPowS: return tpow(c, in);
     case Op::TRem: case Op::TRemS: return trem(c, in);

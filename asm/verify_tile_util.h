@@ -72,5 +72,7 @@ void verify_tile_tmp_inst(Ctx& c, const Inst& in);     // verify_tile_tmp.cpp
 void verify_tile_ops_inst(Ctx& c, const Inst& in);     // verify_tile_ops.cpp
 void verify_tile_matmul_inst(Ctx& c, const Inst& in);  // verify_tile_matmul.cpp
 void verify_tile_mem_inst(Ctx& c, const Inst& in);     // verify_tile_mem.cpp
+// Code generation for cce (verify_npu_pipeline): level 3's explicit tmp tiles.
+void verify_implicit_tmp(Ctx& c);                      // verify_implicit_tmp.cpp
 
 }  // namespace ptoas::verify_detail

@@ -19,6 +19,8 @@
 //   - persistent SIMT fragments (verify_simt_fragment.cpp)
 //   - tload/tstore on A2/A3: a unit innermost GM stride (DMA lowering)
 //   - textract vec->mat on A5: only to an ND mat tile (tile-op templates)
+//   - a child module has a kernel kind, written or inferable from its ops
+//   - packed (vector<2xf16>/vector<2xbf16>) atomics: the old value unused
 #include <cctype>
 #include <string>
 #include <vector>
@@ -113,6 +115,7 @@ class BackendChecker {
         Backend own = module_backend(c_, inst_attr(c_, *in, "pto.backend"));
         if (top_level && first_child == Backend::None) first_child = own;
         Backend b = cli_ != Backend::None ? cli_ : own != Backend::None ? own : inherited;
+        if (top_level && b == Backend::Vpto) kernel_kind(id);
         for (unsigned k = 0; k < in->n_regions; ++k)
           if (const Region* body = c_.region(*in, k)) walk(*body, b, false, first_child);
       } else if (in->op == Op::Func && in->n_regions > 0) {
@@ -124,6 +127,14 @@ class BackendChecker {
   void vpto_function(InstId fn) {
     std::vector<InstId> body;
     collect_nested(c_, fn, body);
+    std::vector<char> used(c_.m.values.size(), 0);
+    for (InstId id : body) {
+      const Inst& in = c_.m.insts[id];
+      for (unsigned k = 0; k < c_.n_operands(in); ++k) {
+        ValueId v = c_.operand(in, k);
+        if (v < used.size()) used[v] = 1;
+      }
+    }
     for (InstId id : body) {
       if (c_.stop()) return;
       const Inst& in = c_.m.insts[id];
@@ -139,6 +150,18 @@ class BackendChecker {
                                         "must be lowered to `pto.dcci` or `pto.dsb` before VPTO LLVM lowering");
           break;
         case Op::VpSectionSimt: section_threads(in); break;
+        case Op::VpAtomicAdd: case Op::VpAtomicAnd: case Op::VpAtomicCas: case Op::VpAtomicExch:
+        case Op::VpAtomicMax: case Op::VpAtomicMin: case Op::VpAtomicSub: {
+          // The LLVM lowering of packed (two-lane f16/bf16) atomics returns
+          // no old value on the CANN 9.0.0-beta.1 intrinsics.
+          ValueId r = c_.result(in, 0);
+          std::string t = r == kNone ? "" : c_.type_text(r);
+          if (r < used.size() && used[r] && (t == "vector<2xf16>" || t == "vector<2xbf16>"))
+            c_.error(in.loc, q(in.op) + " op does not support using the old value result for packed atomics "
+                                        "on beta.1 (CANN 9.0.0-beta.1): the packed " + t +
+                                        " atomics return nothing there");
+          break;
+        }
         case Op::TLoad: case Op::TStore:
           if (c_.arch == Arch::A3) unit_stride(in);
           break;
@@ -150,6 +173,24 @@ class BackendChecker {
       }
     }
     if (!c_.stop()) verify_simt_fragments(c_, fn);
+  }
+
+  // A VPTO kernel submodule: the official pipeline splits a child module
+  // by the cube and vector ops it holds, giving each part its kernel kind
+  // (VPTOSplitCVModule), then requires every child to carry one
+  // (VPTONormalizeContainer). A child without pto.kernel_kind whose
+  // functions hold no op that runs on a pipe has no kind to infer.
+  void kernel_kind(InstId id) {
+    const Inst& mod = c_.m.insts[id];
+    if (inst_attr(c_, mod, "pto.kernel_kind")) return;
+    std::vector<InstId> inside;
+    collect_nested(c_, id, inside);
+    for (InstId id : inside) {
+      Sem sem = op_info(c_.m.insts[id].op).sem;
+      if (sem != Sem::Struct && sem != Sem::Scalar && sem != Sem::View) return;
+    }
+    c_.error(mod.loc, "expected VPTO kernel submodule to carry 'pto.kernel_kind' (none is written, and "
+                      "its functions hold no cube or vector op to infer one from)");
   }
 
   void section_threads(const Inst& in) {
