@@ -53,8 +53,8 @@ void a3_rules(Ctx& c, const Inst& in, const Type& s, const Type& d) {
   if (s.loc != Loc::Mat) return err("expects A2/A3 textract src to use loc=mat, loc=acc, or loc=vec (got loc=" +
                                     std::string(loc_name(s.loc)) + ")");
   if (d.loc != Loc::Left && d.loc != Loc::Right)
-    return err("expects A2/A3 textract dst to use loc=left, loc=right, loc=mat, or loc=vec (got loc=" +
-               std::string(loc_name(d.loc)) + ")");
+    return err("expects an A2/A3 textract from loc=mat to write loc=left or loc=right (got loc=" +
+               std::string(loc_name(d.loc)) + "; vec->vec and acc sources are the other forms)");
   if (!(s.blayout == BLayout::RowMajor || s.slayout == SLayout::RowMajor))
     return err("expects A2/A3 textract src to use a supported mat blayout/slayout combination (got " +
                layout_text(s) + ")");

@@ -27,10 +27,6 @@
 #include "cpu_object.h"
 #include "dwarf_sections.h"
 
-#ifndef PTOAS_VERSION
-#define PTOAS_VERSION "unknown"
-#endif
-
 namespace ptoas::cg {
 
 namespace {

@@ -87,4 +87,8 @@ std::string lower_ascii(std::string s) {
   return s;
 }
 
+std::string version_line(const char* tool) {
+  return std::string(tool) + " " + PTOAS_VERSION + " (standalone; PTOAS 0.60 compatible)\n";
+}
+
 }  // namespace ptoas::cli

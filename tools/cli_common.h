@@ -50,4 +50,9 @@ bool read_input(const std::string& path, std::string& text, std::string& err, in
 
 std::string lower_ascii(std::string s);
 
+// `--version` of every tool: "<tool> <version> (standalone; PTOAS X.Y
+// compatible)\n", X.Y the newest official language read in full (both
+// official corpora are; docs/testing.md). PTOAS_VERSION comes from CMake.
+std::string version_line(const char* tool);
+
 }  // namespace ptoas::cli

@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
   ptoas::cli::rewrite_compat_args(args, compat);
   for (const std::string& a : args) {
     if (a == "--version") {
-      std::printf("ptoas %s (standalone; PTOAS 0.60 language, 0.27 too)\n", PTOAS_VERSION);
+      std::fputs(ptoas::cli::version_line("ptoas").c_str(), stdout);
       return 0;
     }
     if (a == "--print-targets") {

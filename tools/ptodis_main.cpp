@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
       ptoas::cli::rewrite_args(argc, argv, {"no-source", "function", "version", "help"});
   for (const std::string& a : args)
     if (a == "--version") {
-      std::printf("ptodis %s (standalone; PTOAS 0.60 language, 0.27 too)\n", PTOAS_VERSION);
+      std::fputs(ptoas::cli::version_line("ptodis").c_str(), stdout);
       return 0;
     }
   std::reverse(args.begin(), args.end());  // CLI11 2.1 takes the vector reversed

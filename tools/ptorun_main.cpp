@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
        "sve-vl", "timeout", "version", "help", "no-sched", "code-limit", "test-unmasked-tails"});
   for (const std::string& a : args)
     if (a == "--version") {
-      std::printf("ptorun %s (standalone; PTOAS 0.60 language, 0.27 too)\n", PTOAS_VERSION);
+      std::fputs(ptoas::cli::version_line("ptorun").c_str(), stdout);
       return 0;
     }
   std::reverse(args.begin(), args.end());  // CLI11 2.1 takes the vector reversed

@@ -117,13 +117,13 @@ PTO
 
 run --version
 expect_rc 0 "--version" || true
-if ! grep -qE '^ptoas [0-9]+\.[0-9]+\.[0-9]+ \(standalone; PTOAS 0\.60 language, 0\.27 too\)$' out.txt; then
+if ! grep -qE '^ptoas [0-9]+\.[0-9]+\.[0-9]+ \(standalone; PTOAS 0\.60 compatible\)$' out.txt; then
   fail "--version text: $(cat out.txt)"
 fi
 [ "$(wc -l <out.txt)" = 1 ] || fail "--version prints one line"
 run -version
 expect_rc 0 "-version (single dash)" || true
-expect_out out.txt "(standalone; PTOAS 0.60 language, 0.27 too)" "-version"
+expect_out out.txt "(standalone; PTOAS 0.60 compatible)" "-version"
 
 run --help
 expect_rc 0 "--help" || true

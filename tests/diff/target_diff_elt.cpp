@@ -264,9 +264,23 @@ std::string elt_kernel(const OpCase& o, const Shape& s, DType d, bool dn) {
   k += load("a", "ta", tile, dt, "%R", "%C") + load("b", "tb", tile, dt, "%R", "%C") +
        load("b", "tc", tile, dt, "%R", "%C");
   std::string op = std::string("  pto.") + o.op;
+  // bf16 tpow / tpows exist only as A5's high-precision form, which takes a
+  // scratch tile (the official verifier's rule): a copy of a serves.
+  bool pow_hp = d == DType::BF16 && (!std::strcmp(o.op, "tpow") || !std::strcmp(o.op, "tpows"));
+  std::string tmp, hp, tmp_ty = tile_ty(rows, round32(cols, d), dt, false);
+  if (pow_hp) {  // the scratch is row-major whatever the operands' layout
+    k += "  %tt = pto.alloc_tile valid_row = %R valid_col = %C : " + tmp_ty + "\n";
+    tmp = ", %tt", hp = " {precisionType = #pto<pow_precision high_precision>}";
+  }
   switch (o.kind) {
-    case Bin: k += op + " ins(%ta, %tb : " + tile + ", " + tile + ") outs(%tc : " + tile + ")\n"; break;
-    case TileScalar: k += op + " ins(%ta, %s : " + tile + ", " + dt + ") outs(%tc : " + tile + ")\n"; break;
+    case Bin:
+      k += op + " ins(%ta, %tb" + tmp + " : " + tile + ", " + tile + (pow_hp ? ", " + tmp_ty : "") + ") outs(%tc : " +
+           tile + ")" + hp + "\n";
+      break;
+    case TileScalar:
+      k += op + " ins(%ta, %s" + tmp + " : " + tile + ", " + dt + (pow_hp ? ", " + tmp_ty : "") + ") outs(%tc : " +
+           tile + ")" + hp + "\n";
+      break;
     case ScalarTile: k += op + " ins(%s, %ta : " + dt + ", " + tile + ") outs(%tc : " + tile + ")\n"; break;
     case Unary: k += op + " ins(%ta : " + tile + ") outs(%tc : " + tile + ")\n"; break;
     case ExpandS: k += op + " ins(%s : " + dt + ") outs(%tc : " + tile + ")\n"; break;

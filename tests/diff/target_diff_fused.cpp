@@ -61,14 +61,19 @@ std::string fused_kernel(const FusedOp& f, const Shape& s, DType d, bool dn, siz
   k += load("a", "ta", T, dt, "%R", "%C");
   if (!scalar) k += load("b", "tb", T, dt, "%R", "%C");
   if (f.kind == Tiles3 || f.kind == TileSTile) k += load("e", "te", T, dt, "%R", "%C");
-  if (f.kind == Tiles2Tmp) k += "  %tt = pto.alloc_tile valid_row = %R valid_col = %C : " + T + "\n";
+  // tprelu's scratch on A2/A3: u8 masks, one row more than dst and a bit per
+  // column (the official verifier's shape rule).
+  int mask_cols = round32((cols + 7) / 8, DType::U8);
+  std::string M = tile_ty(rows + 1, mask_cols, "ui8", false,
+                          (std::to_string(rows + 1) + "x" + std::to_string(mask_cols)).c_str());
+  if (f.kind == Tiles2Tmp) k += "  %tt = pto.alloc_tile : " + M + "\n";
   k += load("c", "tc", T, dt, "%R", "%C");
   std::string ins;
   switch (f.kind) {
     case Tiles3: ins = "%ta, %tb, %te : " + T + ", " + T + ", " + T; break;
     case TileSTile: ins = "%ta, %s, %te : " + T + ", " + dt + ", " + T; break;
     case Tiles2: ins = "%ta, %tb : " + T + ", " + T; break;
-    case Tiles2Tmp: ins = "%ta, %tb, %tt : " + T + ", " + T + ", " + T; break;
+    case Tiles2Tmp: ins = "%ta, %tb, %tt : " + T + ", " + T + ", " + M; break;
     case TileS: ins = "%ta, %s : " + T + ", " + dt; break;
   }
   k += "  pto." + std::string(f.op) + " ins(" + ins + ") outs(%tc : " + T + ")\n";

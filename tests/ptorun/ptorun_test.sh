@@ -284,7 +284,7 @@ py "assert np.array_equal(np.load('i.npy').reshape(-1), np.load('i32_16.npy'))" 
 
 run --version
 expect_rc 0 "--version"
-grep -q '^ptorun .*PTOAS 0.60 language, 0.27 too' out.txt || fail "--version text: $(cat out.txt)"
+grep -q '^ptorun .*(standalone; PTOAS 0.60 compatible)$' out.txt || fail "--version text: $(cat out.txt)"
 run --help
 expect_rc 0 "--help"
 grep -qF -- "--inout" out.txt || fail "--help lists --inout"

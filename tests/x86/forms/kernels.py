@@ -256,7 +256,7 @@ def converts(src):
     for s, d in (("f32", "bf16"), ("bf16", "f32")):
         if src != s:
             continue
-        ti, to = tile(8, 16, s), tile(16, 16, d, True)
+        ti, to = tile(16, 16, s), tile(16, 16, d, True)
         b = view("a", "a", "%R, %C", "%ld, %c1", s) + view("c", "c", "%R, %C", "%c1, %ld", d)
         b += load("a", "ta", ti, s) + load("c", "tc", to, d)
         b += "  pto.tcvt ins(%%ta {rmode = #pto<round_mode RINT>} : %s) outs(%%tc : %s)\n" % (ti, to)
