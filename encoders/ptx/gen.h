@@ -255,6 +255,13 @@ class Gen final : public Lowering {
   Reg cvt_lane(const CvtPlan& p, Reg x);
   Reg scalar_lane(ValueId s, DType d);    // a scalar operand as a lane of type d
 
+  // ---- matmul and boxed copies (matmul.cpp, mma.cpp) ----------------------------------
+  Reg view_elem_addr(ValueId v, Reg r, Reg c);
+  void boxed_copy(const Inst& in, ValueId tile, ValueId view, bool load);
+  bool mma_ok(const MatmulPlan& p);
+  void matmul_mma(const Inst& in, const MatmulPlan& p);
+  void matmul_fma(const Inst& in, const MatmulPlan& p);
+
   // ---- shared state -----------------------------------------------------------------
   Reg tid_, lane_, warp_, smem_;
   Reg lane_bit_[5];  // (lane >> k) & 1 set: the upper partner of a butterfly step

@@ -18,7 +18,11 @@ void single(Gen& g, const Inst& in) {
 
 void Gen::refuse(const Inst& in, const Refusal& r) { fail(in, r); }
 
-void Gen::tcopy(const Inst& in, ValueId, ValueId, bool) { single(*this, in); }
+void Gen::tcopy(const Inst& in, ValueId tile, ValueId view, bool load) {
+  const Type& t = ty(tile);
+  if (t.kind == TypeKind::TileBuf && t.slayout != SLayout::NoneBox) return boxed_copy(in, tile, view, load);
+  single(*this, in);
+}
 void Gen::elementwise(const Inst& in) { single(*this, in); }
 void Gen::fused(const Inst& in) { single(*this, in); }
 void Gen::row_reduce(const Inst& in) { single(*this, in); }
@@ -48,8 +52,4 @@ void Gen::treshape(const Inst&, ValueId src, ValueId dst) {
   I("mov.b32", val(dst).r[0], val(src).r[0]);
 }
 
-}  // namespace ptoas::cg::ptx
-
-namespace ptoas::cg::ptx {
-void Gen::matmul(const Inst& in) { fail(in); }
 }  // namespace ptoas::cg::ptx

@@ -742,6 +742,14 @@ void RowEmit::write_back() {
   for (auto& [v, s] : ts)
     if (s.dirty && s.storage && s.cls != Cls::Row) order.push_back(&s);
   std::sort(order.begin(), order.end(), [](TS* a, TS* b) { return a->last_write < b->last_write; });
+  // A one-column value is stored by the group's first thread after every
+  // thread of the group may have read the old one.
+  for (TS* sp : order)
+    if (sp->cls == Cls::Col) {
+      if (p.G > 1) g.I("bar.sync", 0);
+      else g.I("bar.warp.sync", "0xffffffff");
+      break;
+    }
   for (TS* sp : order) {
     TS& s = *sp;
     Reg a = tile_raddr(s), rin = tile_rin(s);
@@ -865,9 +873,13 @@ bool Gen::row_program(const std::vector<const Inst*>& ops, const Inst& at, Refus
       wr |= s.dst == t;
       rd |= std::find(s.reads.begin(), s.reads.end(), t) != s.reads.end();
     }
-    bool row = p.cls[t] == Cls::Row;
-    if (rd || row) acc.push_back(tile_access(t, false, row ? 0 : sig, p.V));
-    if (wr) acc.push_back(tile_access(t, true, sig, p.V));
+    bool row = p.cls[t] == Cls::Row, col = p.cls[t] == Cls::Col;
+    // A one-column value is read by every lane and written by the group's
+    // first thread: other lanes (G = 1) or other warps (G > 1).
+    uint64_t tsig = row || (col && p.G > 1) ? 0 : sig;
+    unsigned rl = col ? 1000 : p.V, wl = col ? 1001 : p.V;
+    if (rd || row) acc.push_back(tile_access(t, false, tsig, rl));
+    if (wr) acc.push_back(tile_access(t, true, tsig, wl));
   }
   for (ValueId mk : p.masks) acc.push_back(tile_access(mk, false, 0, 0));
   for (const RStep& s : p.steps)

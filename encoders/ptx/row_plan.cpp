@@ -267,8 +267,11 @@ bool plan_rows(const Gen& g, const opt::TileAliases& alias, const std::vector<co
   if (p.K * p.V > 32)
     return refuse(RefusalCode::Limit, "op " + opname + " on rows of " + std::to_string(cmax) + " elements (at most " +
                                           std::to_string(32 * 32 * kWarps) + " per row on ptx)");
-  for (const RStep& s : p.steps) p.cross |= s.k == RK::Red && p.G > 1;
   if (region) find_private(g, alias, *region, p);
+  // A one-column tile written back to memory after the group's threads
+  // read it needs a barrier in the loop: then all groups run it alike.
+  for (const RStep& s : p.steps)
+    p.cross |= p.G > 1 && (s.k == RK::Red || (s.dst != kNone && p.cls[s.dst] == Cls::Col && !p.is_priv(s.dst)));
   unsigned held = 0;
   for (ValueId t : p.tiles) held += p.cls[t] == Cls::Col ? 1 : p.K * p.V;
   if (held > 160)
