@@ -69,7 +69,24 @@ Reg Gen::lane_from_bits(DType d, Reg b) {
   Reg x = reg(lane_rc(d));
   switch (d) {
     case DType::F32: I("mov.b32", x, b); break;
-    case DType::F16: I("cvt.f32.f16", x, b); break;
+    case DType::F16: {  // a NaN keeps its payload (the interpreter's f16_bits_to_f32)
+      Reg w = reg(RC::R), n = reg(RC::R), p = reg(RC::P), y = reg(RC::F);
+      I("cvt.f32.f16", y, b);
+      I("cvt.u32.u16", w, b);
+      I("and.b32", n, w, 0x7fff);
+      I("setp.gt.u32", p, n, 0x7c00);
+      I("and.b32", n, w, 0x3ff);
+      I("shl.b32", n, n, 13);
+      I("and.b32", w, w, 0x8000);
+      I("shl.b32", w, w, 16);
+      I("or.b32", n, n, w);
+      I("or.b32", n, n, 0x7f800000u);
+      Reg yb = reg(RC::R);
+      I("mov.b32", yb, y);
+      I("selp.b32", yb, n, yb, p);
+      I("mov.b32", x, yb);
+      break;
+    }
     case DType::BF16: {
       Reg r = reg(RC::R);
       I("cvt.u32.u16", r, b);
@@ -93,11 +110,8 @@ Reg Gen::bits_from_lane(DType d, Reg v) {
       I("mov.b32", r, v);
       return r;
     }
-    case DType::F16: {
-      Reg h = reg(RC::H);
-      I("cvt.rn.f16.f32", h, v);
-      return h;
-    }
+    case DType::F16:
+      return f16_bits(v);
     case DType::BF16: {  // the top half (lanes of bf16 hold bf16 values exactly)
       Reg r = reg(RC::R), h = reg(RC::H);
       I("mov.b32", r, v);
@@ -115,17 +129,31 @@ Reg Gen::bits_from_lane(DType d, Reg v) {
   }
 }
 
+// f32 -> f16 bits, to nearest even; a NaN keeps the top of its payload,
+// quieted (the interpreter's f32_to_f16_bits; cvt.rn would give 0x7fff).
+Reg Gen::f16_bits(Reg v) {
+  Reg h = reg(RC::H), b = reg(RC::R), n = reg(RC::R), s = reg(RC::R), hn = reg(RC::H), p = reg(RC::P);
+  I("cvt.rn.f16.f32", h, v);
+  I("mov.b32", b, v);
+  I("shr.u32", n, b, 13);
+  I("and.b32", n, n, 0x3ff);
+  I("or.b32", n, n, 0x7e00);
+  I("shr.u32", s, b, 16);
+  I("and.b32", s, s, 0x8000);
+  I("or.b32", n, n, s);
+  I("cvt.u16.u32", hn, n);
+  I("setp.nan.f32", p, v, v);
+  I("selp.b16", h, hn, h, p);
+  return h;
+}
+
 // An f32 result rounded to nearest even in d (its exact value as f32);
 // bf16 rounds on the bits, a NaN keeping its top bits, quieted (the
 // interpreter's f32_to_bf16_bits). Integers wrap to d.
 Reg Gen::round_lane(DType d, Reg v) {
   switch (d) {
-    case DType::F16: {
-      Reg h = reg(RC::H), x = reg(RC::F);
-      I("cvt.rn.f16.f32", h, v);
-      I("cvt.f32.f16", x, h);
-      return x;
-    }
+    case DType::F16:
+      return lane_from_bits(DType::F16, f16_bits(v));
     case DType::BF16: {
       Reg b = reg(RC::R), t = reg(RC::R), q = reg(RC::R), x = reg(RC::F);
       Reg nan = reg(RC::P);
