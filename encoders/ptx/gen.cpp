@@ -342,11 +342,14 @@ bool Gen::run(FuncCode& out) {
   if (!ok_) return false;
   // Declarations, then the code.
   std::string o = "\n// .pto function @" + name + "\n";
+  bool dynamic = dynamic_smem_ = smem_plan_.bytes > kMaxSharedBytes;
+  if (dynamic)  // PTX_CONTRACT.md: the launch gives this much dynamic shared memory
+    o += "// pto.dynamic_shared_bytes " + std::to_string(smem_plan_.bytes) + "\n";
   o += std::string(out.global ? ".visible .entry " : ".entry ") + name + "(\n" + params + (params.empty() ? "" : "\n") + ")\n";
   o += ".reqntid " + std::to_string(kThreads) + ", 1, 1\n{\n";
   for (unsigned c = 0; c < kRcCount; ++c)
     if (nreg_[c]) o += "\t.reg " + std::string(kRcDecl[c]) + " " + kRcPrefix[c] + "<" + std::to_string(nreg_[c] + 1) + ">;\n";
-  if (smem_plan_.bytes) o += "\t.shared .align 128 .b8 pto_smem[" + std::to_string(smem_plan_.bytes) + "];\n";
+  if (smem_plan_.bytes && !dynamic) o += "\t.shared .align 128 .b8 pto_smem[" + std::to_string(smem_plan_.bytes) + "];\n";
   o += param_code + prologue + body_ + "}\n";
   out.text = std::move(o);
   // The note for build_output: the .version this entry needs.

@@ -35,6 +35,7 @@ struct GpuArch {
   unsigned sm;               // 80 .. 120
   bool specific;             // sm_90a: arch-specific features, runs only on sm_90
   unsigned min_version;      // the lowest .version ptxas 13 accepts for it (x10: 70 = 7.0)
+  uint32_t max_smem;         // the most shared memory one block may opt into (dynamic)
 };
 const GpuArch* find_arch(std::string_view name);
 const GpuArch& default_arch();
@@ -43,7 +44,9 @@ std::string arch_names();  // "sm_80, sm_86, ..."
 // The block: kWarps warps of 32 threads (`.reqntid kThreads, 1, 1`).
 inline constexpr unsigned kWarps = 8;
 inline constexpr unsigned kThreads = kWarps * 32;
-// Static shared memory of one entry (no opt-in).
+// Static shared memory of one entry (no opt-in); above it, the entry's
+// tiles are dynamic shared memory up to the arch's max_smem
+// (PTX_CONTRACT.md: the size is announced above the entry).
 inline constexpr uint32_t kMaxSharedBytes = 48 * 1024;
 
 // ---- registers and operands --------------------------------------------------------
@@ -270,6 +273,7 @@ class Gen final : public Lowering {
   std::unique_ptr<opt::TileAliases> alias_;
   std::vector<Val> vals_;
   bool ok_ = true;
+  bool dynamic_smem_ = false;  // the tiles are in the module's .extern .shared array
   unsigned version_ = 70;
   std::string body_, hoist_;
   std::vector<std::string> loop_labels_;  // continue / exit labels of open loops

@@ -157,13 +157,14 @@ bool plan_smem(Gen& g, SmemPlan& plan) {
       off = base[size_t(t.loc)] + tp.offset[id];
     }
     uint64_t end = off + tile_storage_bytes(t);
-    if (end > kMaxSharedBytes && !over) over = &in, over_end = end;
+    if (end > g.arch_.max_smem && !over) over = &in, over_end = end;
     plan.off[id] = uint32_t(off);
   });
   if (over) {
     g.d_.error(over->loc, 0,
                "pto.alloc_tile: the tiles of this kernel need " + std::to_string(top) + " bytes of shared memory (this one ends at " +
-                   std::to_string(over_end) + "); a ptx block has " + std::to_string(kMaxSharedBytes) + " [limit]");
+                   std::to_string(over_end) + "); a " + std::string(g.arch_.name) + " block has at most " +
+                   std::to_string(g.arch_.max_smem) + " [limit]");
     return false;
   }
   plan.bytes = uint32_t((top + 15) & ~uint64_t(15));

@@ -14,9 +14,13 @@ namespace ptx {
 namespace {
 
 // ptxas 13.0's lowest .version per target (notes/GPU_NOTES.md §0.1).
+// The opt-in shared memory per block: 163 KiB (A100), 99 KiB (sm_86,
+// sm_89, sm_120), 227 KiB (H100/H200, B200).
 constexpr GpuArch kArchs[] = {
-    {"sm_80", 80, false, 70}, {"sm_86", 86, false, 71}, {"sm_89", 89, false, 78}, {"sm_90", 90, false, 78},
-    {"sm_90a", 90, true, 80}, {"sm_100", 100, false, 86}, {"sm_120", 120, false, 87},
+    {"sm_80", 80, false, 70, 163 * 1024}, {"sm_86", 86, false, 71, 99 * 1024},
+    {"sm_89", 89, false, 78, 99 * 1024},  {"sm_90", 90, false, 78, 227 * 1024},
+    {"sm_90a", 90, true, 80, 227 * 1024}, {"sm_100", 100, false, 86, 227 * 1024},
+    {"sm_120", 120, false, 87, 99 * 1024},
 };
 
 bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
@@ -28,7 +32,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   }
   Gen g(m, fn, t, o, diag, *a);
   if (!g.run(out)) return false;
-  out.target_note += " " + std::string(a->name);
+  out.target_note += " " + std::string(a->name) + (g.dynamic_smem_ ? " dynamic" : "");
   return true;
 }
 
@@ -47,13 +51,16 @@ std::string quote(std::string_view s) {
 bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string&) {
   unsigned version = default_arch().min_version;
   std::string arch(default_arch().name);
+  bool dynamic = false;
   for (const FuncCode& f : code.funcs) {
     unsigned v = 0;
-    char a[32] = {};
-    if (std::sscanf(f.target_note.c_str(), "%u %31s", &v, a) == 2) {
+    char a[32] = {}, d[32] = {};
+    int n = std::sscanf(f.target_note.c_str(), "%u %31s %31s", &v, a, d);
+    if (n >= 2) {
       version = std::max(version, v);
       arch = a;
     }
+    dynamic |= n == 3;
   }
   out = Output{.kind = Output::Kind::Text};
   std::string& o = out.text;
@@ -62,6 +69,8 @@ bool build_output(const Module& m, const ModuleCode& code, Output& out, std::str
   o += "\n//\n\n.version " + std::to_string(version / 10) + "." + std::to_string(version % 10) + "\n";
   o += ".target " + arch + "\n.address_size 64\n";
   if (m.src) o += "\n.file 1 " + quote(m.src->name()) + "\n";
+  // The tiles of entries over 48 KiB: dynamic shared memory, one symbol.
+  if (dynamic) o += "\n.extern .shared .align 128 .b8 pto_smem[];\n";
   for (const FuncCode& f : code.funcs) o += f.text;
   return true;
 }
