@@ -262,6 +262,7 @@ class Gen final : public Lowering {
   // ---- matmul and boxed copies (matmul.cpp, mma.cpp) ----------------------------------
   Reg view_elem_addr(ValueId v, Reg r, Reg c);
   void boxed_copy(const Inst& in, ValueId tile, ValueId view, bool load);
+  void boxed_load_elems(ValueId tile, ValueId view, Reg vr, Reg vc);
   bool mma_ok(const MatmulPlan& p);
   void matmul_mma(const Inst& in, const MatmulPlan& p);
   void matmul_fma(const Inst& in, const MatmulPlan& p);
@@ -298,6 +299,10 @@ class Gen final : public Lowering {
 // their private tiles in registers (regs_only, by InstId), where the other
 // tiles live. False with diagnostics when it does not fit.
 bool plan_smem(Gen& g, SmemPlan& plan);
+
+// Runs of 16 bytes along a tile's columns (rows) starting at multiples of
+// 16 bytes lie contiguous and aligned in shared memory (mma.cpp).
+bool run16(const Type& t, int64_t off, bool along_cols);
 
 // The target's fusable predicate (what a pto.fuse region may hold).
 bool fusable_op(const Module& m, const Inst& in);

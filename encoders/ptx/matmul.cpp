@@ -107,7 +107,66 @@ void Gen::boxed_copy(const Inst& in, ValueId tile, ValueId view, bool load) {
     return as_u32(c);
   };
   Reg vr = min32(*this, t.r[1], clamp(vrows)), vc = min32(*this, t.r[2], clamp(v.r[vt.rank]));
+  if (load && pad_bits(tt) == 0 && tt.cols % int32_t(16 / es) == 0 && run16(tt, t.off, true)) {
+    // 16-byte chunks by cp.async where the view's rows are 16-byte aligned
+    // runs (decided at run time): the tail of a row and rows past the valid
+    // region are zero-filled by the copy's src-size (the pad is zero).
+    std::string slow = new_label(), done = new_label();
+    Reg ok = reg(RC::P), acc = reg(RC::RD), t2 = reg(RC::RD), last1 = reg(RC::P);
+    I("mov.b64", acc, v.r[0]);
+    for (unsigned k = 0; k + 1 < vt.rank; ++k) {
+      I("mul.lo.s64", t2, v.r[1 + vt.rank + k], es);
+      I("or.b64", acc, acc, t2);
+    }
+    I("and.b64", acc, acc, 15);
+    I("setp.eq.s64", ok, acc, 0);
+    I("setp.eq.s64", last1, v.r[vt.rank + vt.rank], 1);
+    I("and.pred", ok, ok, last1);
+    bra_if(ok, true, slow);
+    unsigned n16 = 16 / es;
+    Reg base = v.r[0];
+    block_loop2(*this, imm32(tt.rows), imm32(tt.cols / int32_t(n16)), [&](Reg r, Reg ch) {
+      Reg c0 = reg(RC::R), left = reg(RC::R), nb = reg(RC::R), in_r = reg(RC::P);
+      I("mul.lo.s32", c0, ch, n16);
+      I("sub.s32", left, vc, c0);
+      I("min.s32", left, left, n16);
+      I("max.s32", left, left, 0);
+      I("setp.lt.s32", in_r, r, vr);
+      I("selp.b32", left, left, 0, in_r);
+      I("mul.lo.s32", nb, left, es);
+      Reg any = reg(RC::P), rr = reg(RC::R), cc = reg(RC::R);
+      I("setp.gt.s32", any, nb, 0);
+      I("selp.b32", rr, r, 0, any);
+      I("selp.b32", cc, c0, 0, any);
+      Reg src = view_elem_addr(view, rr, cc);
+      Reg s2 = reg(RC::RD);
+      I("selp.b64", s2, src, base, any);
+      I("cp.async.cg.shared.global", mem(elem_addr(tile, r, c0)), mem(s2), 16, nb);
+    });
+    I("cp.async.commit_group");
+    I("cp.async.wait_group", 0);
+    bra(done);
+    bind(slow);
+    boxed_load_elems(tile, view, vr, vc);
+    bind(done);
+    return;
+  }
   if (load) {
+    boxed_load_elems(tile, view, vr, vc);
+    return;
+  }
+  block_loop2(*this, vr, vc, [&](Reg r, Reg c) {
+    Reg x = reg(es == 2 ? RC::H : RC::R);
+    I(bits_ld(es, "shared"), x, mem(elem_addr(tile, r, c)));
+    I(es == 1 ? "st.global.u8" : es == 2 ? "st.global.b16" : "st.global.b32", mem(view_elem_addr(view, r, c)), x);
+  });
+}
+
+// The element loop of a boxed tload: the pad outside the view's window.
+void Gen::boxed_load_elems(ValueId tile, ValueId view, Reg vr, Reg vc) {
+  const Type& tt = ty(tile);
+  unsigned es = dtype_bytes(tt.elem);
+  {
     uint32_t pad = pad_bits(tt);
     block_loop2(*this, imm32(tt.rows), imm32(tt.cols), [&](Reg r, Reg c) {
       Reg p = reg(RC::P);
@@ -118,13 +177,7 @@ void Gen::boxed_copy(const Inst& in, ValueId tile, ValueId view, bool load) {
       IP(p, false, bits_ld(es, "global"), x, mem(view_elem_addr(view, r, c)));
       I(es == 1 ? "st.shared.u8" : es == 2 ? "st.shared.b16" : "st.shared.b32", mem(elem_addr(tile, r, c)), x);
     });
-    return;
   }
-  block_loop2(*this, vr, vc, [&](Reg r, Reg c) {
-    Reg x = reg(es == 2 ? RC::H : RC::R);
-    I(bits_ld(es, "shared"), x, mem(elem_addr(tile, r, c)));
-    I(es == 1 ? "st.global.u8" : es == 2 ? "st.global.b16" : "st.global.b32", mem(view_elem_addr(view, r, c)), x);
-  });
 }
 
 void Gen::matmul(const Inst& in) {

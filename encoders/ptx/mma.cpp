@@ -13,8 +13,6 @@
 
 namespace ptoas::cg::ptx {
 
-namespace {
-
 // 8 (16 for bytes) elements along rows (along_cols false) or columns
 // starting at a multiple of 8 (16) are 16 contiguous, 16-byte aligned
 // bytes of tile t at static offset `off`.
@@ -28,8 +26,6 @@ bool run16(const Type& t, int64_t off, bool along_cols) {
   if (((run.box << run.les) % 16) || ((other.box << other.les) % 16) || ((other.unit << other.les) % 16)) return false;
   return true;
 }
-
-}  // namespace
 
 bool Gen::mma_ok(const MatmulPlan& p) {
   const Type &a = ty(p.a), &b = ty(p.b), &c = ty(p.c);
