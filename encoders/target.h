@@ -46,7 +46,8 @@ struct CodegenOptions {
   // kernel the Bochs and differential suites must catch.
   bool test_unmasked_tails = false;
   // GPU targets: the architecture (--gpu-arch; empty: the target's default).
-  std::string gpu_arch;
+  // A view (the options stay a literal type): the tools keep the string.
+  std::string_view gpu_arch = {};
 };
 
 // One instruction of a listing: its offset in the function and its text.

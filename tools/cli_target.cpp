@@ -54,7 +54,13 @@ void add_codegen_flags(CLI::App& app, cg::CodegenOptions& o) {
   std::string archs;
   for (const cg::Target* t : cg::targets())
     if (!t->gpu_archs.empty()) archs += (archs.empty() ? "" : "; ") + std::string(t->name) + ": " + std::string(t->gpu_archs);
-  g->add_option("--gpu-arch", o.gpu_arch,
+  g->add_option_function<std::string>(
+       "--gpu-arch",
+       [&o](const std::string& s) {
+         static std::string kept;  // the options hold a view of it
+         kept = s;
+         o.gpu_arch = kept;
+       },
                 "GPU targets: the architecture to generate for (" + archs + "; the first of each is its default)")
       ->type_name("ARCH")
       ->check(CLI::Validator(

@@ -27,7 +27,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
                       Diag& diag) {
   const GpuArch* a = o.gpu_arch.empty() ? &default_arch() : find_arch(o.gpu_arch);
   if (!a) {
-    diag.error_global("unknown --gpu-arch '" + o.gpu_arch + "' for ptx (" + arch_names() + ")");
+    diag.error_global("unknown --gpu-arch '" + std::string(o.gpu_arch) + "' for ptx (" + arch_names() + ")");
     return false;
   }
   Gen g(m, fn, t, o, diag, *a);
