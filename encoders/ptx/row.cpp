@@ -253,8 +253,8 @@ struct RowEmit {
       else g.I("ld." + space + "." + t, b[0], addr);
       return b;
     }
-    if (es >= 2 && n <= 4) {  // .v2 / .v4 of the element
-      std::string o = "ld." + space + ".v" + std::to_string(n) + (es == 2 ? ".b16" : ".b32");
+    if (es >= 2 ? n <= 4 : n < 4) {  // .v2 / .v4 of the element
+      std::string o = "ld." + space + ".v" + std::to_string(n) + (es == 1 ? ".u8" : es == 2 ? ".b16" : ".b32");
       if (pred) g.IP(pred, false, o, vec(b), addr);
       else g.I(o, vec(b), addr);
       return b;
@@ -295,8 +295,8 @@ struct RowEmit {
       put("st." + space + "." + (es == 1 ? "u8" : es == 2 ? "b16" : "b32"), rname(b[0]));
       return;
     }
-    if (es >= 2 && n <= 4) {
-      put("st." + space + ".v" + std::to_string(n) + (es == 2 ? ".b16" : ".b32"), vec(b));
+    if (es >= 2 ? n <= 4 : n < 4) {
+      put("st." + space + ".v" + std::to_string(n) + (es == 1 ? ".u8" : es == 2 ? ".b16" : ".b32"), vec(b));
       return;
     }
     unsigned words = es * n / 4;

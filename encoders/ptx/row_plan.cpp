@@ -262,7 +262,9 @@ bool plan_rows(const Gen& g, const opt::TileAliases& alias, const std::vector<co
   p.V = std::max(1u, std::min(16u / max_es, pow2floor(std::max<unsigned>(1, unsigned(cmax) / 32))));
   p.G = std::min(kWarps, pow2floor(std::max<unsigned>(1, kWarps / unsigned(rmax))));
   auto chunks = [&] { return (unsigned(cmax) + p.V * 32 * p.G - 1) / (p.V * 32 * p.G); };
-  while (chunks() * p.V > 16 && p.G < kWarps) p.G *= 2;
+  // At most 8 values of a tile per thread where more warps can share a row:
+  // ptxas for sm_80 keeps a 256-thread block within 64 registers.
+  while (chunks() * p.V > 8 && p.G < kWarps) p.G *= 2;
   p.K = chunks();
   if (p.K * p.V > 32)
     return refuse(RefusalCode::Limit, "op " + opname + " on rows of " + std::to_string(cmax) + " elements (at most " +
