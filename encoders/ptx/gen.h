@@ -223,6 +223,7 @@ class Gen final : public Lowering {
   int64_t static_off(ValueId t) { return val(t).off; }
   // The address of element (r, c) of tile t (32-bit registers).
   Reg elem_addr(ValueId t, Reg r, Reg c);
+  bool disjoint_or_same(ValueId a, ValueId b, bool in_place);
 
   // ---- barriers (barrier.cpp) ------------------------------------------------------
   // Records accesses; emits bar.sync / bar.warp.sync where an access

@@ -85,6 +85,23 @@ Reg min32(Gen& g, Reg a, Reg b) {
 
 }  // namespace
 
+// Tiles a and b can be read and written by one loop: they never share a
+// byte (disjoint static spans, or different allocations), or (in_place)
+// they are one storage with one geometry, so each element is read and
+// written by the same thread.
+bool Gen::disjoint_or_same(ValueId a, ValueId b, bool in_place) {
+  if (!alias_->may_alias(a, b)) return true;
+  int64_t oa = val(a).off, ob = val(b).off;
+  if (oa < 0 || ob < 0) return in_place && a == b;
+  auto [alo, ahi] = span(a);
+  auto [blo, bhi] = span(b);
+  if (ahi <= blo || bhi <= alo) return true;
+  if (!in_place || oa != ob) return false;
+  Geo ga = geo(a), gb = geo(b);
+  const Type &ta = ty(a), &tb = ty(b);
+  return ga.rs == gb.rs && ga.cs == gb.cs && ga.es == gb.es && ta.slayout == tb.slayout && ta.slayout == SLayout::NoneBox;
+}
+
 // Full barriers around the op's tiles (no owner mapping).
 static void block_access(Gen& g, std::initializer_list<ValueId> reads, std::initializer_list<ValueId> writes) {
   std::vector<Access> a;
@@ -203,7 +220,7 @@ void Gen::tmov(const Inst& in) {
   Refusal why;
   if (!plan_tmov(m_, in, src, dst, skip, why)) return fail(in, why);
   if (skip) return;
-  if (alias_->may_alias(src, dst))
+  if (!disjoint_or_same(src, dst, true))
     return fail(in, {RefusalCode::Operands, "pto.tmov between tiles that may share storage"});
   DType d = ty(dst).elem;
   block_access(*this, {src}, {dst});
@@ -219,7 +236,7 @@ void Gen::twindow(const Inst& in) {
   WindowPlan p;
   Refusal why;
   if (!plan_twindow(m_, in, p, why)) return fail(in, why);
-  if (alias_->may_alias(p.src, p.dst))
+  if (!disjoint_or_same(p.src, p.dst, false))
     return fail(in, {RefusalCode::Operands, "op " + std::string(op_name(in.op)) + " in place"});
   DType d = ty(p.dst).elem;
   block_access(*this, {p.src}, {p.dst});
@@ -251,7 +268,7 @@ void Gen::ttrans(const Inst& in) {
     return fail(in);
   unsigned es = dtype_bytes(st.elem);
   if (es != 1 && es != 2 && es != 4) return fail(in);
-  if (alias_->may_alias(src, dst)) return fail(in, {RefusalCode::Operands, "pto.ttrans in place"});
+  if (!disjoint_or_same(src, dst, false)) return fail(in, {RefusalCode::Operands, "pto.ttrans in place"});
   block_access(*this, {src}, {dst});
   Val& s = val(src);
   Reg rows = min32(*this, s.r[1], imm32(dt.cols)), cols = min32(*this, s.r[2], imm32(dt.rows));
@@ -268,7 +285,8 @@ void Gen::tconcat(const Inst& in) {
   if (t0.kind != TypeKind::TileBuf || t1.kind != TypeKind::TileBuf || dt.kind != TypeKind::TileBuf ||
       t0.elem != dt.elem || t1.elem != dt.elem || dt.rows <= 0 || t0.rows <= 0 || t1.rows <= 0)
     return fail(in);
-  if (alias_->may_alias(s0, dst) || alias_->may_alias(s1, dst)) return fail(in, {RefusalCode::Operands, "pto.tconcat in place"});
+  if (!disjoint_or_same(s0, dst, false) || !disjoint_or_same(s1, dst, false))
+    return fail(in, {RefusalCode::Operands, "pto.tconcat in place"});
   DType d = dt.elem;
   block_access(*this, {s0, s1}, {dst});
   Val &v0 = val(s0), &v1 = val(s1), &vd = val(dst);
@@ -305,7 +323,8 @@ void Gen::tfillpad(const Inst& in) {
     return fail(in);
   unsigned es = dtype_bytes(dt.elem);
   if (es != 1 && es != 2 && es != 4) return fail(in);
-  if (src != dst && alias_->may_alias(src, dst)) return fail(in, {RefusalCode::Operands, "pto.tfillpad between tiles that may share storage"});
+  if (src != dst && !disjoint_or_same(src, dst, true))
+    return fail(in, {RefusalCode::Operands, "pto.tfillpad between tiles that may share storage"});
   block_access(*this, {src}, {dst});
   Val& s = val(src);
   uint32_t pad = pad_bits(dt);
