@@ -841,6 +841,7 @@ void RowEmit::run() {
       default: step(s, int(i)); break;
     }
   }
+  if (p.seq) g.I("bar.sync", 0);  // the whole row read before any of it is written
   write_back();
   if (p.cross) {
     g.I("bar.sync", 0);
@@ -863,6 +864,37 @@ bool Gen::row_program(const std::vector<const Inst*>& ops, const Inst& at, Refus
   const Inst* region = at.op == Op::Fuse ? &at : nullptr;
   if (!plan_rows(*this, *alias_, ops, region, p, why)) return false;
   if (!emit_code) return true;
+  // A tile written while another that shares its bytes is read: only as
+  // one storage with one geometry (each element then read and written by
+  // one thread); rows of other shapes belong to other warps.
+  // Row r of a tile written in place over another of other geometry (tcvt
+  // f32 -> bf16 at one address): taken when the written row lies within the
+  // read rows up to r (it starts no later and its rows are no longer); then
+  // every warp works on one row at a time, rows in order, reading the row
+  // before anything of it is written.
+  for (const RStep& s : p.steps) {
+    if (s.dst == kNone || p.is_priv(s.dst)) continue;
+    for (ValueId t : p.tiles) {
+      if (t == s.dst || p.is_priv(t) || disjoint_or_same(t, s.dst, true)) continue;
+      Geo gd = geo(s.dst), gt = geo(t);
+      bool nd = gd.cs == gd.es && gt.cs == gt.es;
+      if (ops.size() != 1 || !nd || val(t).off < 0 || val(s.dst).off < 0 || val(s.dst).off > val(t).off || gd.rs > gt.rs) {
+        why = {RefusalCode::Operands, "op " + std::string(op_name(s.in->op)) + " writing a tile that shares storage with another of its tiles"};
+        return false;
+      }
+      p.seq = true;
+    }
+  }
+  if (p.seq) {
+    p.G = kWarps;
+    p.cross = true;
+    p.K = (unsigned(std::max<int32_t>(1, [&] {
+             int32_t c = 1;
+             for (ValueId t : p.tiles)
+               if (p.cls[t] != Cls::Col) c = std::max(c, ty(t).cols);
+             return c;
+           }())) + p.V * 32 * p.G - 1) / (p.V * 32 * p.G);
+  }
   // Barriers: what the program touches in shared and global memory.
   std::vector<Access> acc;
   uint64_t sig = 0x9e3779b97f4a7c15ull * (p.G + 1);

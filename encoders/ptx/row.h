@@ -46,6 +46,7 @@ struct RPlan {
   std::vector<ValueId> views;
   unsigned V = 1, G = 1, K = 1;  // chunk width, warps per row, chunks per thread
   bool cross = false;            // a reduction across warps (G > 1)
+  bool seq = false;              // rows one at a time, in order (a write in place over another geometry)
   int32_t max_rows = 0;          // the most physical rows of a tile
   bool is_priv(ValueId t) const;
 };
