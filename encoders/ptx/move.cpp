@@ -92,7 +92,26 @@ Reg min32(Gen& g, Reg a, Reg b) {
 bool Gen::disjoint_or_same(ValueId a, ValueId b, bool in_place) {
   if (!alias_->may_alias(a, b)) return true;
   int64_t oa = val(a).off, ob = val(b).off;
-  if (oa < 0 || ob < 0) return in_place && a == b;
+  if (oa < 0 || ob < 0) {
+    if (a == b) return in_place;
+    // A value naming one of several allocations (a tile carried by a loop):
+    // each allocation of its class against the other tile's.
+    const std::vector<InstId>& as = alias_->allocs(alias_->cls(a));
+    const std::vector<InstId>& bs = alias_->allocs(alias_->cls(b));
+    for (InstId x : as)
+      for (InstId y : bs) {
+        uint32_t px = smem_plan_.off[x], py = smem_plan_.off[y];
+        if (px == kNone || py == kNone) return false;
+        const Type &tx = m_.type_of(m_.inst(x).res), &ty_ = m_.type_of(m_.inst(y).res);
+        int64_t ex = px + int64_t(tile_storage_bytes(tx)), ey = py + int64_t(tile_storage_bytes(ty_));
+        if (ex <= int64_t(py) || ey <= int64_t(px)) continue;
+        if (!in_place || px != py || tx.rows != ty_.rows || tx.cols != ty_.cols || tx.elem != ty_.elem ||
+            tx.blayout != ty_.blayout || tx.slayout != SLayout::NoneBox || ty_.slayout != SLayout::NoneBox)
+          return false;
+      }
+    const Type &ta = ty(a), &tb = ty(b);
+    return ta.rows == tb.rows && ta.cols == tb.cols && ta.elem == tb.elem && ta.blayout == tb.blayout;
+  }
   auto [alo, ahi] = span(a);
   auto [blo, bhi] = span(b);
   if (ahi <= blo || bhi <= alo) return true;
