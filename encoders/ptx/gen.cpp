@@ -350,7 +350,7 @@ bool Gen::run(FuncCode& out) {
   for (unsigned c = 0; c < kRcCount; ++c)
     if (nreg_[c]) o += "\t.reg " + std::string(kRcDecl[c]) + " " + kRcPrefix[c] + "<" + std::to_string(nreg_[c] + 1) + ">;\n";
   if (smem_plan_.bytes && !dynamic) o += "\t.shared .align 128 .b8 pto_smem[" + std::to_string(smem_plan_.bytes) + "];\n";
-  o += param_code + prologue + body_ + "}\n";
+  o += param_code + prologue + body_ + cold_ + "}\n";
   out.text = std::move(o);
   // The note for build_output: the .version this entry needs.
   out.target_note = std::to_string(version_);

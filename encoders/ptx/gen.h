@@ -277,7 +277,7 @@ class Gen final : public Lowering {
   bool ok_ = true;
   bool dynamic_smem_ = false;  // the tiles are in the module's .extern .shared array
   unsigned version_ = 70;
-  std::string body_, hoist_;
+  std::string body_, hoist_, cold_;  // cold_: out-of-line code after the entry's ret
   std::vector<std::string> loop_labels_;  // continue / exit labels of open loops
   std::vector<uint8_t> reshaped_;        // by ValueId: the dst of a treshape somewhere
   std::vector<uint8_t> regs_only_;       // by InstId: a pto.fuse taken in registers

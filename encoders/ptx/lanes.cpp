@@ -352,7 +352,19 @@ Reg Gen::fsqrt(Reg a) {
 // Inf - Inf, sqrt(-1)) x86's default NaN 0xffc00000; the GPU's own NaN is
 // 0x7fffffff.
 Reg Gen::nan_fix(Reg x, Reg a, Reg b) {
-  Reg px = reg(RC::P), v = reg(RC::R), q = reg(RC::R), xb = reg(RC::R), out = reg(RC::F);
+  // The usual result is x: one test, and the fix out of line (cold code at
+  // the end of the entry), so the common path costs a setp and a branch.
+  Reg px = reg(RC::P), out = reg(RC::F);
+  I("mov.f32", out, x);
+  I("setp.nan.f32", px, x, x);
+  std::string fix = new_label(), back = new_label();
+  bra_if(px, false, fix);
+  bind(back);
+  std::string* keep = out_;
+  out_ = &cold_;
+  bind(fix);
+  if (last_line_) emit(".loc 1 " + std::to_string(last_line_) + " " + std::to_string(last_col_));
+  Reg v = reg(RC::R), q = reg(RC::R);
   I("mov.b32", v, 0xffc00000u);
   for (Reg s : {b, a}) {
     if (!s) continue;
@@ -362,10 +374,9 @@ Reg Gen::nan_fix(Reg x, Reg a, Reg b) {
     I("or.b32", q, q, 0x400000);
     I("selp.b32", v, q, v, ps);
   }
-  I("setp.nan.f32", px, x, x);
-  I("mov.b32", xb, x);
-  I("selp.b32", xb, v, xb, px);
-  I("mov.b32", out, xb);
+  I("mov.b32", out, v);
+  I("bra", back);
+  out_ = keep;
   return out;
 }
 

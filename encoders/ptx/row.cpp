@@ -71,11 +71,16 @@ struct RowEmit {
     return r;
   }
 
+  std::map<std::pair<Reg, Reg>, Reg> pand_;
   Reg pand(Reg a, Reg b) {
     if (!a) return b;
     if (!b) return a;
+    auto key = a < b ? std::make_pair(a, b) : std::make_pair(b, a);
+    auto it = pand_.find(key);
+    if (it != pand_.end()) return it->second;
     Reg x = g.reg(RC::P);
     g.I("and.pred", x, a, b);
+    if (g.out_ != &g.hoist_) pand_[key] = x;  // a hoisted one would be made in the prologue only
     return x;
   }
   Reg pandn(Reg a, Reg b) {  // a and not b
@@ -414,9 +419,16 @@ struct RowEmit {
 
   Reg valid_rows(ValueId t) { return g.val(t).r[1]; }
   Reg valid_cols(ValueId t) { return g.val(t).r[2]; }
+  // r < the domain's valid rows, once per row for each valid-rows register
+  // (the row's code is straight-line: a predicate made once holds below).
+  std::map<Reg, Reg> rowp_;
   Reg rowp(ValueId dom) {
+    Reg vr = valid_rows(dom);
+    auto it = rowp_.find(vr);
+    if (it != rowp_.end()) return it->second;
     Reg x = g.reg(RC::P);
-    g.I("setp.lt.s32", x, r, valid_rows(dom));
+    g.I("setp.lt.s32", x, r, vr);
+    rowp_[vr] = x;
     return x;
   }
   Reg scal(ValueId s, DType d) {
@@ -582,6 +594,10 @@ void RowEmit::reduce(const RStep& s, int si, int slot) {
   for (int b = 4; b >= 0; --b) {
     Reg o = g.reg(acc.c);
     g.I("shfl.sync.bfly.b32", o, acc, 1 << b, 31, "0xffffffff");
+    if (!fl && (s.red == Bin::Add || s.red == Bin::Mul)) {  // wrapping integers: the order does not matter
+      acc = comb(s.red, d, acc, o);
+      continue;
+    }
     Reg l = g.reg(acc.c), rr = g.reg(acc.c);
     const char* sel = fl ? "selp.f32" : "selp.b32";
     g.I(sel, l, o, acc, g.lane_bit_[b]);
