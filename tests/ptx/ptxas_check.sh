@@ -61,12 +61,15 @@ for f in "${files[@]}"; do
       bad=$((bad + 1))
       continue
     fi
-    # One line per entry: registers and shared memory.
-    awk -v n="$name" -v a="$a" '
+    # One line per entry: registers and shared memory (dynamic: as the
+    # entry announces it; ptxas counts only static shared memory).
+    dyn="$(grep -oE '^// pto.dynamic_shared_bytes [0-9]+' "$tmp/k.ptx" | head -1 | awk '{print $3}')"
+    awk -v n="$name" -v a="$a" -v dyn="$dyn" '
       /Compiling entry function/ { match($0, /'"'"'[^'"'"']*'"'"'/); fn = substr($0, RSTART + 1, RLENGTH - 2) }
       /Used [0-9]+ registers/ {
         regs = $0; sub(/.*Used /, "", regs); sub(/ registers.*/, "", regs)
         smem = 0; if ($0 ~ /bytes smem/) { smem = $0; sub(/ bytes smem.*/, "", smem); sub(/.*, /, "", smem) }
+        if (dyn != "") smem = dyn "d"
         printf "%-44s %-7s %-6s %5s %7s %s\n", n, a, "ok", regs, smem, "@" fn
       }' "$tmp/log" >> "$out"
     ok=$((ok + 1))
