@@ -6,7 +6,8 @@
 # sm_120. A kernel the backend refuses (a located [unsupported-*] or [limit]
 # error) is listed as refused, not failed; anything else that goes wrong
 # (a crash, ptxas rejecting the text, a spill) fails the test. The report
-# gives registers, shared memory and spills per kernel and SM.
+# gives registers and shared memory per kernel and SM (a trailing d: the
+# dynamic shared memory the entry announces).
 #
 #   tests/ptx/ptxas_check.sh [--ptoas PATH] [--ptxas PATH] [--arch "sm_80 sm_90"] [--report FILE] [FILES...]
 #
