@@ -70,6 +70,7 @@ Gen::Gen(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, D
 Reg Gen::reg(RC c) { return Reg{c, ++nreg_[unsigned(c)]}; }
 
 void Gen::emit(const std::string& s) {
+  if (over_limit_) return;  // refused already: the text is dropped
   *out_ += '\t';
   *out_ += s;
   *out_ += '\n';
@@ -100,6 +101,14 @@ Reg Gen::immf(uint32_t bits) {
 // ---- the driver's hooks --------------------------------------------------------
 
 void Gen::mark(const Inst& in) {
+  // The size limit of one function's code (--code-limit), on the text.
+  if (!over_limit_ && body_.size() + cold_.size() + hoist_.size() > o_.code_limit) {
+    const Inst& f = m_.inst(fn_);
+    d_.error(in.loc, 0, "the PTX of function @" + std::string(m_.attr_word(f, "sym_name")) + " passes " +
+                            std::to_string(o_.code_limit) + " bytes here (the code limit) [limit]");
+    over_limit_ = true;
+    ok_ = false;
+  }
   if (!m_.src) return;
   LineCol lc = m_.src->line_col(in.loc);
   if (lc.line == last_line_ && lc.col == last_col_) return;

@@ -275,7 +275,8 @@ class Gen final : public Lowering {
   std::unique_ptr<opt::TileAliases> alias_;
   std::vector<Val> vals_;
   bool ok_ = true;
-  bool dynamic_smem_ = false;  // the tiles are in the module's .extern .shared array
+  bool dynamic_smem_ = false;
+  bool over_limit_ = false;  // the text passed CodegenOptions::code_limit  // the tiles are in the module's .extern .shared array
   unsigned version_ = 70;
   std::string body_, hoist_, cold_;  // cold_: out-of-line code after the entry's ret
   std::vector<std::string> loop_labels_;  // continue / exit labels of open loops
