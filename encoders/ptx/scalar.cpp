@@ -554,7 +554,8 @@ void Gen::view(const Inst& in) {
       I("mov.b32", v.r[1], rt.vrow < 0 ? rt.rows : rt.vrow);
       I("mov.b32", v.r[2], rt.vcol < 0 ? rt.cols : rt.vcol);
       int64_t r0, c0;
-      if (s.off >= 0 && int_constant(m_, op(in, 1), r0) && int_constant(m_, op(in, 2), c0))
+      if (s.off >= 0 && int_constant(m_, op(in, 1), r0) && int_constant(m_, op(in, 2), c0) && r0 >= 0 && c0 >= 0 &&
+          r0 < st.rows && c0 < st.cols)
         v.off = s.off + (r0 * st.cols + c0) * es;
       return;
     }
