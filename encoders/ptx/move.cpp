@@ -195,6 +195,7 @@ void Gen::tcmp(const Inst& in) {
   CmpPlan p;
   Refusal why;
   if (!plan_tcmp(m_, in, p, why)) return fail(in, why);
+  if (p.mask_bits > 32) return fail(in, {RefusalCode::Type, "op pto.tcmp into a mask of 8-byte elements"});
   DType d = ty(p.a).elem, md = ty(p.mask).elem;
   block_access(*this, {p.a, p.rhs_tile ? p.rhs : kNone}, {p.mask});
   const Type& mt = ty(p.mask);

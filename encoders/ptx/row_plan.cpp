@@ -185,6 +185,8 @@ bool plan_rows(const Gen& g, const opt::TileAliases& alias, const std::vector<co
         break;
       case Op::TSel: case Op::TSelS:
         if (!plan_tsel(m, in, s.sel, w)) return why = w, false;
+        if (dtype_bytes(m.type_of(s.sel.mask).elem) > 4)
+          return refuse(RefusalCode::Type, "op " + opname + " with a mask of 8-byte elements");
         s.k = RK::Sel, s.dst = s.sel.dst, s.dom = s.dst;
         s.reads.push_back(s.sel.a);
         set(s.sel.a, Cls::Elem);
