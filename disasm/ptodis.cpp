@@ -596,9 +596,15 @@ bool disassemble_checked(const std::string& name, const std::string& data, const
 
 }  // namespace
 
+// PTX text (ptx_listing.cpp).
+bool looks_like_ptx(const std::string& data);
+bool list_ptx(const std::string& name, const std::string& data, const Options& opt, std::string& out,
+              std::string& err);
+
 bool disassemble(const std::string& name, const std::string& data, const Options& opt, std::string& out,
                  std::string& err) {
   try {
+    if (looks_like_ptx(data)) return list_ptx(name, data, opt, out, err);
     return disassemble_checked(name, data, opt, out, err);
   } catch (const std::bad_alloc&) {
     out.clear();

@@ -46,6 +46,7 @@ struct FuncCode {
   bool global = true;            // private functions are local symbols
   std::vector<uint8_t> code;     // position-independent machine code
   std::string text;              // Text targets: the function's source text
+  std::string target_note;       // Text targets: what build_output needs of it (PTX: the .version)
   uint32_t rodata_fixup = kNoFixup;  // a rel32 field that must point at the rodata start
   std::vector<LineEntry> lines;
 };

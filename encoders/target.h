@@ -45,6 +45,9 @@ struct CodegenOptions {
   // Test hook: x86 tail stores write whole vectors, a deliberately broken
   // kernel the Bochs and differential suites must catch.
   bool test_unmasked_tails = false;
+  // GPU targets: the architecture (--gpu-arch; empty: the target's default).
+  // A view (the options stay a literal type): the tools keep the string.
+  std::string_view gpu_arch = {};
 };
 
 // One instruction of a listing: its offset in the function and its text.
@@ -62,6 +65,7 @@ struct Target {
   std::string_view default_emit = "ir";  // --emit when none is given
   std::string_view emits = "ir";         // the --emit kinds it answers, space-separated
   std::string_view extension = {};            // of the default output file (".o", ".cpp")
+  std::string_view gpu_archs = {};  // GPU targets: the --gpu-arch values, space-separated (the first: the default)
   bool listed = true;                    // false: a test target (toy), not in --help
   unsigned variant = 0;                  // the backend's own (x86: 0 avx2, 1 avx512)
 

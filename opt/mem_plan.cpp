@@ -54,7 +54,8 @@ PlanParams npu_plan_params(Arch arch) {
   return p;
 }
 
-TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* params) {
+TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* params,
+                    const std::vector<uint8_t>* no_memory) {
   TilePlan p;
   p.offset.assign(m.insts.size(), kNone);
   p.needs_zero.assign(m.insts.size(), 1);
@@ -99,6 +100,7 @@ TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* pa
   for (InstId id : order) {
     const Inst& in = m.insts[id];
     if (in.op != Op::AllocTile || in.n_res != 1) continue;
+    if (no_memory && id < no_memory->size() && (*no_memory)[id]) continue;
     if (in.flags & kInstHasAddr) {
       addressed = true;
       continue;

@@ -44,7 +44,9 @@ PlanParams npu_plan_params(Arch arch);
 // use is behind it. Never shares in a function with explicit tile
 // addresses (addr=), which may alias anything.
 // `params` (optional) replace the CPU default of 64-byte alignment and
-// memories without bound.
-TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* params = nullptr);
+// memories without bound. `no_memory` (optional, by InstId): allocations
+// that get no memory (a GPU target keeps them in registers).
+TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* params = nullptr,
+                    const std::vector<uint8_t>* no_memory = nullptr);
 
 }  // namespace ptoas::opt

@@ -51,6 +51,26 @@ void add_codegen_flags(CLI::App& app, cg::CodegenOptions& o) {
                 "The most bytes of machine code one function may have (default and maximum 64 MiB); past it "
                 "the kernel is refused with a located error. The tests lower it to reach the limit with a small kernel")
       ->check(CLI::Range(size_t(1), cg::CodegenOptions{}.code_limit));
+  std::string archs;
+  for (const cg::Target* t : cg::targets())
+    if (!t->gpu_archs.empty()) archs += (archs.empty() ? "" : "; ") + std::string(t->name) + ": " + std::string(t->gpu_archs);
+  g->add_option_function<std::string>(
+       "--gpu-arch",
+       [&o](const std::string& s) {
+         static std::string kept;  // the options hold a view of it
+         kept = s;
+         o.gpu_arch = kept;
+       },
+                "GPU targets: the architecture to generate for (" + archs + "; the first of each is its default)")
+      ->type_name("ARCH")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            for (const cg::Target* t : cg::targets())
+              for (std::string_view w : cg::split_words(t->gpu_archs))
+                if (w == s) return {};
+            return "unknown GPU architecture '" + s + "'";
+          },
+          "", "gpu-arch"));
   g->add_flag("--test-unmasked-tails", o.test_unmasked_tails,
               "Test hook: x86 tail stores write whole vectors (a deliberately broken kernel the differential "
               "suites must catch)");

@@ -419,10 +419,17 @@ expect_out err.txt "not implemented yet" "--emit=asm message"
 run good.pto
 expect_rc 0 "default target cce" || true
 expect_out out.txt '#include "pto/pto-inst.hpp"' "default target cce writes C++"
-run --target=ptx good.pto -o outdir/x.ptx
-expect_rc 1 "--target=ptx" || true
-expect_out err.txt "target ptx is not implemented yet" "ptx message"
-[ -e outdir/x.ptx ] && fail "not-implemented target wrote its output"
+run --target=amdgpu good.pto -o outdir/x.hsaco
+expect_rc 1 "--target=amdgpu" || true
+expect_out err.txt "target amdgpu is not implemented yet" "amdgpu message"
+[ -e outdir/x.hsaco ] && fail "not-implemented target wrote its output"
+run --target=ptx good.pto
+expect_rc 0 "--target=ptx" || true
+expect_out out.txt ".target sm_80" "ptx text to stdout"
+run --target=ptx --gpu-arch=sm_90a good.pto
+expect_out out.txt ".target sm_90a" "--gpu-arch"
+run --target=ptx --gpu-arch=sm_70 good.pto
+expect_rc 2 "unknown --gpu-arch" || true
 run --emit=bogus good.pto
 expect_rc 2 "unknown --emit value" || true
 

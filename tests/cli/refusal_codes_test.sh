@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A refusal carries its code ([unsupported-operands], ...) on the CPU
 # targets: a kernel per code (operands, control, attribute: an atomic
-# mode other than atomic_add, layout), each
-# on avx2 and sve (the toy target checks its own: encoders/toy/toy_test.sh).
+# mode other than atomic_add, layout), each on avx2, sve and ptx (the toy
+# target checks its own: encoders/toy/toy_test.sh).
 #   refusal_codes_test.sh PTOAS
 set -uo pipefail
 ptoas=$1
@@ -34,7 +34,7 @@ kernel boxed "    %b = pto.alloc_tile : $boxed
 # A call to another function (the driver refuses it on every target).
 kernel call "    func.call @g() : () -> ()"
 sed -i 's/^}$/  func.func private @g() {\n    return\n  }\n}/' "$tmp/call.pto"
-for t in avx2 sve; do
+for t in avx2 sve ptx; do
   expect inplace $t unsupported-operands
   expect call $t unsupported-control
   expect atomic $t unsupported-attribute

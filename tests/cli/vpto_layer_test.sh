@@ -46,7 +46,7 @@ check() {  # file target expected-substring
 for f in vpto.pto vmi.pto; do
   "$PTOAS" --emit=ir "$TMP/$f" >/dev/null 2>"$TMP/err" || { echo "FAIL --emit=ir $f"; cat "$TMP/err"; fail=1; }
 done
-for t in avx2 cce; do
+for t in avx2 cce ptx; do
   check vpto.pto "$t" "vpto.pto:5:12: error: the VPTO micro-instruction pto.vlds is not supported on $t yet [unsupported-layer]"
   check vmi.pto "$t" "vmi.pto:3:10: error: the VMI operation pto.vmi.vadd is not supported on $t yet [unsupported-layer]"
 done

@@ -398,7 +398,7 @@ expect_err "no function named 'nosuch'" "--function nosuch"
 
 run vcopy.pto --target=ptx --arg a=a200.npy --arg n=200 --out c=e.npy
 expect_rc 1 "unimplemented target"
-expect_err "ptorun: error: target ptx is not implemented yet; use --target=interp" "unimplemented target"
+expect_err "ptorun: error: target ptx has no JIT; use --target=interp" "target without a runner"
 expect_no_file e.npy "unimplemented target"
 run vcopy.pto -target=amdgpu
 expect_rc 1 "unimplemented target (single dash)"
