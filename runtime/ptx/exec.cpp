@@ -373,6 +373,10 @@ bool launch(Program& prog, std::string_view entry, const std::vector<uint64_t>& 
       (L.block[0] != e.reqntid[0] || L.block[1] != e.reqntid[1] || L.block[2] != e.reqntid[2]))
     return bad("the block size differs from the entry's .reqntid");
   if (e.shared_bytes > 228 * 1024) return bad("more than 228 KiB of shared memory");
+  if (e.local_bytes > 512 * 1024) return bad("more than 512 KiB of local memory per thread");
+  if (((nthreads + 31) / 32) * e.reg_bits.size() * 32 * 8 > (uint64_t(512) << 20))
+    return bad("the register file of a block would exceed 512 MiB (" + std::to_string(e.reg_bits.size()) +
+               " registers per thread)");
   if (uint64_t(L.grid[0]) * L.grid[1] * L.grid[2] > (uint64_t(1) << 31)) return bad("grid too large");
   L.params.assign(e.param_buffer_bytes, 0);
   for (size_t i = 0; i < args.size(); ++i) {

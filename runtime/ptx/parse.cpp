@@ -269,6 +269,10 @@ bool Parser::variable(Space sp, bool entry_scope) {
   var.space = sp;
   var.bytes = bytes;
   std::vector<uint8_t> init;
+  if ((sp == Space::Global || sp == Space::Const) && bytes > (uint64_t(256) << 20)) {
+    error_at(nm.line, nm.col, "module data (.global/.const variables) over 256 MiB");
+    return false;
+  }
   if (is_punct('=')) {
     next();
     if (sp == Space::Shared || sp == Space::Local) {
@@ -322,6 +326,11 @@ bool Parser::variable(Space sp, bool entry_scope) {
     e_->local_bytes += bytes;
   } else {
     init.resize(bytes);
+    module_data_bytes_ += bytes + align;
+    if (module_data_bytes_ > (uint64_t(256) << 20)) {
+      error_at(nm.line, nm.col, "module data (.global/.const variables) over 256 MiB");
+      return false;
+    }
     // Over-allocate to the alignment so the host address is aligned too.
     std::vector<uint8_t>& buf = m_.data.emplace_back(bytes + align);
     uint64_t base = reinterpret_cast<uint64_t>(buf.data());

@@ -101,6 +101,7 @@ class Parser {
   std::vector<Fixup> fixups_;
   uint32_t cur_loc_ = 0;
   std::deque<std::string> name_store_;  // register names made from %r<N>
+  uint64_t module_data_bytes_ = 0;
 };
 
 }  // namespace ptoas::ptx

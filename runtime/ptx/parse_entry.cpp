@@ -273,8 +273,8 @@ bool Parser::reg_decl() {
     } else {
       add(nm.text);
     }
-    if (e_->reg_bits.size() > 200000 || e_->npreds > 100000) {
-      error_at(nm.line, nm.col, "too many registers");
+    if (e_->reg_bits.size() > 65536 || e_->npreds > 65536) {
+      error_at(nm.line, nm.col, "too many registers (at most 65536 of a kind per entry)");
       return false;
     }
     if (!is_punct(',')) break;
@@ -437,6 +437,10 @@ bool Parser::operand(ParsedOpnd& po) {
     po.o.kind = Opnd::Vec;
     while (true) {
       ParsedOpnd el;
+      if (is_punct('{') || is_punct('[')) {
+        error_at(peek().line, peek().col, "a vector operand holds registers or constants");
+        return false;
+      }
       if (!operand(el)) return false;
       if (el.o.kind == Opnd::Vec || el.o.kind == Opnd::Addr) {
         error_at(el.line, el.col, "a vector operand holds registers or constants");

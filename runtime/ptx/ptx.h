@@ -112,7 +112,7 @@ struct LaunchOptions {
   // 0: the entry's .reqntid (an entry without one needs this set).
   unsigned block[3] = {0, 0, 0};
   // Warp instructions executed over the whole launch before StepLimit.
-  uint64_t step_limit = uint64_t(1) << 34;
+  uint64_t step_limit = uint64_t(1) << 32;
   double time_limit_s = 0;  // 0: none
   bool check_races = true;
   bool check_uninit = true;

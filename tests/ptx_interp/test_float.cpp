@@ -268,7 +268,7 @@ TEST_CASE("cvt packs and rounds: f16x2/bf16x2 from two f32, tf32, relu, satfinit
   {
     std::fesetround(FE_UPWARD);
     volatile double tenth = 0.1;
-    float up = float(tenth);
+    volatile float up = float(tenth);
     std::fesetround(FE_TONEAREST);
     REQUIRE(d[3] == fbits(up));
   }
@@ -297,11 +297,12 @@ TEST_CASE("cvt between integers and floats, every rounding mode, saturating") {
     s64.body = std::string("cvt.") + mode_name(m) + ".f64.u64 %d, %a;";
     auto d64 = run_op(s64, in, in, in);
     for (size_t i = 0; i < in.size(); ++i) {
+      // Through long double, which holds every 64-bit integer exactly, so
+      // the only rounding is the one under test.
+      volatile long double ls = (long double)int64_t(in[i]), lu = (long double)in[i];
       std::fesetround(fe_of(m));
-      volatile int64_t vs = int64_t(in[i]);
-      volatile uint64_t vu = in[i];
-      float ws = float(vs), wu = float(vu);
-      double w64 = double(vu);
+      volatile float ws = float(ls), wu = float(lu);  // volatile: not moved past the mode change
+      volatile double w64 = double(lu);
       std::fesetround(FE_TONEAREST);
       INFO(std::hex << in[i] << " mode " << mode_name(m));
       REQUIRE(d[i] == fbits(ws));

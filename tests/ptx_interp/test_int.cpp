@@ -167,7 +167,7 @@ TEST_CASE("integer arithmetic at 16 and 64 bits, wide and high products") {
          if (S64(b) == -1) return uint64_t(0) - a;
          return uint64_t(S64(a) / S64(b));
        }},
-      {"shl.b64 %d, %a, %b;", 64, 64, [](uint64_t a, uint64_t b, uint64_t) { return (b & 0xffffffff) >= 64 ? 0 : a << b; }},
+      {"shl.b64 %d, %a, %b;", 64, 64, [](uint64_t a, uint64_t b, uint64_t) { return (b & 0xffffffff) >= 64 ? 0 : a << (b & 63); }},
       {"popc.b64 %r1, %a;\n  cvt.u64.u32 %d, %r1;", 64, 64,
        [](uint64_t a, uint64_t, uint64_t) { return uint64_t(__builtin_popcountll(a)); }},
       {"clz.b64 %r1, %a;\n  cvt.u64.u32 %d, %r1;", 64, 64,
