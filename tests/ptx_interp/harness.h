@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fref.h"
-#include "ptx.h"
+#include "ptx/ptx.h"
 
 namespace ptxt {
 
