@@ -27,7 +27,7 @@ using CUstream = CUstream_st*;
 
 // cuda.h 13.0 enum values used here.
 constexpr int kAttrCcMajor = 75, kAttrCcMinor = 76;          // CUdevice_attribute
-constexpr int kFuncNumRegs = 4, kFuncLocalBytes = 3;         // CUfunction_attribute
+constexpr int kFuncNumRegs = 4, kFuncLocalBytes = 3, kFuncMaxDynamicShared = 8;  // CUfunction_attribute
 constexpr int kJitInfoLog = 3, kJitInfoLogSize = 4, kJitErrorLog = 5, kJitErrorLogSize = 6, kJitLogVerbose = 12,
               kJitLineInfo = 13;                              // CUjit_option
 
@@ -45,6 +45,7 @@ struct Api {
   CUresult (*cuModuleUnload)(CUmodule) = nullptr;
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
   CUresult (*cuFuncGetAttribute)(int*, int, CUfunction) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr*, size_t) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;
@@ -97,7 +98,8 @@ void load(Api& a) {
              sym(a.lib, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
              sym(a.lib, "cuModuleUnload", a.cuModuleUnload) &&
              sym(a.lib, "cuModuleGetFunction", a.cuModuleGetFunction) &&
-             sym(a.lib, "cuFuncGetAttribute", a.cuFuncGetAttribute) && sym(a.lib, "cuMemAlloc_v2", a.cuMemAlloc) &&
+             sym(a.lib, "cuFuncGetAttribute", a.cuFuncGetAttribute) &&
+             sym(a.lib, "cuFuncSetAttribute", a.cuFuncSetAttribute) && sym(a.lib, "cuMemAlloc_v2", a.cuMemAlloc) &&
              sym(a.lib, "cuMemFree_v2", a.cuMemFree) && sym(a.lib, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
              sym(a.lib, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) && sym(a.lib, "cuLaunchKernel", a.cuLaunchKernel) &&
              sym(a.lib, "cuCtxSynchronize", a.cuCtxSynchronize) && sym(a.lib, "cuGetErrorName", a.cuGetErrorName) &&
@@ -149,7 +151,8 @@ bool available(Device* dev, std::string& why) {
 }
 
 bool run(const std::string& ptx, const std::string& entry, const unsigned grid[3], const unsigned block[3],
-         const std::vector<Param>& params, const std::vector<HostBuffer>& buffers, RunResult& res, std::string& err) {
+         unsigned dynamic_shared, const std::vector<Param>& params, const std::vector<HostBuffer>& buffers,
+         RunResult& res, std::string& err) {
   if (!available(nullptr, err)) return false;
   Api& a = g_api;
   a.cuCtxSetCurrent(a.ctx);
@@ -179,6 +182,11 @@ bool run(const std::string& ptx, const std::string& entry, const unsigned grid[3
   CUfunction fn = nullptr;
   if ((r = a.cuModuleGetFunction(&fn, mod, entry.c_str()))) {
     err = "cuModuleGetFunction(" + entry + "): " + error_text(a, r);
+    return false;
+  }
+  if (dynamic_shared > 48 * 1024 &&
+      (r = a.cuFuncSetAttribute(fn, kFuncMaxDynamicShared, int(dynamic_shared)))) {
+    err = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " + std::to_string(dynamic_shared) + "): " + error_text(a, r);
     return false;
   }
   a.cuFuncGetAttribute(&res.regs, kFuncNumRegs, fn);
@@ -220,7 +228,8 @@ bool run(const std::string& ptx, const std::string& entry, const unsigned grid[3
     ptrs[i] = &values[i];  // little-endian: the low bytes are the value of a narrower parameter
   }
   auto t0 = std::chrono::steady_clock::now();
-  r = a.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, nullptr, ptrs.data(), nullptr);
+  r = a.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamic_shared, nullptr, ptrs.data(),
+                       nullptr);
   if (r) {
     err = "cuLaunchKernel: " + error_text(a, r);
     return false;

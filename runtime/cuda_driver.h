@@ -46,10 +46,13 @@ struct RunResult {
   double seconds = 0;     // launch to synchronize
 };
 
-// Loads `ptx`, runs `entry` over grid x block with `params`, and copies
-// every buffer back. False with `err` (the JIT error log for PTX the driver
-// rejects; cuGetErrorName/String for the rest).
+// Loads `ptx`, runs `entry` over grid x block with `params` and
+// `dynamic_shared` bytes of dynamic shared memory (over 48 KiB: opted in
+// with cuFuncSetAttribute), and copies every buffer back. False with `err`
+// (the JIT error log for PTX the driver rejects; cuGetErrorName/String for
+// the rest).
 bool run(const std::string& ptx, const std::string& entry, const unsigned grid[3], const unsigned block[3],
-         const std::vector<Param>& params, const std::vector<HostBuffer>& buffers, RunResult& res, std::string& err);
+         unsigned dynamic_shared, const std::vector<Param>& params, const std::vector<HostBuffer>& buffers,
+         RunResult& res, std::string& err);
 
 }  // namespace ptoas::rt::cuda

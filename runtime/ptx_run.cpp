@@ -120,7 +120,7 @@ bool ptx_run_blocks(void* ctx, const std::vector<Arg>& args, int64_t blocks, std
   unsigned grid[3] = {unsigned(blocks), 1, 1};
   if (k->on_gpu) {
     cuda::RunResult res;
-    if (!cuda::run(k->text, k->entry, grid, e->reqntid, params, hbufs, res, err)) {
+    if (!cuda::run(k->text, k->entry, grid, e->reqntid, unsigned(e->dynamic_shared_bytes), params, hbufs, res, err)) {
       err = "on " + k->where + ": " + err;
       return false;
     }

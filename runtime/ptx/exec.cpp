@@ -71,7 +71,7 @@ BlockRun::BlockRun(Launch& L_, const Entry& e_, const unsigned c[3]) : L(L_), e(
   local.assign(size_t(nthreads) * e.local_bytes, 0);
   shared = L.shared.data();
   shadow = L.shadow.data();
-  shared_size = e.shared_bytes;
+  shared_size = e.shared_total();
   cp.resize(nthreads);
 }
 
@@ -372,7 +372,8 @@ bool launch(Program& prog, std::string_view entry, const std::vector<uint64_t>& 
   if (e.reqntid[0] && opts.block[0] &&
       (L.block[0] != e.reqntid[0] || L.block[1] != e.reqntid[1] || L.block[2] != e.reqntid[2]))
     return bad("the block size differs from the entry's .reqntid");
-  if (e.shared_bytes > 228 * 1024) return bad("more than 228 KiB of shared memory");
+  const uint64_t shared_total = e.shared_total();
+  if (shared_total > 228 * 1024) return bad("more than 228 KiB of shared memory");
   if (e.local_bytes > 512 * 1024) return bad("more than 512 KiB of local memory per thread");
   if (((nthreads + 31) / 32) * e.reg_bits.size() * 32 * 8 > (uint64_t(512) << 20))
     return bad("the register file of a block would exceed 512 MiB (" + std::to_string(e.reg_bits.size()) +
@@ -393,8 +394,8 @@ bool launch(Program& prog, std::string_view entry, const std::vector<uint64_t>& 
     L.buffers.push_back({a, a + d.size()});
   }
   std::sort(L.buffers.begin(), L.buffers.end());
-  L.shared.assign(e.shared_bytes, 0);
-  L.shadow.assign(e.shared_bytes, Shadow());
+  L.shared.assign(shared_total, 0);
+  L.shadow.assign(shared_total, Shadow());
   if (opts.time_limit_s > 0) {
     L.has_deadline = true;
     L.deadline = std::chrono::steady_clock::now() +

@@ -68,6 +68,7 @@ struct Opnd {
   // address of module data).
   Space sym_space = Space::Generic;
   bool has_base = false;
+  bool dyn_shared = false;  // a symbol of the dynamic shared memory: the entry's base is added at its end
   uint32_t reg = 0;       // Reg / Pred / Addr base: the index; Vec: first element in Entry::ops
   uint16_t count = 0;     // Vec: elements
   int64_t imm = 0;        // Imm: the bits; Addr: the offset; Label: instruction index
@@ -117,6 +118,8 @@ struct Loc {
 // A variable in shared, local or module-global memory.
 struct Var {
   Space space = Space::Global;
+  bool dynamic = false;  // .extern .shared name[]: the dynamic shared memory
+  uint64_t align = 1;
   uint64_t offset = 0;  // shared/local: offset in the space; global/const: index into Module::data
   uint64_t bytes = 0;
 };
@@ -130,7 +133,14 @@ struct Entry {
   std::vector<bool> param_float;
   uint32_t param_buffer_bytes = 0;
   unsigned reqntid[3] = {0, 0, 0};
-  uint64_t shared_bytes = 0;  // entry-scope shared, after the module's
+  uint64_t shared_bytes = 0;  // static shared: the module's, then the entry's
+  // Dynamic shared memory (PTX_CONTRACT, amended): the module's
+  // `.extern .shared ... pto_smem[]` starts at dyn_base, after the static
+  // bytes; the size is announced by `// pto.dynamic_shared_bytes N` above
+  // the entry.
+  uint64_t dyn_base = 0, dyn_bytes = 0;
+  bool uses_dyn = false;
+  uint64_t shared_total() const { return uses_dyn || dyn_bytes ? dyn_base + dyn_bytes : shared_bytes; }
   uint64_t local_bytes = 0;
   std::vector<uint8_t> reg_bits;   // declared width of each register (8..64)
   std::vector<bool> reg_signed;    // declared .sN (ld sign-extends into it)
@@ -147,6 +157,7 @@ struct Module {
   std::vector<Entry> entries;
   std::unordered_map<std::string, size_t> entry_index;
   uint64_t module_shared_bytes = 0;
+  uint64_t dyn_align = 16;  // the strictest alignment of a dynamic shared variable
   // Module-scope .global / .const data: one host allocation per variable
   // (stable addresses: a deque of buffers), registered with every launch.
   std::deque<std::vector<uint8_t>> data;

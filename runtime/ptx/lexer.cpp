@@ -35,6 +35,18 @@ bool lex(std::string_view s, const std::string& name, std::vector<Token>& out, s
       continue;
     }
     if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+      // "// pto.dynamic_shared_bytes N" (PTX_CONTRACT) is read as a
+      // directive of that name; every other comment is dropped.
+      static constexpr std::string_view kDyn = "// pto.dynamic_shared_bytes ";
+      if (s.substr(i, kDyn.size()) == kDyn) {
+        size_t d = i + kDyn.size(), e = d;
+        while (e < n && s[e] >= '0' && s[e] <= '9') ++e;
+        if (e > d) {
+          uint32_t col = uint32_t(i - line_start + 1);
+          out.push_back(Token{Token::Word, ".pto.dynamic_shared_bytes", line, col});
+          out.push_back(Token{Token::Number, s.substr(d, e - d), line, uint32_t(d - line_start + 1)});
+        }
+      }
       while (i < n && s[i] != '\n') ++i;
       continue;
     }

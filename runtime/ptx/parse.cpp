@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+
 #include "parse.h"
 #include "ptx.h"
 
@@ -202,7 +203,19 @@ bool Parser::module_directive() {
   }
   if (w == ".visible" || w == ".weak" || w == ".extern") {
     next();
-    return module_directive();
+    extern_ = w == ".extern";
+    bool ok = module_directive();
+    extern_ = false;
+    return ok;
+  }
+  if (w == ".pto.dynamic_shared_bytes") {
+    next();
+    const Token& v = next();
+    if (!number(v, pending_dyn_) || pending_dyn_ > 228 * 1024) {
+      error_at(v.line, v.col, "pto.dynamic_shared_bytes: expected a size of at most 228 KiB");
+      return false;
+    }
+    return true;
   }
   if (w == ".entry") return entry_decl();
   if (w == ".func") {
@@ -247,12 +260,23 @@ bool Parser::variable(Space sp, bool entry_scope) {
     return false;
   }
   uint64_t count = 1;
+  bool dynamic = false;
+  if (is_punct('[') && is_punct(']', 1)) {
+    // .extern .shared .align A .b8 name[]: the dynamic shared memory.
+    if (!extern_ || sp != Space::Shared || entry_scope) {
+      error_at(nm.line, nm.col, "an array without a size is only the dynamic shared memory (.extern .shared ... name[])");
+      return false;
+    }
+    next();
+    next();
+    dynamic = true;
+  }
   while (is_punct('[')) {
     next();
     const Token& v = next();
     uint64_t n = 0;
     if (v.kind != Token::Number || !number(v, n) || n == 0 || n > (uint64_t(1) << 30)) {
-      error_at(v.line, v.col, "an array size must be a positive constant (dynamic shared memory is not used by the contract)");
+      error_at(v.line, v.col, "an array size must be a positive constant");
       return false;
     }
     count *= n;
@@ -268,6 +292,16 @@ bool Parser::variable(Space sp, bool entry_scope) {
   Var var;
   var.space = sp;
   var.bytes = bytes;
+  var.align = align;
+  if (dynamic) {
+    if (!expect_punct(';', "after the variable")) return false;
+    var.dynamic = true;
+    var.offset = 0;
+    var.bytes = 0;
+    m_.dyn_align = std::max<uint64_t>(m_.dyn_align, align);
+    module_vars_[std::string(nm.text)] = var;
+    return true;
+  }
   std::vector<uint8_t> init;
   if ((sp == Space::Global || sp == Space::Const) && bytes > (uint64_t(256) << 20)) {
     error_at(nm.line, nm.col, "module data (.global/.const variables) over 256 MiB");

@@ -102,6 +102,8 @@ class Parser {
   uint32_t cur_loc_ = 0;
   std::deque<std::string> name_store_;  // register names made from %r<N>
   uint64_t module_data_bytes_ = 0;
+  bool extern_ = false;         // the directive being read began with .extern
+  uint64_t pending_dyn_ = 0;    // // pto.dynamic_shared_bytes N, for the next entry
 };
 
 }  // namespace ptoas::ptx

@@ -49,6 +49,8 @@ bool Parser::entry_decl() {
   e_->name = std::string(nm.text);
   e_->line = nm.line;
   e_->shared_bytes = m_.module_shared_bytes;
+  e_->dyn_bytes = pending_dyn_;
+  pending_dyn_ = 0;
   regs_.clear();
   preds_.clear();
   params_.clear();
@@ -401,6 +403,7 @@ bool Parser::operand(ParsedOpnd& po) {
           return false;
         }
         po.o.sym_space = var->space;
+        po.o.dyn_shared = var->dynamic;
         off = int64_t(var->offset);
       }
     } else if (b.kind == Token::Number) {
@@ -540,6 +543,7 @@ bool Parser::operand(ParsedOpnd& po) {
   if (var) {
     po.o.kind = Opnd::Imm;
     po.o.sym_space = var->space;
+    po.o.dyn_shared = var->dynamic;
     po.o.imm = int64_t(var->offset);
     po.sym = w.text;
     return true;
@@ -551,6 +555,13 @@ bool Parser::operand(ParsedOpnd& po) {
 
 bool Parser::resolve_labels() {
   bool ok = true;
+  // The dynamic shared memory starts after the entry's static bytes.
+  e_->dyn_base = (e_->shared_bytes + m_.dyn_align - 1) / m_.dyn_align * m_.dyn_align;
+  for (Opnd& o : e_->ops)
+    if (o.dyn_shared) {
+      o.imm += int64_t(e_->dyn_base);
+      e_->uses_dyn = true;
+    }
   for (const Fixup& f : fixups_) {
     auto it = labels_.find(f.label);
     if (it == labels_.end()) {
@@ -591,7 +602,8 @@ std::unique_ptr<Program> Program::parse(std::string_view text, std::string& err,
       info.params.push_back(d);
     }
     for (int i = 0; i < 3; ++i) info.reqntid[i] = e.reqntid[i];
-    info.shared_bytes = e.shared_bytes;
+    info.shared_bytes = e.shared_total();
+    info.dynamic_shared_bytes = e.dyn_bytes;
     info.local_bytes = e.local_bytes;
     info.instructions = e.code.size();
     prog->info_.push_back(info);

@@ -33,7 +33,8 @@ struct EntryInfo {
   std::string name;
   std::vector<ParamDecl> params;
   unsigned reqntid[3] = {0, 0, 0};  // 0: no .reqntid
-  size_t shared_bytes = 0;          // static shared memory (module and entry scope)
+  size_t shared_bytes = 0;           // shared memory in all: static, then the dynamic bytes
+  size_t dynamic_shared_bytes = 0;   // announced by // pto.dynamic_shared_bytes (0: none)
   size_t local_bytes = 0;           // per thread
   size_t instructions = 0;
 };

@@ -232,3 +232,60 @@ TEST_CASE("cp.async data read by another thread needs the wait and then a barrie
   REQUIRE(!bad.ok);
   REQUIRE((bad.fault.kind == FaultKind::SharedRace || bad.fault.kind == FaultKind::SharedUninit));
 }
+
+TEST_CASE("dynamic shared memory: .extern .shared name[] sized by // pto.dynamic_shared_bytes") {
+  std::vector<uint32_t> out(256);
+  std::string ptx = R"(.version 7.0
+.target sm_80
+.address_size 64
+.extern .shared .align 128 .b8 pto_smem[];
+.shared .align 4 .b32 stat[3];
+
+// pto.dynamic_shared_bytes 65536
+.visible .entry k(.param .u64 po)
+.reqntid 256, 1, 1
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [po];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, pto_smem;
+  shl.b32 %r3, %r1, 8;             // thread t: bytes 256 t .. 256 t + 255
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4+252], %r1;
+  @%p0 st.shared.u32 [stat], %r1;
+  bar.sync 0;
+  xor.b32 %r5, %r1, 255;
+  shl.b32 %r6, %r5, 8;
+  add.u32 %r7, %r2, %r6;
+  ld.shared.u32 %r8, [%r7+252];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r8;
+  ret;
+}
+)";
+  ptx.insert(ptx.find("  .reg .b32"), "  .reg .pred %p0;\n");
+  std::string err;
+  auto p = Program::parse(ptx, err);
+  INFO(err);
+  REQUIRE(p);
+  const EntryInfo* e = p->entry("k");
+  REQUIRE(e->dynamic_shared_bytes == 65536);
+  REQUIRE(e->shared_bytes == 128 + 65536);  // the static 12 bytes, aligned to 128, then the dynamic ones
+  Fault f;
+  LaunchOptions o;
+  INFO(f.message);
+  REQUIRE(launch(*p, "k", {addr(out.data())}, {buf(out)}, o, f));
+  for (uint32_t t = 0; t < 256; ++t) REQUIRE(out[t] == (t ^ 255));
+  // Announced too small: the accesses past it are out of bounds.
+  std::string small = ptx;
+  small.replace(small.find("65536"), 5, "32768");
+  auto q = Program::parse(small, err);
+  REQUIRE(q);
+  REQUIRE(!launch(*q, "k", {addr(out.data())}, {buf(out)}, o, f));
+  REQUIRE(f.kind == FaultKind::SharedOutOfBounds);
+  // Only the extern shared variable may go without a size.
+  REQUIRE(!Program::parse(kernel("", "  .shared .b8 x[];\n  ret;"), err));
+  REQUIRE(err.find("only the dynamic shared memory") != std::string::npos);
+}

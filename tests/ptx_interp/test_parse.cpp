@@ -68,8 +68,9 @@ TEST_CASE("module-level errors") {
   REQUIRE(parse_error(".version 7.0\n/* open").find("unterminated comment") != std::string::npos);
   REQUIRE(parse_error(".version 7.0\n.file 1 \"x").find("unterminated string") != std::string::npos);
   REQUIRE(parse_error(".version 7.0\n#").find("ptx:2:1: error: unexpected character '#'") == 0);
-  REQUIRE(parse_error(".version 7.0\n.extern .shared .align 16 .b8 dyn[];\n").find("positive constant") !=
+  REQUIRE(parse_error(".version 7.0\n.shared .align 16 .b8 dyn[];\n").find("only the dynamic shared memory") !=
           std::string::npos);
+  REQUIRE(parse_error(".version 7.0\n.shared .align 16 .b8 x[0];\n").find("positive constant") != std::string::npos);
 }
 
 TEST_CASE("what the backend writes parses: directives, comments, .loc, scopes, vectors") {
