@@ -131,7 +131,25 @@ void BlockRun::fault(FaultKind k, const Warp& w, int lane, const Inst& in, const
 
 void BlockRun::regroup(Warp& w) {
   for_lanes(w.group, [&](int l) { w.pc[l] = w.gpc; });
-  uint32_t run = w.live & ~w.waiting;
+  uint32_t run = w.live & ~w.waiting & ~w.syncwait;
+  if (!run && w.syncwait) {
+    // Every other lane has exited or waits at a barrier: the parked lanes
+    // at the smallest pc execute their instruction now, and it reports the
+    // lanes of its mask that never came.
+    uint32_t minpc = ~0u;
+    for_lanes(w.syncwait, [&](int l) { minpc = std::min(minpc, w.pc[l]); });
+    uint32_t g = 0;
+    for_lanes(w.syncwait, [&](int l) {
+      if (w.pc[l] == minpc) g |= 1u << l;
+    });
+    w.syncwait &= ~g;
+    w.group = g;
+    w.gpc = minpc;
+    w.next_other = ~0u;
+    w.force_sync = true;
+    w.dirty = false;
+    return;
+  }
   uint32_t minpc = ~0u;
   for_lanes(run, [&](int l) { minpc = std::min(minpc, w.pc[l]); });
   uint32_t g = 0, other = ~0u;
@@ -255,14 +273,51 @@ void BlockRun::run_warp(Warp& w) {
       case Op::CpWait: case Op::Atom:
         if (m) exec_mem(w, in, m);
         break;
-      case Op::BarWarp: case Op::Shfl: case Op::Vote: case Op::Redux: case Op::Activemask: case Op::Ldmatrix:
-      case Op::Mma:
+      case Op::BarWarp: case Op::Shfl: case Op::Vote: case Op::Redux: case Op::Ldmatrix: case Op::Mma:
+        if (park_for_sync(w, in, m)) continue;
+        exec_warp(w, in, m);
+        break;
+      case Op::Activemask:
         exec_warp(w, in, m);
         break;
     }
     ++w.gpc;
     if (w.gpc >= w.next_other) w.dirty = true;
   }
+}
+
+// A warp-synchronous instruction whose member mask names lanes that are
+// still running elsewhere (diverged paths, an out-of-line branch) parks the
+// group here until they arrive; lanes parked at this instruction join the
+// group. True when the group parked (nothing executed).
+bool BlockRun::park_for_sync(Warp& w, const Inst& in, uint32_t& m) {
+  uint32_t here = 0;
+  for_lanes(w.syncwait, [&](int l) {
+    if (w.pc[l] == w.gpc) here |= 1u << l;
+  });
+  if (here) {
+    w.syncwait &= ~here;
+    w.group |= here;
+    m = w.group;
+    if (in.guard >= 0) m &= in.guard_neg ? ~w.P[in.guard] : w.P[in.guard];
+  }
+  if (w.force_sync) {
+    w.force_sync = false;
+    return false;
+  }
+  if (!m) return false;
+  uint32_t mask = w.lanes;
+  if (in.op != Op::Mma && in.op != Op::Ldmatrix) {
+    const Opnd& mo = ops(in)[in.op == Op::BarWarp ? 0 : in.op == Op::Shfl ? 5 : 2];
+    mask = uint32_t(get(w, mo, __builtin_ctz(m)));
+  }
+  uint32_t elsewhere = mask & ~w.group & w.live & ~w.waiting & ~w.syncwait;
+  if (!elsewhere) return false;
+  for_lanes(w.group, [&](int l) { w.pc[l] = w.gpc; });
+  w.syncwait |= w.group;
+  w.group = 0;
+  w.dirty = true;
+  return true;
 }
 
 void BlockRun::control(Warp& w, const Inst& in, uint32_t m) {

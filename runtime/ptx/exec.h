@@ -73,6 +73,11 @@ struct Warp {
   uint32_t lanes = 0;    // lanes that exist (a partial last warp has fewer)
   uint32_t live = 0;     // not exited
   uint32_t waiting = 0;  // at a barrier
+  // Parked at a warp-synchronous instruction (pc[l]) for the lanes of its
+  // member mask that are still elsewhere: they join it when they get there
+  // (the ISA: .sync makes the executing thread wait for the mask's threads).
+  uint32_t syncwait = 0;
+  bool force_sync = false;  // the group was unparked because nothing else can run: execute
   uint32_t group = 0;    // the lanes executing at gpc
   uint32_t gpc = 0;
   uint32_t next_other = ~0u;  // smallest pc of a runnable lane outside the group
@@ -170,6 +175,7 @@ class BlockRun {
 
  private:
   void run_warp(Warp& w);
+  bool park_for_sync(Warp& w, const Inst& in, uint32_t& m);
   void regroup(Warp& w);
   void control(Warp& w, const Inst& in, uint32_t m);
   bool release_barriers();

@@ -130,7 +130,10 @@ void BlockRun::shared_access(Warp& w, const Inst& in, int l, uint64_t off, unsig
       s.w_line = in.line;
     } else {
       out[i] = shared[at];
-      if (s.r_epoch != epoch) {
+      // A fresh record since the barrier, or since this warp's last
+      // bar.warp.sync when only its lanes had read (those reads are ordered
+      // before this one and before anything after it).
+      if (s.r_epoch != epoch || (s.r_warp == wid && s.r_wep != wep)) {
         s.r_epoch = epoch;
         s.r_tid = tid;
         s.r_warp = wid;

@@ -25,6 +25,9 @@ static std::string absent(const BlockRun& B, const Warp& w, int j, const Inst& i
   if (!((w.live >> j) & 1)) return "lane " + std::to_string(j) + " has exited";
   if ((w.waiting >> j) & 1) return "lane " + std::to_string(j) + " waits at a barrier";
   if ((w.group >> j) & 1) return "lane " + std::to_string(j) + " skips it (its guard predicate is false)";
+  if ((w.syncwait >> j) & 1)
+    return "lane " + std::to_string(j) + " waits at another warp-synchronous instruction (line " +
+           std::to_string(w.pc[j] < B.e.code.size() ? B.e.code[w.pc[j]].line : 0) + ")";
   uint32_t pc = w.pc[j];
   uint32_t line = pc < B.e.code.size() ? B.e.code[pc].line : 0;
   return "lane " + std::to_string(j) + " is elsewhere (at line " + std::to_string(line) + "): the warp has diverged";

@@ -237,3 +237,43 @@ TEST_CASE("trap is a fault") {
   REQUIRE_FAULT(r, FaultKind::Trap);
   REQUIRE(r.fault.thread[0] == 5);
 }
+
+TEST_CASE("a warp-synchronous instruction waits for the lanes of its mask on an out-of-line path") {
+  // Odd lanes fix their value in cold code after the ret and come back (the
+  // backend's NaN fix has this shape); the even lanes reach the shuffle
+  // first and wait there for them.
+  auto out = run_per_thread(R"(
+  and.b32 %r2, %r1, 1;
+  setp.eq.u32 %p1, %r2, 1;
+  mov.u32 %v, %r1;
+  @%p1 bra COLD;
+BACK:
+  shfl.sync.bfly.b32 %r3, %v, 1, 31, 0xffffffff;
+  add.u32 %v, %v, %r3;
+  bra END;
+COLD:
+  add.u32 %v, %v, 100;
+  bra BACK;
+END:
+)");
+  for (uint32_t t = 0; t < 32; ++t) {
+    auto val = [](uint32_t x) { return x % 2 ? x + 100 : x; };
+    REQUIRE(out[t] == val(t) + val(t ^ 1));
+  }
+}
+
+TEST_CASE("lanes waiting at a shuffle for a lane that waits at another one is a fault") {
+  std::vector<uint32_t> out(32);
+  std::string body = R"(
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra A;
+  shfl.sync.bfly.b32 %r3, %r1, 1, 31, 0xffffffff;
+  bra END;
+A:
+  shfl.sync.bfly.b32 %r3, %r1, 1, 31, 0xffffffff;
+END:
+)";
+  Result r = run(per_thread(body), {addr(out.data())}, {buf(out)});
+  REQUIRE_FAULT(r, FaultKind::NotConverged);
+  REQUIRE(r.fault.detail.find("waits at another warp-synchronous instruction") != std::string::npos);
+}
