@@ -232,7 +232,9 @@ struct Kernel {
 class SharedBuffers {
  public:
   explicit SharedBuffers(const std::vector<std::vector<uint8_t>>& sizes) {
-    total_ = sizeof(SharedOut);
+    // Every buffer on a 64-byte boundary, as ptorun gives them (and
+    // cuMemAlloc): a kernel may use 8- and 16-byte accesses.
+    total_ = (sizeof(SharedOut) + 63) & ~size_t(63);
     for (const auto& b : sizes) {
       at_.push_back(total_);
       total_ += (b.size() + 63) & ~size_t(63);
