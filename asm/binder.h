@@ -125,12 +125,19 @@ class Binder {
   // ---- statements (binder_stmts.cpp / binder_dps.cpp) ----
   void bind_stmt(uint32_t stmt_id);
   void bind_module_stmt(const SynStmt& s);
+  void bind_nested_module(Cursor& c, const SynStmt& s);
+  void bind_block(const SynStmt& s);
+  std::vector<std::pair<uint32_t, TypeId>> block_args(uint32_t label);
+  // True while binding the body of a module (the top level or a nested
+  // `module { ... }`): the only place functions and modules may appear.
+  bool in_module_body() const { return !region_module_.empty() && region_module_.back(); }
   void bind_func(Cursor& c, const SynStmt& s);
   void bind_structural(Op op, Cursor& c, const SynStmt& s);
   void bind_scalar(Op op, Cursor& c, const SynStmt& s);
   void bind_view(Op op, Cursor& c, const SynStmt& s);
   void bind_dps(Op op, Cursor& c, const SynStmt& s);
   void bind_generic(Op op, Cursor& c, const SynStmt& s);
+  void bind_generic_for(Cursor& c, const SynStmt& s);
   void bind_opaque(Op op, Cursor& c, const SynStmt& s);
 
   // The result names of the statement being bound (ValueDef token indices,
@@ -164,6 +171,8 @@ class Binder {
   std::unordered_set<std::string_view> source_names_;
   uint32_t fresh_counter_ = 0;
   std::vector<std::vector<InstId>*> region_stack_;
+  std::vector<uint8_t> region_module_;  // per region_stack_ entry: a module body
+  bool next_region_module_ = false;     // the next bind_region binds a module body
   void collect_results(const SynStmt& s);
   void resolve_arch();
 };
@@ -172,10 +181,16 @@ class Binder {
 bool parse_int(std::string_view s, int64_t& v);  // decimal or 0x hex, optional '-'
 Loc loc_from_word(std::string_view w);           // vec, ub, mat, ... ; Loc::None if unknown
 // `16x?x32xf32`: dims (kDyn for '?') and the element type if there is one.
-// False when malformed; *too_big (when given) tells a dimension over 2^40
-// apart, so that the caller can name the limit.
+// False when malformed; *too_big (when given) tells a dimension over
+// `max_dim` apart, so that the caller can name the limit.
 bool parse_shape_token(std::string_view s, std::vector<int64_t>& dims, DType& elem,
-                       bool& has_elem, bool* too_big = nullptr);
+                       bool& has_elem, bool* too_big = nullptr,
+                       int64_t max_dim = int64_t(1) << 40);
+// View types take MLIR's 64-bit dimensions (the official verifier accepts a
+// 2^62 x 4 view); nothing computes with a view type's static extents
+// unguarded. Memref and vector shapes, which may describe local buffers,
+// keep the 2^40 limit.
+inline constexpr int64_t kMaxViewDim = int64_t(1) << 62;
 
 }  // namespace bind
 }  // namespace ptoas

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "binder.h"
 
@@ -96,10 +97,14 @@ ValueId Binder::def_value(uint32_t tok, std::string_view name, TypeId type, Inst
 std::string Binder::fresh_name(const char* stem) {
   // Generated names must never collide with a name the source defines later
   // (collected on first use: most kernels never need a generated name).
+  // Parameters and block arguments are spelled as uses (`%x: T`), and
+  // `%r#1` names the group `%r`.
   if (source_names_.empty())
     for (const Token& t : toks_)
-      if (t.kind == Tok::ValueDef || t.kind == Tok::IvDef)
-        source_names_.emplace(src_.text().substr(t.off + 1, t.len - 1));
+      if (t.kind == Tok::ValueDef || t.kind == Tok::IvDef || t.kind == Tok::ValueUse) {
+        std::string_view n = src_.text().substr(t.off + 1, t.len - 1);
+        source_names_.emplace(n.substr(0, n.find('#')));
+      }
   for (;;) {
     std::string n = std::string(stem) + std::to_string(fresh_counter_++);
     if (source_names_.count(n)) continue;
@@ -143,7 +148,7 @@ std::string Binder::render(uint32_t b, uint32_t e, bool mark_regions) const {
     if (is_opener(prev) || prev == Tok::LBrace) space = false;
     if ((k == Tok::LAngle || k == Tok::LBracket || k == Tok::LParen) &&
         (prev == Tok::Ident || prev == Tok::AttrAlias || prev == Tok::TypeAlias ||
-         prev == Tok::ValueUse || prev == Tok::GenericOp))
+         prev == Tok::ValueUse || prev == Tok::GenericOp || prev == Tok::BlockRef))
       space = false;
     if (k == Tok::RBrace && prev == Tok::LBrace) space = false;
     if (space) s += ' ';
@@ -352,6 +357,23 @@ InstId Binder::emit(Pending& p) {
 }
 
 InstId Binder::emit_with_results(Pending& p, const std::vector<uint32_t>& result_toks) {
+  if (result_toks.empty() && !p.result_types.empty()) {
+    // MLIR lets an op's results go unnamed (`scf.for ... -> i32 {` or
+    // `func.call @f() : () -> i64` on its own). They get a fresh number,
+    // as MLIR's printer numbers them, and print named: `%0:2 = scf.for`
+    // reads back to the same names, so the printed text is a fixed point.
+    InstId id = emit(p);
+    std::string base = fresh_name("");
+    bool group = p.result_types.size() > 1;
+    m_.insts[id].res = uint32_t(m_.values.size());
+    for (size_t i = 0; i < p.result_types.size(); ++i) {
+      std::string name = group ? base + "#" + std::to_string(i) : base;
+      ValueId v = def_value(kNoIndex, name, p.result_types[i], id);
+      m_.values[v].loc = p.loc;
+    }
+    m_.insts[id].n_res = uint8_t(p.result_types.size());
+    return id;
+  }
   if (result_toks.size() != p.result_types.size()) {
     uint32_t tok = result_toks.empty() ? kNoIndex : result_toks[0];
     std::string msg = "operation produces " + std::to_string(p.result_types.size()) +
@@ -391,6 +413,7 @@ RegionId Binder::reserve_regions(unsigned n) {
 
 RegionId Binder::bind_region(uint32_t brace_tok,
                              const std::vector<std::pair<uint32_t, TypeId>>& args, RegionId into) {
+  bool module_body = std::exchange(next_region_module_, false);
   uint32_t rid = region_at(brace_tok);
   if (kind(brace_tok) != Tok::LBrace || rid == kNoIndex) fail(brace_tok, "expected a region");
   // The slot is taken before the contents are bound: an op's regions must be
@@ -409,20 +432,11 @@ RegionId Binder::bind_region(uint32_t brace_tok,
       arg_vals.push_back(def_value(tok, text(tok).substr(1), ty, kNone));
     if (sr.label != kNoIndex) {
       label = m_.strings.intern(text(sr.label));
-      uint32_t p = sr.label + 1;
-      if (kind(p) == Tok::LParen) {
-        if (!args.empty()) fail(sr.label, "this region's arguments are already named");
-        Cursor in{this, p + 1, partner(p)};
-        while (!in.done()) {
-          uint32_t vt = in.pos;
-          if (in.peek() != Tok::ValueUse) in.fail_here("expected a block argument '%name'");
-          ++in.pos;
-          in.expect(Tok::Colon, "':' and a type");
-          TypeId ty = parse_type(in);
-          arg_vals.push_back(def_value(vt, text(vt).substr(1), ty, kNone));
-          if (!in.done()) in.expect(Tok::Comma, "','");
-        }
-      }
+      std::vector<std::pair<uint32_t, TypeId>> label_args = block_args(sr.label);
+      if (!label_args.empty() && !args.empty())
+        fail(sr.label, "this region's arguments are already named");
+      for (const auto& [vt, ty] : label_args)
+        arg_vals.push_back(def_value(vt, text(vt).substr(1), ty, kNone));
     }
   } catch (...) {
     pop_scope();
@@ -430,10 +444,12 @@ RegionId Binder::bind_region(uint32_t brace_tok,
   }
   std::vector<InstId> body;
   region_stack_.push_back(&body);
+  region_module_.push_back(module_body);
   for (uint32_t i = 0; i < sr.stmt_count; ++i) {
     bind_stmt(tree_.region_stmts[sr.stmt_begin + i]);
     if (diag_.too_many()) break;
   }
+  region_module_.pop_back();
   region_stack_.pop_back();
   pop_scope();
   results_ = std::move(saved_res);
@@ -448,6 +464,44 @@ RegionId Binder::bind_region(uint32_t brace_tok,
 }
 
 // ---- statements -----------------------------------------------------------------
+
+// The arguments `(%a: T, ...)` after a block label (none without parentheses).
+std::vector<std::pair<uint32_t, TypeId>> Binder::block_args(uint32_t label) {
+  std::vector<std::pair<uint32_t, TypeId>> out;
+  uint32_t p = label + 1;
+  if (kind(p) != Tok::LParen) return out;
+  Cursor in{this, p + 1, partner(p)};
+  while (!in.done()) {
+    uint32_t vt = in.pos;
+    if (in.peek() != Tok::ValueUse) in.fail_here("expected a block argument '%name'");
+    ++in.pos;
+    in.expect(Tok::Colon, "':' and a type");
+    out.emplace_back(vt, parse_type(in));
+    if (!in.done()) in.expect(Tok::Comma, "','");
+  }
+  return out;
+}
+
+// `^bb3(%x: i32, ...):` after the first block of a region: an instruction in
+// the region's list whose results are the block arguments. Names follow the
+// textual order (a later block sees the earlier blocks' values), which is
+// looser than MLIR's dominance but agrees with it on every program MLIR takes
+// whose blocks come in dominance order.
+void Binder::bind_block(const SynStmt& s) {
+  Pending p{Op::Block, tok(s.op).off};
+  std::string_view label = text(s.op);
+  p.attrs.push_back({m_.strings.intern("label"), make_attr(AttrKind::String, "\"" +
+                                                               std::string(label) + "\"", label)});
+  std::vector<uint32_t> arg_toks;
+  for (const auto& [vt, ty] : block_args(s.op)) {
+    arg_toks.push_back(vt);
+    p.result_types.push_back(ty);
+  }
+  result_index_.assign(arg_toks.size(), 0);
+  result_group_.assign(arg_toks.size(), 0);
+  if (arg_toks.empty()) emit(p);
+  else emit_with_results(p, arg_toks);
+}
 
 void Binder::collect_results(const SynStmt& s) {
   results_.clear();
@@ -474,6 +528,10 @@ void Binder::collect_results(const SynStmt& s) {
 void Binder::bind_stmt(uint32_t stmt_id) {
   const SynStmt& s = tree_.stmts[stmt_id];
   try {
+    if (kind(s.op) == Tok::BlockLabel) {
+      bind_block(s);
+      return;
+    }
     collect_results(s);
     Op op = Op::Count;
     if (kind(s.op) == Tok::GenericOp) {
@@ -485,15 +543,20 @@ void Binder::bind_stmt(uint32_t stmt_id) {
     }
     Cursor c{this, s.op + 1, s.end};
     if (kind(s.op) == Tok::GenericOp) {
-      bind_generic(op, c, s);
+      if (op == Op::For) bind_generic_for(c, s);
+      else bind_generic(op, c, s);
       return;
     }
     switch (op_info(op).syn) {
       case Syn::Module:
-        fail(s.op, "a module can only appear at the top level");
+        if (!in_module_body()) fail(s.op, "a module can only appear at the top level or in a module");
+        bind_nested_module(c, s);
+        return;
       case Syn::Func:
         bind_func(c, s);
         return;
+      case Syn::Block:  // the parser makes these from block headers only
+        fail(s.op, "internal: a block header as an operation");
       case Syn::Return: case Syn::Call: case Syn::For: case Syn::If: case Syn::While:
       case Syn::Condition: case Syn::Yield: case Syn::Fuse:
         bind_structural(op, c, s);
@@ -542,6 +605,7 @@ void Binder::resolve_arch() {
 void Binder::bind_module_stmt(const SynStmt& s) {
   Cursor c{this, s.op + 1, s.end};
   if (!results_.empty()) fail(s.first, "a module has no results");
+  m_.module_loc = tok(s.op).off;
   if (c.peek() == Tok::Symbol) m_.module_name = m_.strings.intern(text(c.pos++));
   if (c.accept_ident("attributes")) parse_attr_dict(c, m_.module_attrs);
   resolve_arch();
@@ -549,13 +613,37 @@ void Binder::bind_module_stmt(const SynStmt& s) {
   uint32_t brace = c.pos;
   c.enter();
   if (!c.done()) c.fail_here("unexpected token after the module body");
+  next_region_module_ = true;
   m_.body = bind_region(brace, {});
+}
+
+// A module inside a module (0.60: PTODSL and the VPTO tests group functions
+// per backend or kernel kind this way). It is an instruction with one region;
+// its name and attributes are the instruction's (sym_name first).
+void Binder::bind_nested_module(Cursor& c, const SynStmt& s) {
+  if (!results_.empty()) fail(s.first, "a module has no results");
+  Pending p{Op::Module, tok(s.op).off};
+  if (c.peek() == Tok::Symbol) {
+    uint32_t t = c.pos++;
+    std::string_view nm = text(t).substr(1);
+    p.attrs.push_back({m_.strings.intern("sym_name"),
+                       make_attr(AttrKind::Symbol, std::string(text(t)), nm)});
+  }
+  if (c.accept_ident("attributes")) parse_attr_dict(c, p.attrs);
+  if (c.peek() != Tok::LBrace) c.fail_here("expected the module body '{'");
+  uint32_t brace = c.pos;
+  c.enter();
+  if (!c.done()) c.fail_here("unexpected token after the module body");
+  next_region_module_ = true;
+  p.regions.push_back(bind_region(brace, {}));
+  emit(p);
 }
 
 bool Binder::run() {
   m_.level = opts_.level;
   std::vector<InstId> top;
   region_stack_.push_back(&top);
+  region_module_.push_back(1);  // functions at the top level: an implicit module
   // One `module { ... }`, or functions at the top level (an implicit module).
   bool has_module = false;
   for (uint32_t id : tree_.top) {
@@ -597,6 +685,7 @@ bool Binder::run() {
                                 uint32_t(m_.region_args.size()), 0, kNone});
     m_.region_insts.insert(m_.region_insts.end(), top.begin(), top.end());
   }
+  region_module_.pop_back();
   region_stack_.pop_back();
   return diag_.error_count() == 0;
 }

@@ -88,8 +88,11 @@ struct KeywordOperand {
 
 // Reads a DPS operand group: `%a, %b {attrs} : T1, T2` or `%a : T1, %b : T2`,
 // then keyword operands (when `kw` takes them) and the unit word `no_tmp`.
+// With `axis`, a string after the types is the mask-pattern form's axis of
+// tgather/tscatter: `ins(%src, {maskPattern = ...} : T, "row")`.
 void dps_group(Binder& b, Binder::Cursor& in, std::vector<ValueId>& vals,
-               std::vector<NamedAttr>& attrs, std::vector<KeywordOperand>* kw = nullptr) {
+               std::vector<NamedAttr>& attrs, std::vector<KeywordOperand>* kw = nullptr,
+               bool axis = false) {
   std::vector<uint32_t> toks;
   std::vector<TypeId> types;
   bool typing = false;
@@ -124,6 +127,8 @@ void dps_group(Binder& b, Binder::Cursor& in, std::vector<ValueId>& vals,
       ++in.pos;
       typing = true;
       types.push_back(b.parse_type(in));
+    } else if (typing && axis && k == Tok::String) {
+      attrs.push_back({b.m_.strings.intern("axis"), b.parse_attr_value(in)});
     } else if (typing && k != Tok::Comma) {
       types.push_back(b.parse_type(in));
     } else if (k == Tok::Comma) {
@@ -177,7 +182,7 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
     if (c.accept_ident("ins")) {
       if (c.peek() != Tok::LParen) c.fail_here("expected '(' after ins");
       Cursor in = c.enter();
-      dps_group(*this, in, p.ins, p.attrs, &kw);
+      dps_group(*this, in, p.ins, p.attrs, &kw, op == Op::TGather || op == Op::TScatter);
     }
     for (const KeywordOperand& k : kw) {
       if (k.key == "pre_quant") {
@@ -291,6 +296,12 @@ void Binder::bind_dps(Op op, Cursor& c, const SynStmt& s) {
           fail(results_[i], "a tile instruction's result must be a tile, not " +
                                 type_text(res_types[i]));
         Pending a{Op::AllocTile, tok(s.op).off};
+        // pto.treshape returns its result in the official tool (a view of
+        // its source, no tile of the program): that allocation is implicit
+        // (Form::Ssa), needs no addr at level 3, and the op prints back in
+        // SSA form. The docs' SSA spelling of the other tile ops allocates a
+        // tile of the program and prints in DPS form.
+        if (op == Op::TReshape) a.form = Form::Ssa;
         a.result_types.push_back(res_types[i]);
         std::vector<uint32_t> one{results_[i]};
         auto saved_res = results_;
@@ -390,17 +401,28 @@ void Binder::bind_generic(Op op, Cursor& c, const SynStmt& s) {
   if (!segments.empty() && total != int64_t(toks.size()))
     fail(s.op, "operandSegmentSizes adds up to " + std::to_string(total) + ", not " +
                    std::to_string(toks.size()));
-  // ODS order of these ops: src, dst, then optional extra inputs. Without
+  // ODS order of most of these ops: src, dst, then optional extra inputs;
+  // tinsert's is src, indexRow, indexCol, dst, fp, preQuantScalar. Without
   // segment sizes the destination is the last operand.
+  const bool insert = op == Op::TInsert;
+  const size_t dst_seg = insert ? 3 : 1;
+  ValueId fp = kNone;
   size_t idx = 0;
   for (size_t seg = 0; seg < (segments.empty() ? 1 : segments.size()); ++seg) {
     size_t n = segments.empty() ? toks.size() : size_t(segments[seg]);
     for (size_t k = 0; k < n; ++k, ++idx) {
       ValueId v = use_value(toks[idx]);
       check_use_type(*this, toks[idx], v, types[idx]);
-      bool is_out = segments.empty() ? idx + 1 == toks.size() : seg == 1;
-      (is_out ? p.outs : p.ins).push_back(v);
+      bool is_out = segments.empty() ? idx + 1 == toks.size() : seg == dst_seg;
+      if (insert && !segments.empty() && seg == 4) fp = v;
+      else (is_out ? p.outs : p.ins).push_back(v);
     }
+  }
+  // tinsert with an fp tile is the table's tinsert_fp (fp second), as the
+  // `fp %f` keyword form binds it.
+  if (fp != kNone) {
+    p.op = Op::TInsertFp;
+    p.ins.insert(p.ins.begin() + (p.ins.empty() ? 0 : 1), fp);
   }
   emit(p);
 }
@@ -432,11 +454,17 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
   }
   uint32_t types_at = arrow;
   if (types_at == kNoIndex && (op == Op::MemrefAlloc || op == Op::PointerCast)) types_at = colon;
-  if (types_at == kNoIndex && op == Op::MemrefReinterpretCast) types_at = to;
+  if (types_at == kNoIndex &&
+      (op == Op::MemrefReinterpretCast || op == Op::BuiltinUnrealizedConversionCast))
+    types_at = to;
   if (!results_.empty()) {
     std::vector<TypeId> rt;
     if (types_at != kNoIndex) {
-      Cursor tc{this, types_at + 1, body_e};
+      // The types end at a region that follows them (`scf.execute_region
+      // -> i32 { ... }`).
+      uint32_t stop = types_at + 1;
+      while (stop < body_e && !(kind(stop) == Tok::LBrace && region_at(stop) != kNoIndex)) ++stop;
+      Cursor tc{this, types_at + 1, stop};
       parse_type_list(tc, rt);
       if (!tc.done()) rt.clear();
     }
@@ -449,6 +477,14 @@ void Binder::bind_opaque(Op op, Cursor& c, const SynStmt& s) {
       if (!tc.done() || rt.size() != results_.size()) rt.clear();
     }
     if (sem == Sem::Vpto || sem == Sem::Vmi) vpto_result_types(*this, body_b, body_e, results_.size(), rt);
+    // get_validshape's `: T` names its tile; its results are the valid rows
+    // and columns.
+    if (op == Op::GetValidShape) rt.assign(results_.size(), scalar(DType::Index));
+    // `llvm.extractelement %v[%i : i32] : vector<2xf32>` names the vector's
+    // type; the result is one element.
+    if (op == Op::LlvmExtractElement)
+      for (TypeId& t : rt)
+        if (m_.types.get(t).kind == TypeKind::Vector) t = scalar(m_.types.get(t).elem);
     if (rt.size() != results_.size()) rt.assign(results_.size(), unknown_type(m_));
     p.result_types = rt;
   }

@@ -91,7 +91,7 @@ std::vector<uint32_t> init_list(Binder& b, Binder::Cursor& in, std::vector<Value
 //           [attributes {...}] [{ body }]
 void Binder::bind_func(Cursor& c, const SynStmt& s) {
   no_results(*this, s, "func.func");
-  if (region_stack_.size() > 2) fail(s.op, "func.func must be at the module level");
+  if (!in_module_body()) fail(s.op, "func.func must be at the module level");
   Pending p{Op::Func, tok(s.op).off};
   if (c.is_ident("private") || c.is_ident("public") || c.is_ident("nested")) {
     p.attrs.push_back({m_.strings.intern("sym_visibility"),
@@ -104,14 +104,22 @@ void Binder::bind_func(Cursor& c, const SynStmt& s) {
                      make_attr(AttrKind::Symbol, std::string(text(name_tok)), nm)});
   if (c.peek() != Tok::LParen) c.fail_here("expected '(' and the parameter list");
   std::vector<std::pair<uint32_t, TypeId>> params;
+  // A declaration may give the parameter types alone: `@f(i32, f16)`.
+  bool types_only = false;
+  uint32_t params_tok = c.pos;
   {
     Cursor in = c.enter();
+    types_only = !in.done() && in.peek() != Tok::ValueUse;
     while (!in.done()) {
       uint32_t vt = in.pos;
-      if (in.peek() != Tok::ValueUse) in.fail_here("expected a parameter '%name: type'");
-      ++in.pos;
-      in.expect(Tok::Colon, "':' and the parameter type");
-      params.emplace_back(vt, parse_type(in));
+      if (types_only) {
+        params.emplace_back(kNoIndex, parse_type(in));
+      } else {
+        if (in.peek() != Tok::ValueUse) in.fail_here("expected a parameter '%name: type'");
+        ++in.pos;
+        in.expect(Tok::Colon, "':' and the parameter type");
+        params.emplace_back(vt, parse_type(in));
+      }
       if (in.peek() == Tok::LBrace) {
         std::vector<NamedAttr> ignored;
         parse_attr_dict(in, ignored);
@@ -122,9 +130,15 @@ void Binder::bind_func(Cursor& c, const SynStmt& s) {
   std::vector<TypeId> results;
   if (c.accept(Tok::Arrow)) parse_type_list(c, results);
   if (c.accept_ident("attributes")) parse_attr_dict(c, p.attrs);
+  uint32_t first_result = uint32_t(m_.type_lists.size());
   for (TypeId t : results) m_.type_lists.push_back(t);
-  uint32_t first_result = uint32_t(m_.type_lists.size() - results.size());
-  if (c.peek() == Tok::LBrace) {
+  bool body = c.peek() == Tok::LBrace;
+  if (body && types_only)
+    fail(params_tok, "a function with a body names its parameters ('%name: type')");
+  // A declaration keeps its parameter types after the result types.
+  if (!body)
+    for (const auto& pr : params) m_.type_lists.push_back(pr.second);
+  if (body) {
     uint32_t brace = c.pos;
     c.enter();
     end_of_stmt(c);
@@ -149,10 +163,11 @@ void Binder::bind_func(Cursor& c, const SynStmt& s) {
   } else {
     end_of_stmt(c);
   }
+  if (results.size() > 0xffff || params.size() > 0xffff) fail(s.op, "too many parameters or results");
   InstId id = emit(p);
   m_.insts[id].opnd = first_result;
   m_.insts[id].n_outs = uint16_t(results.size());
-  m_.insts[id].n_ins = 0;
+  m_.insts[id].n_ins = body ? 0 : uint16_t(params.size());
 }
 
 void Binder::bind_structural(Op op, Cursor& c, const SynStmt& s) {
@@ -231,6 +246,7 @@ void Binder::bind_structural(Op op, Cursor& c, const SynStmt& s) {
       if (c.peek() != Tok::LBrace) c.fail_here("expected the loop body '{'");
       uint32_t brace = c.pos;
       c.enter();
+      if (c.peek() == Tok::LBrace) parse_attr_dict(c, p.attrs);  // `} {pto.unroll = "full"}`
       end_of_stmt(c);
       p.regions.push_back(bind_region(brace, args));
       emit_with_results(p, results_);
@@ -300,6 +316,63 @@ void Binder::bind_structural(Op op, Cursor& c, const SynStmt& s) {
     default:
       fail(s.op, "internal: not a structural op");
   }
+}
+
+// MLIR's generic form of scf.for: `"scf.for"(%lb, %ub, %step, %init...)
+// ({ ^bb0(%i: index, %acc: T...): ... }) {attrs} : (index, index, index,
+// T...) -> (T...)`. It binds to the same instruction as the custom form
+// (which the printer writes); the block header names the induction variable
+// and the loop-carried values.
+void Binder::bind_generic_for(Cursor& c, const SynStmt& s) {
+  Pending p{Op::For, tok(s.op).off};
+  p.form = Form::Generic;
+  std::vector<uint32_t> vals;
+  {
+    Cursor in = c.enter();
+    vals = value_list(in);
+    end_of_stmt(in);
+  }
+  if (vals.size() < 3) fail(s.op, "'scf.for' takes a lower bound, an upper bound and a step");
+  for (uint32_t t : vals) p.ins.push_back(use_value(t));
+  if (c.peek() != Tok::LParen) c.fail_here("expected '(' and the loop body region");
+  uint32_t brace;
+  {
+    Cursor rg = c.enter();
+    brace = rg.pos;
+    if (rg.peek() != Tok::LBrace || region_at(brace) == kNoIndex)
+      rg.fail_here("expected the loop body region '{'");
+    rg.enter();
+    end_of_stmt(rg);
+  }
+  if (c.peek() == Tok::LBrace) parse_attr_dict(c, p.attrs);
+  c.expect(Tok::Colon, "':' and the operation's function type");
+  std::vector<TypeId> in_types;
+  parse_type_list(c, in_types);
+  c.expect(Tok::Arrow, "'->' and the result types");
+  parse_type_list(c, p.result_types);
+  end_of_stmt(c);
+  if (in_types.size() != vals.size())
+    fail(s.op, "the function type has " + std::to_string(in_types.size()) + " inputs for " +
+                   std::to_string(vals.size()) + " operands");
+  for (size_t i = 0; i < vals.size(); ++i)
+    if (m_.values[p.ins[i]].type != in_types[i])
+      fail(vals[i], quoted(text(vals[i])) + " has type " + type_text(m_.values[p.ins[i]].type) +
+                        ", not " + type_text(in_types[i]));
+  if (p.result_types.size() != vals.size() - 3)
+    fail(s.op, "'scf.for' has " + std::to_string(vals.size() - 3) + " loop-carried values but " +
+                   std::to_string(p.result_types.size()) + " result types");
+  RegionId r = bind_region(brace, {});
+  const Region& reg = m_.regions[r];
+  if (reg.arg_count != vals.size() - 2)
+    fail(brace, "the loop body must take the induction variable and " +
+                    std::to_string(vals.size() - 3) + " loop-carried values as block arguments");
+  for (size_t i = 0; i + 1 < reg.arg_count; ++i)
+    if (m_.values[m_.region_arg(reg, unsigned(i + 1))].type != p.result_types[i])
+      fail(brace, "block argument #" + std::to_string(i + 1) + " has type " +
+                      type_text(m_.values[m_.region_arg(reg, unsigned(i + 1))].type) +
+                      ", the loop-carried value " + type_text(p.result_types[i]));
+  p.regions.push_back(r);
+  emit_with_results(p, results_);
 }
 
 void Binder::bind_scalar(Op op, Cursor& c, const SynStmt& s) {

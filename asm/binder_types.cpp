@@ -14,7 +14,7 @@ namespace bind {
 // ---- shapes and types ----------------------------------------------------------
 
 bool parse_shape_token(std::string_view s, std::vector<int64_t>& dims, DType& elem,
-                       bool& has_elem, bool* too_big) {
+                       bool& has_elem, bool* too_big, int64_t max_dim) {
   if (too_big) *too_big = false;
   dims.clear();
   has_elem = false;
@@ -29,11 +29,11 @@ bool parse_shape_token(std::string_view s, std::vector<int64_t>& dims, DType& el
       int64_t v = 0;
       for (char ch : part) {
         if (!std::isdigit((unsigned char)ch)) return false;
-        v = v * 10 + (ch - '0');
-        if (v > (int64_t(1) << 40)) {
+        if (v > (max_dim - (ch - '0')) / 10) {
           if (too_big) *too_big = true;
           return false;
         }
+        v = v * 10 + (ch - '0');
       }
       dims.push_back(v);
     } else {
@@ -279,8 +279,8 @@ static void parse_view_body(Binder& b, Binder::Cursor& c, Type& t, std::vector<i
   std::string shape = shape_run(b, c, run_end);
   if (!shape.empty()) {
     bool big = false;
-    if (!parse_shape_token(shape, dims, elem, has_elem, &big) || !has_elem)
-      c.fail_here(big ? "a view dimension is larger than 2^40" : "expected a shape 'DxDxT'");
+    if (!parse_shape_token(shape, dims, elem, has_elem, &big, kMaxViewDim) || !has_elem)
+      c.fail_here(big ? "a view dimension is larger than 2^62" : "expected a shape 'DxDxT'");
     t.elem = elem;
     c.pos = run_end;
   } else if ((c.peek() == Tok::Ident || c.peek() == Tok::TypeAlias) && parse_dtype(c.ptext()) != DType::None) {
@@ -390,8 +390,12 @@ TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
       ++c.pos;
       Cursor in = c.enter();
       bool has_elem = false, big = false;
-      if (in.peek() == Tok::Shape &&
-          parse_shape_token(in.ptext(), dims, t.elem, has_elem, &big) && has_elem) {
+      // The shape may be split into several tokens (`?x!pto.hif8`,
+      // `16x16x!pto.f4E2M1x2`: a dialect element type after the last 'x').
+      uint32_t run_end = in.pos;
+      std::string shape = shape_run(*this, in, run_end);
+      if (!shape.empty() && parse_shape_token(shape, dims, t.elem, has_elem, &big) && has_elem) {
+        in.pos = run_end - 1;  // the checks below stand on the shape's last token
       } else if (big) {
         in.fail_here("a " + std::string(w) + " dimension is larger than 2^40");
       } else if (in.peek() == Tok::Ident && parse_dtype(in.ptext()) != DType::None) {
@@ -411,7 +415,10 @@ TypeId Binder::parse_type_uncached(Cursor& c, TypeKind hint) {
         if (kind(i) == Tok::AttrAlias && text(i) == "#pto.address_space" &&
             kind(i + 1) == Tok::LAngle && kind(i + 2) == Tok::Ident)
           t.loc = loc_from_word(text(i + 2));
-      t.text = m_.strings.intern(render(start, c.pos));
+      // The shape unspaced, however many tokens it took.
+      std::string head = has_elem && !shape.empty() ? shape : std::string(text(in.pos));
+      t.text = m_.strings.intern("memref<" + head + render(in.pos + 1, in.end) + ">");
+      (void)start;
       return m_.types.intern(t, dims);
     }
     c.fail_here("unknown type " + quoted(w));

@@ -18,10 +18,21 @@ struct FrontendOptions {
   Arch arch = Arch::A3;
   Level level = Level::Level2;
   bool enable_insert_sync = false;
+  // --pto-backend=emitc|vpto given: it decides every module's backend (a
+  // child module's pto.backend then does not; asm/verify_backend.cpp).
+  bool backend_from_cli = false;
+  bool backend_vpto = false;  // the --pto-backend value (default emitc)
   // Stop after the statement-level parse (--syntax-only).
   bool syntax_only = false;
   // Skip the verifier (binding errors are still reported).
   bool no_verify = false;
+  // With the VPTO backend in effect (the command line's, else the module's
+  // pto.backend) the verifier also runs the checks of that backend's passes
+  // (asm/verify_vpto_backend.cpp).
+  // The VPTO backend's output the command line asked for, even when a later
+  // --emit=ir prints the IR instead: "vpto" (--emit-vpto), "vpto-llvm-ir"
+  // (--emit-vpto-llvm-ir) or empty. It requires the VPTO backend.
+  std::string vpto_emit;
 };
 
 struct FrontendStats {

@@ -102,8 +102,11 @@ struct NamedAttr {
 
 // ---- instructions -------------------------------------------------------------
 
-// How a DPS op was written; kept only so that diagnostics can say so. The
-// printed form is always DPS.
+// How a DPS op was written; kept so that diagnostics can say so. The printed
+// form is DPS, except for pto.treshape in SSA form (`%r = pto.treshape %s :
+// T -> U`, a value op in PTOAS): the binder marks its result's allocation
+// Form::Ssa (implicit, no tile of the program: no addr at level 3), and the
+// printer writes the pair back as that one SSA statement.
 enum class Form : uint8_t { Dps, Ssa, Asm, Generic };
 
 // Inst::flags bits.
@@ -118,8 +121,10 @@ enum : uint8_t {
 // Operand/result/region layout per syntax class (Syn, asm/ops.h):
 //   Func      attr sym_name (Symbol); region 0 = body, its args = parameters
 //             (no region: a declaration); result types: n_outs entries of
-//             Module::type_lists starting at opnd. attrs also hold the
-//             function's `attributes {...}` (pto.entry, pto.kernel_kind).
+//             Module::type_lists starting at opnd; a declaration's n_ins
+//             parameter types follow them (a definition has n_ins = 0).
+//             attrs also hold the function's `attributes {...}`
+//             (pto.entry, pto.kernel_kind).
 //   Return    operands = returned values (n_ins)
 //   Call      attr callee (Symbol); operands = arguments; results
 //   For       operands [lb, ub, step, init...]; region 0 args [iv, iter...];
@@ -248,6 +253,7 @@ struct Module {
   std::vector<TypeId> type_lists;  // func.func result types (see the layout table)
 
   RegionId body = kNone;          // the module body (func.func instructions)
+  uint32_t module_loc = 0;        // byte offset of the `module` keyword (0: implicit)
   std::vector<NamedAttr> module_attrs;
   StrId module_name = kNone;
   Arch arch = Arch::A3;
@@ -273,6 +279,10 @@ struct Module {
   const Attr* find_attr(const Inst& in, std::string_view key) const;
   // The enumerator of an Enum attribute (`ROUND`), or "" when absent.
   std::string_view attr_word(const Inst& in, std::string_view key) const;
+  // A func.func marked as a kernel entry: PTOAS 0.60 counts the unit
+  // attributes pto.entry, pto.kernel and the older hacc.entry, pto.aicore
+  // (a declaration too: the verifier refuses that).
+  bool has_entry_attr(const Inst& fn) const;
 
   AttrId intern_attr(const Attr& a);  // by a.text
   size_t bytes() const;               // what the IR and its tables allocate

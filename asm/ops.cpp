@@ -60,7 +60,7 @@ constexpr bool has_bare_form(std::string_view name) {
 }
 
 constexpr size_t index_size() {
-  size_t n = 2;  // return, builtin.module
+  size_t n = 3;  // return, call, builtin.module
   for (const OpInfo& o : kOps) n += has_bare_form(o.name) ? 2 : 1;
   return n;
 }
@@ -74,6 +74,9 @@ constexpr auto kIndex = [] {
     if (has_bare_form(name)) set_key(a[n++], name.substr(4), 0, Op(i));
   }
   set_key(a[n++], "return", 0, Op::Return);
+  // The func dialect's short forms inside a function body (MLIR's default
+  // dialect there): `return`, `call @f(...)`.
+  set_key(a[n++], "call", 0, Op::Call);
   set_key(a[n++], "builtin.module", after_dot("builtin.module"), Op::Module);
   return a;
 }();
@@ -130,6 +133,12 @@ Op lookup_op(std::string_view spelling) {
   set_key(k, spelling, dot == std::string_view::npos ? 0 : dot + 1, Op::Count);
   for (size_t s = key_hash(k.view()) & (kSlots - 1); kSlotTable[s] != kEmptySlot; s = (s + 1) & (kSlots - 1))
     if (kIndex[kSlotTable[s]].view() == k.view()) return kIndex[kSlotTable[s]].op;
+  // `a5vm.vlds`: the earlier dialect name of the VPTO micro-instructions
+  // (the official docs' sample still writes it); they print as `pto.`.
+  if (spelling.substr(0, 5) == "a5vm.") {
+    Op op = lookup_op("pto." + std::string(spelling.substr(5)));
+    if (op != Op::Count && (op_info(op).sem == Sem::Vpto || op_info(op).sem == Sem::Sync)) return op;
+  }
   return Op::Count;
 }
 

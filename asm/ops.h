@@ -45,6 +45,7 @@ inline constexpr uint32_t kAny = 0xffffffffu;
 // Statement syntax classes (how the binder reads one statement).
 enum class Syn : uint8_t {
   Module, Func, Return, Call, For, If, While, Condition, Yield, Fuse,
+  Block,  // a block header inside a region (unstructured control flow)
   Const, ArithBin, ArithUn, ArithCmp, ArithSelect, ArithCast,
   MakeTensorView, PartitionView, GetDim, AddPtr, AllocTile, SetValidShape, Subset,
   NoArgs, Dps, Opaque

@@ -75,16 +75,23 @@ class Printer {
   }
 
   void results(const Inst& in) {
-    if (in.n_res == 0) return;
-    for (unsigned i = 0; i < in.n_res;) {
+    std::vector<ValueId> vs;
+    for (unsigned i = 0; i < in.n_res; ++i) vs.push_back(in.res + i);
+    result_names(vs);
+  }
+
+  // `%a, %g:2 = ` (a run `g#0, g#1` prints as its group).
+  void result_names(const std::vector<ValueId>& vs) {
+    if (vs.empty()) return;
+    for (size_t i = 0; i < vs.size();) {
       if (i) out_ += ", ";
-      std::string_view name = m_.str(m_.values[in.res + i].name);
+      std::string_view name = m_.str(m_.values[vs[i]].name);
       size_t hash = name.find('#');
       if (hash != std::string_view::npos && name.substr(hash + 1) == "0") {
         std::string_view base = name.substr(0, hash);
-        unsigned n = 1;
-        while (i + n < in.n_res) {
-          std::string_view nx = m_.str(m_.values[in.res + i + n].name);
+        size_t n = 1;
+        while (i + n < vs.size()) {
+          std::string_view nx = m_.str(m_.values[vs[i + n]].name);
           if (nx != std::string(base) + "#" + std::to_string(n)) break;
           ++n;
         }
@@ -152,7 +159,58 @@ class Printer {
   }
 
   void region_body(const Region& r, int ind) {
-    for (unsigned i = 0; i < r.inst_count; ++i) inst(m_.region_inst(r, i), ind);
+    for (unsigned i = 0; i < r.inst_count; ++i) {
+      if (unsigned n = ssa_group(r, i)) {
+        ssa_op(m_.region_inst(r, i + n), ind);
+        i += n;
+        continue;
+      }
+      inst(m_.region_inst(r, i), ind);
+    }
+  }
+
+  // The implicit allocations of an SSA-form tile op (Form::Ssa, directly
+  // before the op whose destinations they are, in order): how many start at
+  // `i`, or 0 when the op must print in DPS form.
+  unsigned ssa_group(const Region& r, unsigned i) const {
+    unsigned n = 0;
+    while (i + n < r.inst_count) {
+      const Inst& a = m_.inst(m_.region_inst(r, i + n));
+      if (a.op != Op::AllocTile || a.form != Form::Ssa || a.n_res != 1 || a.n_ins) break;
+      ++n;
+    }
+    if (n == 0 || i + n >= r.inst_count) return 0;
+    const Inst& op = m_.inst(m_.region_inst(r, i + n));
+    if (op_info(op.op).syn != Syn::Dps || op.form != Form::Ssa || op.n_outs != n) return 0;
+    for (unsigned k = 0; k < n; ++k)
+      if (m_.operand(op, op.n_ins + k) != m_.inst(m_.region_inst(r, i + k)).res) return 0;
+    return n;
+  }
+
+  // `%r = pto.treshape %s {attrs} : (T) -> U`.
+  void ssa_op(InstId id, int ind) {
+    const Inst& in = m_.inst(id);
+    indent(ind);
+    std::vector<ValueId> outs;
+    for (unsigned k = 0; k < in.n_outs; ++k) outs.push_back(m_.operand(in, in.n_ins + k));
+    result_names(outs);
+    out_ += op_info(in.op).name;
+    if (in.n_ins) out_ += " ";
+    value_list(in, 0, in.n_ins);
+    attr_dict(in);
+    out_ += " : (";
+    for (unsigned k = 0; k < in.n_ins; ++k) {
+      if (k) out_ += ", ";
+      vtype(m_.operand(in, k));
+    }
+    out_ += ") -> ";
+    if (in.n_outs != 1) out_ += "(";
+    for (unsigned k = 0; k < in.n_outs; ++k) {
+      if (k) out_ += ", ";
+      vtype(m_.operand(in, in.n_ins + k));
+    }
+    if (in.n_outs != 1) out_ += ")";
+    out_ += "\n";
   }
 
   void dps_group(const char* kw, const Inst& in, unsigned from, unsigned count) {
@@ -172,11 +230,24 @@ class Printer {
   void inst(InstId id, int ind) {
     const Inst& in = m_.inst(id);
     const OpInfo& info = op_info(in.op);
-    indent(ind);
+    // A block header sits one level out, as MLIR prints it.
+    indent(info.syn == Syn::Block && ind > 0 ? ind - 1 : ind);
     switch (info.syn) {
-      case Syn::Module:
-        out_ += "// nested module\n";
-        return;
+      case Syn::Module: {
+        out_ += "module";
+        if (const Attr* nm = m_.find_attr(in, "sym_name")) out_ += " " + std::string(m_.str(nm->text));
+        bool any = false;
+        for (unsigned i = 0; i < in.n_attrs; ++i)
+          any |= m_.str(m_.attrs[in.attrs + i].key) != "sym_name";
+        if (any) {
+          out_ += " attributes";
+          attr_dict(in, {"sym_name"});
+        }
+        out_ += " ";
+        if (in.n_regions) region_block(m_.region(in, 0), ind, false);
+        else out_ += "{\n" + std::string(size_t(ind) * 2, ' ') + "}";
+        break;
+      }
       case Syn::Func: {
         out_ += "func.func ";
         std::string_view vis = m_.attr_word(in, "sym_visibility");
@@ -191,6 +262,11 @@ class Printer {
             val(a);
             out_ += ": ";
             vtype(a);
+          }
+        } else {
+          for (unsigned i = 0; i < in.n_ins; ++i) {  // a declaration: the types
+            if (i) out_ += ", ";
+            type(m_.type_lists[in.opnd + in.n_outs + i]);
           }
         }
         out_ += ")";
@@ -216,6 +292,20 @@ class Printer {
         out_ += "\n";
         return;
       }
+      case Syn::Block:
+        out_ += m_.attr_word(in, "label");
+        if (in.n_res) {
+          out_ += "(";
+          for (unsigned i = 0; i < in.n_res; ++i) {
+            if (i) out_ += ", ";
+            val(in.res + i);
+            out_ += ": ";
+            vtype(in.res + i);
+          }
+          out_ += ")";
+        }
+        out_ += ":";
+        break;
       case Syn::Return:
         out_ += "return";
         typed_tail(in, 0, in.n_ins);
@@ -272,6 +362,7 @@ class Printer {
         }
         out_ += " ";
         region_block(r, ind, false);
+        attr_dict(in);
         break;
       }
       case Syn::Fuse:

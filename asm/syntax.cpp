@@ -15,7 +15,7 @@ bool starts_stmt(Tok t) {
 bool is_simple_atom(Tok t) {
   switch (t) {
     case Tok::ValueUse: case Tok::IvDef: case Tok::Ident: case Tok::AttrAlias:
-    case Tok::TypeAlias: case Tok::Symbol: case Tok::Int: case Tok::Float:
+    case Tok::TypeAlias: case Tok::Symbol: case Tok::BlockRef: case Tok::Int: case Tok::Float:
     case Tok::Hex: case Tok::String: case Tok::Shape: case Tok::Colon:
     case Tok::Comma: case Tok::Equal: case Tok::Arrow: case Tok::Question:
       return true;
@@ -156,6 +156,17 @@ class Parser {
       while (peek() != Tok::RBrace) {
         if (peek() == Tok::Eof) {
           return fail_unclosed(open, "this region");
+        }
+        if (peek() == Tok::BlockLabel) {  // a later block: a statement of its own
+          SynStmt b{uint32_t(pos_), uint32_t(pos_), 0};
+          ++pos_;
+          if (peek() == Tok::LParen && !parse_group()) return false;
+          if (peek() != Tok::Colon) return fail("expected ':' after the block label");
+          ++pos_;
+          b.end = uint32_t(pos_);
+          ids.push_back(uint32_t(tree_.stmts.size()));
+          tree_.stmts.push_back(b);
+          continue;
         }
         if (!starts_stmt(peek())) {
           if (peek() == Tok::Ident) return fail("unknown operation");

@@ -18,7 +18,9 @@ inline constexpr uint32_t kNoIndex = ~0u;
 
 struct SynStmt {
   uint32_t first;  // first token (the first result, or the op name)
-  uint32_t op;     // OpName / GenericOp token
+  uint32_t op;     // OpName / GenericOp token; for a block header that is not
+                   // its region's first (unstructured control flow), the
+                   // BlockLabel token (first == op, end past the ':')
   uint32_t end;    // one past the last token
 };
 

@@ -32,6 +32,48 @@ void classify_tokens(std::string_view text, std::vector<Token>& toks) {
     }
     prev_op = Op::Count;
   }
+  // A ^label starts a block only where ':' or a balanced '(...)' and ':'
+  // follow it; anywhere else it names a successor (`cf.br ^bb1(%x : i32)`,
+  // `cf.cond_br %c, ^bb1, ^bb2`).
+  for (size_t i = 0; i < toks.size(); ++i) {
+    if (toks[i].kind != Tok::BlockLabel) continue;
+    size_t j = i + 1;
+    if (j < toks.size() && toks[j].kind == Tok::LParen) {
+      for (int depth = 0; j < toks.size(); ++j) {
+        if (toks[j].kind == Tok::LParen) ++depth;
+        else if (toks[j].kind == Tok::RParen && --depth == 0) break;
+      }
+      ++j;
+    }
+    if (j >= toks.size() || toks[j].kind != Tok::Colon) toks[i].kind = Tok::BlockRef;
+  }
+}
+
+void strip_locations(std::string_view text, std::vector<Token>& toks) {
+  auto is_loc = [&](size_t i) {
+    return i + 1 < toks.size() && toks[i].kind == Tok::Ident && toks[i + 1].kind == Tok::LParen &&
+           text.substr(toks[i].off, toks[i].len) == "loc";
+  };
+  size_t w = 0;
+  for (size_t i = 0; i < toks.size();) {
+    if (!is_loc(i)) {
+      toks[w++] = toks[i++];
+      continue;
+    }
+    size_t close = i + 1;
+    for (int depth = 0; close < toks.size(); ++close) {
+      if (toks[close].kind == Tok::LParen) ++depth;
+      else if (toks[close].kind == Tok::RParen && --depth == 0) break;
+    }
+    if (close >= toks.size()) {  // never closed: the parsers report it
+      toks[w++] = toks[i++];
+      continue;
+    }
+    // `#loc3 = loc(...)`: a location alias definition goes with it.
+    if (w >= 2 && toks[w - 1].kind == Tok::Equal && toks[w - 2].kind == Tok::AttrAlias) w -= 2;
+    i = close + 1;
+  }
+  toks.resize(w);
 }
 
 bool tokenize(const SourceFile& src, std::vector<Token>& out, Diag& diag) {
@@ -43,6 +85,7 @@ bool tokenize(const SourceFile& src, std::vector<Token>& out, Diag& diag) {
   out.clear();
   lex(text, out);
   classify_tokens(text, out);
+  strip_locations(text, out);
   bool ok = true;
   int depth = 0;
   for (size_t ti = 0; ti < out.size(); ++ti) {

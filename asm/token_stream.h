@@ -1,10 +1,17 @@
 // From text to the classified token stream both parsers read.
 //
 // Classification (after lexing, before parsing):
+//  * MLIR source locations are dropped: a trailing `loc(...)` (after an op,
+//    a region, a parameter or a block argument) and a location alias
+//    definition `#loc3 = loc(...)`. Nothing here keeps them: the printed IR
+//    has none, as the official tool prints none by default.
 //  * an Ident that names a known op (asm/ops.def) becomes OpName;
 //  * a ValueDef directly after an OpName whose op binds an induction
 //    variable (scf.for) becomes IvDef — it is part of that statement, not the
-//    start of the next one.
+//    start of the next one;
+//  * a BlockLabel (`^bb1`) that is not followed by ':' or by '(...)' and
+//    ':' becomes BlockRef: a successor inside a statement, not the start of
+//    a block.
 // Limits checked here, so that neither parser can recurse without bound:
 // bracket nesting deeper than kMaxNesting is an error.
 #pragma once
@@ -25,5 +32,7 @@ bool tokenize(const SourceFile& src, std::vector<Token>& out, Diag& diag);
 
 // Classification alone (for callers that lexed themselves).
 void classify_tokens(std::string_view text, std::vector<Token>& toks);
+// Drops `loc(...)` groups and `#alias = loc(...)` definitions (see above).
+void strip_locations(std::string_view text, std::vector<Token>& toks);
 
 }  // namespace ptoas

@@ -180,6 +180,12 @@ std::string_view Module::attr_word(const Inst& in, std::string_view key) const {
   return str(a->word);
 }
 
+bool Module::has_entry_attr(const Inst& fn) const {
+  for (std::string_view k : {"pto.entry", "pto.kernel", "hacc.entry", "pto.aicore"})
+    if (const Attr* a = find_attr(fn, k); a && a->kind == AttrKind::Unit) return true;
+  return false;
+}
+
 AttrId Module::intern_attr(const Attr& a) {
   auto it = attr_by_text.find(a.text);
   if (it != attr_by_text.end()) return it->second;

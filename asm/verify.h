@@ -7,6 +7,7 @@
 //   verify_arith.cpp   operand and result types of the arith ops
 //   verify_npu*.cpp    NPU-specific rules mirroring the official tool's
 //   verify_comm.cpp    verifiers and passes (verify_npu.h lists the files)
+//   verify_backend.cpp nested modules: pto.backend, mixed backends, kernel kind
 //
 // Every rule reports through Diag at the offending op (inst.loc) or value
 // definition; the verifier goes on after an error so one run reports several
@@ -88,11 +89,25 @@ void verify_npu_inst(Ctx& c, InstId id);        // verify_npu.cpp
 void verify_npu_module(Ctx& c);                 // verify_npu.cpp (cross-function rules)
 void verify_vpto_inst(Ctx& c, InstId id);       // verify_vpto.cpp (VPTO and VMI layers)
 void verify_scalar_mem_inst(Ctx& c, InstId id); // verify_scalar_mem.cpp (load/store_scalar)
+void verify_backend_module(Ctx& c);             // verify_backend.cpp (nested modules' pto.backend)
 
 // Every function definition of the module (func.func with a body), in order.
 std::vector<InstId> module_functions(const Ctx& c);
 // All instructions nested anywhere inside `fn` (pre-order).
 void collect_nested(const Ctx& c, InstId fn, std::vector<InstId>& out);
+
+// The layers below tile ops; verify_vpto_inst calls the first three.
+void verify_vpto_dma_inst(Ctx& c, InstId id);   // verify_vpto_dma.cpp (mte_l0c_*, mad*, raw_fill_l1)
+void verify_simt_inst(Ctx& c, InstId id);       // verify_simt.cpp (SIMT ops: keep/resume, atomics, shuffles)
+void verify_extract_inst(Ctx& c, InstId id);    // verify_extract.cpp (textract's loc pairs, layouts, dtypes)
+// The backend in effect (--pto-backend, else pto.backend) and, with the VPTO
+// backend, the checks of that backend's passes (verify_vpto_backend.cpp).
+void verify_vpto_backend(Ctx& c);
+// The persistent SIMT fragments of function `fn` (llvm.alloca {pto.persistent}),
+// as the VPTO backend materializes them (verify_simt_fragment.cpp).
+void verify_simt_fragments(Ctx& c, InstId fn);
+// `pto.section.simt<<<x, y, z>>>`: false when the text has no three integers.
+bool simt_launch_dims(const Ctx& c, const Inst& in, int64_t dims[3]);
 
 }  // namespace verify_detail
 }  // namespace ptoas

@@ -3,6 +3,8 @@
 // recursion), function returns, structured control flow (scf.for/if/while
 // operands and yields) and the index operands of the view ops.
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <unordered_map>
 
 #include "verify.h"
@@ -194,6 +196,7 @@ struct WalkItem {
   InstId id;
   InstId parent;  // the instruction owning the region this one sits in, or kNone
   InstId func;    // the enclosing func.func, or kNone
+  InstId scope;   // the nearest enclosing nested module (its symbol table), or kNone
 };
 
 // Pre-order walk of everything reachable from the module body, iterative
@@ -218,10 +221,10 @@ void walk_module(const Ctx& c, F&& visit) {
   if (m.body == kNone || m.body >= m.regions.size()) return;
   std::vector<uint8_t> seen(m.insts.size(), 0);
   std::vector<WalkItem> stack;
-  auto push_region = [&](const Region& r, InstId parent, InstId func) {
-    push_region_reversed(c, r, [&](InstId id) { stack.push_back({id, parent, func}); });
+  auto push_region = [&](const Region& r, InstId parent, InstId func, InstId scope) {
+    push_region_reversed(c, r, [&](InstId id) { stack.push_back({id, parent, func, scope}); });
   };
-  push_region(m.regions[m.body], kNone, kNone);
+  push_region(m.regions[m.body], kNone, kNone, kNone);
   while (!stack.empty()) {
     WalkItem it = stack.back();
     stack.pop_back();
@@ -231,9 +234,10 @@ void walk_module(const Ctx& c, F&& visit) {
     if (in.op >= Op::Count) continue;
     visit(it);
     InstId func = in.op == Op::Func ? it.id : it.func;
+    InstId scope = in.op == Op::Module ? it.id : it.scope;
     for (unsigned r = in.n_regions; r-- > 0;) {
       const Region* reg = c.region(in, r);
-      if (reg) push_region(*reg, it.id, func);
+      if (reg) push_region(*reg, it.id, func, scope);
     }
   }
 }
@@ -256,7 +260,10 @@ std::string plural(size_t n, const char* what) {
 
 struct ModuleChecker {
   Ctx& c;
-  std::unordered_map<std::string, InstId> funcs;  // every func.func by name
+  // Every func.func by symbol table and name: a module (the top one, kNone,
+  // or a nested one) is a symbol table, and `func.call @f` looks @f up in the
+  // nearest module around the call only (MLIR's lookupNearestSymbolFrom).
+  std::map<std::pair<InstId, std::string>, InstId> funcs;
   std::vector<InstId> defs;                       // definitions in order
 
   explicit ModuleChecker(Ctx& ctx) : c(ctx) {}
@@ -271,25 +278,27 @@ struct ModuleChecker {
       const Inst& in = c.m.insts[it.id];
       if (in.op != Op::Func) return;
       std::string name = c.symbol(in, "sym_name");
-      if (!name.empty() && !funcs.count(name)) funcs.emplace(name, it.id);
+      if (!name.empty() && !funcs.emplace(std::make_pair(it.scope, name), it.id).second)
+        c.error(in.loc, "redefinition of symbol named " + quoted(name));
       if (in.n_regions > 0) defs.push_back(it.id);
     });
   }
 
+  // PTOAS 0.60: the entries are the definitions marked with an entry
+  // attribute (no implicit entry: a lone function returning a value is an
+  // ordinary function), and an entry returns nothing.
   void check_entry() {
-    std::vector<InstId> entries;
-    for (InstId f : defs) {
-      const Inst& in = c.m.insts[f];
-      if (size_t(in.attrs) + in.n_attrs <= c.m.attrs.size() && c.m.find_attr(in, "pto.entry"))
-        entries.push_back(f);
-    }
-    if (entries.empty() && defs.size() == 1) entries.push_back(defs[0]);
-    for (InstId f : entries) {
-      const Inst& in = c.m.insts[f];
-      if (in.n_outs != 0)
+    walk_module(c, [&](const WalkItem& it) {
+      const Inst& in = c.m.insts[it.id];
+      if (in.op != Op::Func || size_t(in.attrs) + in.n_attrs > c.m.attrs.size()) return;
+      if (!c.m.has_entry_attr(in)) return;
+      if (in.n_regions == 0)
+        c.error(in.loc, "'pto.entry' is only valid on function definitions ('@" +
+                            c.symbol(in, "sym_name") + "' is a declaration)");
+      else if (in.n_outs != 0)
         c.error(in.loc, "PTO entry functions must return void: '@" + c.symbol(in, "sym_name") +
                             "' returns " + plural(in.n_outs, "value"));
-    }
+    });
     // pto.auto_sync_tail_hint values (any function).
     for (InstId f : defs) {
       const Inst& in = c.m.insts[f];
@@ -318,29 +327,32 @@ struct ModuleChecker {
       const Inst& in = c.m.insts[it.id];
       if (in.op != Op::Call) return;
       std::string callee = c.symbol(in, "callee");
-      auto f = funcs.find(callee);
+      auto f = funcs.find(std::make_pair(it.scope, callee));
       if (f == funcs.end()) {
         c.error(in.loc, "'func.call' references undefined function " + quoted("@" + callee));
         return;
       }
       const Inst& fn = c.m.insts[f->second];
-      // Arity and types against the callee's signature (definitions only:
-      // a declaration keeps no parameter list).
+      // Arity and types against the callee's signature: a definition's
+      // parameters, or the parameter types a declaration keeps.
+      std::vector<TypeId> params;
       if (const Region* body = c.region(fn, 0)) {
-        std::vector<ValueId> params = c.region_args(*body);
-        if (params.size() != in.n_ins) {
-          c.error(in.loc, "'func.call' to " + quoted("@" + callee) + " passes " +
-                              plural(in.n_ins, "argument") + ", the function takes " +
-                              std::to_string(params.size()));
-        } else {
-          for (unsigned i = 0; i < in.n_ins; ++i) {
-            ValueId a = c.operand(in, i);
-            if (a == kNone || params[i] == kNone) continue;
-            if (!same_type(c, c.vtype_id(a), c.vtype_id(params[i])))
-              c.error(in.loc, "'func.call' argument #" + std::to_string(i) + " of '@" + callee +
-                                  "' has type " + c.type_text(a) + ", expected " +
-                                  c.type_text(params[i]));
-          }
+        for (ValueId p : c.region_args(*body)) params.push_back(c.vtype_id(p));
+      } else {
+        for (unsigned i = 0; i < fn.n_ins; ++i) params.push_back(func_result_type(fn, fn.n_outs + i));
+      }
+      if (params.size() != in.n_ins) {
+        c.error(in.loc, "'func.call' to " + quoted("@" + callee) + " passes " +
+                            plural(in.n_ins, "argument") + ", the function takes " +
+                            std::to_string(params.size()));
+      } else {
+        for (unsigned i = 0; i < in.n_ins; ++i) {
+          ValueId a = c.operand(in, i);
+          if (a == kNone || params[i] == kNone) continue;
+          if (!same_type(c, c.vtype_id(a), params[i]))
+            c.error(in.loc, "'func.call' argument #" + std::to_string(i) + " of '@" + callee +
+                                "' has type " + c.type_text(a) + ", expected " +
+                                std::string(c.m.types.text(params[i])));
         }
       }
       if (in.n_res != fn.n_outs) {
@@ -420,6 +432,43 @@ struct ModuleChecker {
     }
   }
 
+  // Which of its parent's regions holds `it` (0 at the top level).
+  unsigned region_index(const WalkItem& it) const {
+    if (it.parent == kNone) return 0;
+    const Inst& p = c.m.insts[it.parent];
+    for (unsigned r = 0; r < p.n_regions; ++r) {
+      const Region* reg = c.region(p, r);
+      if (!reg) continue;
+      for (InstId x : c.region_insts(*reg))
+        if (x == it.id) return r;
+    }
+    return 0;
+  }
+
+  // Every ^label a branch names is a block of the branch's own region.
+  void check_successors(const WalkItem& it) {
+    const Region* reg = it.parent == kNone ? nullptr
+                                           : c.region(c.m.insts[it.parent], region_index(it));
+    if (!reg) return;
+    std::vector<std::string_view> labels;
+    if (reg->label != kNone && reg->label < c.m.strings.size()) labels.push_back(c.m.str(reg->label));
+    for (InstId x : c.region_insts(*reg))
+      if (c.m.insts[x].op == Op::Block) labels.push_back(c.attr_text(c.m.insts[x], "label"));
+    std::string_view b = c.body(c.m.insts[it.id]);
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (b[i] != '^') continue;
+      size_t j = i + 1;
+      while (j < b.size() && (std::isalnum((unsigned char)b[j]) || b[j] == '_' || b[j] == '$' ||
+                              b[j] == '.' || b[j] == '-'))
+        ++j;
+      std::string_view name = b.substr(i, j - i);
+      if (std::find(labels.begin(), labels.end(), name) == labels.end())
+        c.error(c.m.insts[it.id].loc, "reference to an undefined block " + std::string(name) +
+                                          " (a branch goes to a block of its own region)");
+      i = j - 1;
+    }
+  }
+
   void need_index(const Inst& in, unsigned first, unsigned last, const char* role) {
     for (unsigned i = first; i < last && i < c.n_operands(in); ++i) {
       ValueId v = c.operand(in, i);
@@ -491,17 +540,22 @@ struct ModuleChecker {
       }
       case Op::Yield: {
         if (it.parent == kNone) break;
-        const Inst& p = c.m.insts[it.parent];
-        unsigned ridx = 0;
-        for (unsigned r = 0; r < p.n_regions; ++r) {
-          const Region* reg = c.region(p, r);
-          if (!reg) continue;
-          for (InstId x : c.region_insts(*reg))
-            if (x == it.id) ridx = r;
-        }
-        check_yield(in, p, ridx);
+        check_yield(in, c.m.insts[it.parent], region_index(it));
         break;
       }
+      case Op::Block: {
+        // The structured ops (and modules) hold single-block regions: MLIR's
+        // SingleBlock trait. Functions and scf.execute_region take several.
+        if (it.parent == kNone) break;
+        const Inst& p = c.m.insts[it.parent];
+        if (p.op != Op::Func && op_info(p.op).syn != Syn::Opaque)
+          c.error(in.loc, q(p.op) + " expects its region to hold one block, found " +
+                              std::string(c.attr_text(in, "label")));
+        break;
+      }
+      case Op::CfBr: case Op::CfCondBr: case Op::CfSwitch:
+        check_successors(it);
+        break;
       case Op::MakeTensorView:
         need_index(in, 1, c.n_operands(in), "shape and strides");
         break;
@@ -510,7 +564,11 @@ struct ModuleChecker {
         break;
       case Op::AllocTile: {
         bool has_addr = (in.flags & kInstHasAddr) != 0;
-        if (c.opts.level == Level::Level3 && !has_addr)
+        // The official rule is on the program's alloc_tile ops; the result
+        // of an SSA-form op (pto.treshape: a view of its source there) is
+        // none of them.
+        bool implicit = in.form == Form::Ssa;
+        if (c.opts.level == Level::Level3 && !has_addr && !implicit)
           c.error(in.loc, "'pto.alloc_tile' op requires 'addr' operand when --pto-level=level3");
         if (c.opts.level != Level::Level3 && has_addr)
           c.error(in.loc, "'pto.alloc_tile' op 'addr' operand is only supported when "
@@ -546,6 +604,7 @@ struct ModuleChecker {
 
   void run() {
     collect_funcs();
+    verify_backend_module(c);
     check_entry();
     check_calls_and_recursion();
     walk_module(c, [&](const WalkItem& it) {
@@ -553,6 +612,7 @@ struct ModuleChecker {
     });
     if (!c.stop()) verify_tiles(c);
     if (!c.stop()) verify_npu_module(c);
+    if (!c.stop()) verify_vpto_backend(c);
   }
 };
 

@@ -1,17 +1,29 @@
 // Legality of every !pto.tile_buf definition: alloc_tile results, function
 // parameters and the tile results of NPU ops (tpop ...). Each offending
-// definition is reported once, at the defining op (or the parameter).
+// definition is reported once, at the defining op (or the parameter). A
+// subview's result valid shape follows its valid operands or, without them,
+// is static within the subview's sizes.
 //
-// Rules (PTO_ISA_NOTES §2.3/§2.4, pto_tile.hpp static_asserts), as far as the
-// official tool enforces them (every accept file of the corpus must pass):
+// Every definition (the type's own verifier in PTOAS 0.60):
 //   rows > 0, cols > 0; static valid extents within 0..rows / 0..cols;
-//   fractal in {16, 32, 512, 1024}; pad 0..3; compact 0..2;
-//   row_major + none_box: cols * sizeof(T) % 32 == 0;
-//   col_major + none_box: rows * sizeof(T) % 32 == 0 (both only for 2-D tiles);
+//   fractal in {32, 512, 1024}; pad 0..3; compact 0..2;
 //   the tile's bytes fit the arch's buffer for its loc.
-// Not checked (the official corpus has accepted files that violate them):
-//   boxed (fractal) divisibility of rows/cols by the inner box, and the
-//   none_box alignment of 1-row / 1-column vectors.
+// pto.alloc_tile results only (AllocTileOp's verifier; declare_tile, treshape
+// results and parameters are not checked, and 0.60's files rely on that):
+//   none_box: the row (row_major: cols * sizeof) or column (col_major:
+//     rows * sizeof) is a multiple of 32 bytes, 16 for packed fp4 pairs;
+//   boxed: rows a multiple of the inner box's rows, except in vec, with
+//     fractal 32, or for a single row.
+// A treshape destination is exempt too: it reinterprets its source's storage
+// (the official SSA form `%r = pto.treshape %s : A -> B` allocates nothing;
+// ptoas binds that form to an alloc_tile plus a DPS treshape, and prints it
+// so).
+// Two relaxations keep the 0.27 language's accepted files accepted (0.60
+// rejects them and its tree rewrote them): a single row or column (a vector
+// tile, e.g. thistogram's 8x1 ui8 index) is exempt from the none_box rule,
+// and the boxed cols rule of 0.60 (cols a multiple of the inner box's cols;
+// 0.27's tgemv.mx used 8-column right and acc tiles) is not enforced.
+#include <algorithm>
 #include <unordered_set>
 
 #include "tile_layout.h"
@@ -34,24 +46,15 @@ std::string tile_problem(const Type& t, Arch arch) {
   if (t.vcol != kDyn && (t.vcol < 0 || t.vcol > t.cols))
     return "valid cols " + extent(t.vcol) + " must be within 0.." + std::to_string(t.cols) +
            " (the physical cols)";
-  if (t.fractal != 16 && t.fractal != 32 && t.fractal != 512 && t.fractal != 1024)
-    return "fractal must be 16, 32, 512 or 1024, got " + std::to_string(t.fractal);
+  if (t.fractal != 32 && t.fractal != 512 && t.fractal != 1024)
+    return "unsupported s_fractal_size: " + std::to_string(t.fractal) +
+           ", must be one of {32, 512, 1024}";
   if (t.pad > 3) return "pad must be 0..3 (null, zero, max, min), got " + std::to_string(t.pad);
   if (t.compact > 2)
     return "compact must be 0..2 (null, normal, row_plus_one), got " + std::to_string(t.compact);
   unsigned es = dtype_bytes(t.elem);
   if (es == 0) return {};
   std::string ty(dtype_name(t.elem));
-  if (t.slayout == SLayout::NoneBox) {
-    if (t.blayout == BLayout::RowMajor && t.rows > 1 && t.cols > 1 && (uint64_t(t.cols) * es) % 32 != 0)
-      return "row_major/none_box tiles need cols * sizeof(" + ty +
-             ") to be a multiple of 32 bytes, got " + std::to_string(t.cols) + " cols (" +
-             std::to_string(uint64_t(t.cols) * es) + " bytes)";
-    if (t.blayout == BLayout::ColMajor && t.rows > 1 && t.cols > 1 && (uint64_t(t.rows) * es) % 32 != 0)
-      return "col_major/none_box tiles need rows * sizeof(" + ty +
-             ") to be a multiple of 32 bytes, got " + std::to_string(t.rows) + " rows (" +
-             std::to_string(uint64_t(t.rows) * es) + " bytes)";
-  }
   uint64_t elems = uint64_t(t.rows) * uint64_t(t.cols);  // < 2^62: no overflow
   uint64_t cap = tile_memory_bytes(arch, t.loc);
   if (cap && elems > cap / es)
@@ -62,6 +65,102 @@ std::string tile_problem(const Type& t, Arch arch) {
            " KiB of " + std::string(loc_name(t.loc)) + " memory on " +
            (arch == Arch::A5 ? "a5" : "a3");
   return {};
+}
+
+// AllocTileOp's layout rule (see the top of the file); "" when it holds.
+std::string alloc_layout_problem(const Type& t) {
+  uint64_t es = dtype_bytes(t.elem);
+  if (es == 0 || t.rows <= 0 || t.cols <= 0) return {};
+  if (t.slayout == SLayout::NoneBox) {
+    if (t.rows == 1 || t.cols == 1) return {};
+    bool fp4 = t.elem == DType::F4E1M2x2 || t.elem == DType::F4E2M1x2;
+    uint64_t align = fp4 ? 16 : 32;
+    bool row = t.blayout == BLayout::RowMajor;
+    uint64_t bytes = uint64_t(row ? t.cols : t.rows) * es;
+    if (bytes % align == 0) return {};
+    return std::string("expects result ") + (row ? "row-major" : "col-major") +
+           " none_box tile " +
+           (row ? "row byte size (cols * sizeof(dtype))" : "column byte size (rows * sizeof(dtype))") +
+           " to be " + std::to_string(align) + "-byte aligned, but got " + std::to_string(bytes) +
+           " bytes";
+  }
+  // The inner box's rows as the official rule sizes them (16, or 32 bytes
+  // of a column-major fractal-512 box; fractal 32 needs none).
+  int64_t ir = 16;
+  if (t.fractal == 512 && t.slayout == SLayout::ColMajor) {
+    if (32 % es != 0)
+      return "expects result element byte size to divide 32 for boxed fractal-512 tile layout";
+    ir = int64_t(32 / es);
+  }
+  bool unaligned_rows_ok = t.loc == Loc::Vec || t.fractal == 32 || t.rows == 1;
+  if (!unaligned_rows_ok && t.rows % ir != 0)
+    return "expects result boxed tile rows to be a multiple of innerRows (" + std::to_string(ir) +
+           "), but got " + std::to_string(t.rows);
+  return {};
+}
+
+// The two integers of `key [a, b]` in an opaque op's text; false if absent.
+bool bracket_pair(std::string_view body, std::string_view key, int64_t& a, int64_t& b) {
+  size_t k = body.find(key);
+  if (k == std::string_view::npos) return false;
+  size_t open = body.find('[', k + key.size());
+  if (open == std::string_view::npos) return false;
+  int64_t v[2] = {-1, -1};
+  size_t i = open + 1;
+  for (int n = 0; n < 2; ++n) {
+    while (i < body.size() && body[i] == ' ') ++i;
+    if (i >= body.size() || body[i] < '0' || body[i] > '9') return false;
+    int64_t x = 0;
+    while (i < body.size() && body[i] >= '0' && body[i] <= '9' && x < (int64_t(1) << 40))
+      x = x * 10 + (body[i++] - '0');
+    v[n] = x;
+    while (i < body.size() && (body[i] == ' ' || body[i] == ',')) ++i;
+  }
+  a = v[0];
+  b = v[1];
+  return true;
+}
+
+// A constant index operand's value.
+bool const_index(const Ctx& c, ValueId v, int64_t& out) {
+  const Inst* d = c.def_of(v);
+  if (!d || d->op != Op::Constant) return false;
+  const Attr* a = c.m.find_attr(*d, "value");
+  if (!a || a->kind != AttrKind::Int) return false;
+  out = a->ival;
+  return true;
+}
+
+// pto.subview %src[r, c] sizes [R, C] (valid [vr, vc])? : S -> T. The
+// result's valid extents are the explicit ones (a constant clipped to the
+// size, else dynamic); without them the result type says them, statically,
+// within 0..size (0: issue 708's empty-replay marker).
+void check_subview(Ctx& c, const Inst& in) {
+  if (in.n_res != 1) return;
+  const Type* t = c.vtype(c.result(in, 0));
+  int64_t size[2];
+  if (!t || t->kind != TypeKind::TileBuf || !bracket_pair(c.body(in), "sizes", size[0], size[1]))
+    return;
+  bool explicit_valid = c.body(in).find("valid[") != std::string_view::npos ||
+                        c.body(in).find("valid [") != std::string_view::npos;
+  if (explicit_valid && in.n_ins < 5) return;
+  const int32_t have[2] = {t->vrow, t->vcol};
+  const char* names[2] = {"valid_shape[0] to match inferred/explicit valid_row",
+                          "valid_shape[1] to match inferred/explicit valid_col"};
+  for (int i = 0; i < 2; ++i) {
+    bool ok;
+    if (explicit_valid) {
+      int64_t v = 0;
+      int64_t want = const_index(c, c.operand(in, 3 + i), v) ? std::min(v, size[i]) : int64_t(kDyn);
+      ok = have[i] == want;
+    } else {
+      ok = have[i] != kDyn && have[i] >= 0 && have[i] <= size[i];
+    }
+    if (!ok) {
+      c.error(in.loc, "'pto.subview' op expects result " + std::string(names[i]));
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -85,12 +184,23 @@ void verify_tiles(Ctx& c) {
         if (a != kNone) check(a, m.values[a].loc);
     std::vector<InstId> ids;
     collect_nested(c, f, ids);
+    std::unordered_set<ValueId> reshaped;
     for (InstId id : ids) {
       const Inst& in = m.insts[id];
+      if (in.op == Op::TReshape && in.n_outs > 0) reshaped.insert(c.operand(in, in.n_ins));
+    }
+    for (InstId id : ids) {
+      const Inst& in = m.insts[id];
+      if (in.op == Op::Subview) check_subview(c, in);
       bool defines = in.op == Op::AllocTile ||
                      (op_info(in.op).syn == Syn::Opaque && in.op != Op::TAssign);
       if (!defines) continue;
       for (unsigned r = 0; r < in.n_res; ++r) check(c.result(in, r), in.loc);
+      if (in.op != Op::AllocTile || in.n_res == 0 || reshaped.count(c.result(in, 0))) continue;
+      const Type* t = c.vtype(c.result(in, 0));
+      if (!t || t->kind != TypeKind::TileBuf || !tile_problem(*t, c.arch).empty()) continue;
+      std::string p = alloc_layout_problem(*t);
+      if (!p.empty()) c.error(in.loc, "'pto.alloc_tile' op " + p);
     }
   }
 }

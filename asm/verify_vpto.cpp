@@ -272,18 +272,6 @@ class VptoChecker {
     }
     return out;
   }
-  // A bare keyword clause of the op's text (`nz2nz`, `sat`), counted.
-  int clause(std::string_view w) const {
-    std::string_view b = c_.body(in_);
-    int n = 0;
-    for (size_t p = b.find(w); p != std::string_view::npos; p = b.find(w, p + 1)) {
-      auto ident = [](char ch) { return ch == '_' || ch == '%' || ch == '.' || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); };
-      bool l = p == 0 || !ident(b[p - 1]);
-      bool r = p + w.size() >= b.size() || !ident(b[p + w.size()]);
-      if (l && r) ++n;
-    }
-    return n;
-  }
   bool const_int(ValueId v, int64_t& out) const {
     const Inst* d = c_.def_of(v);
     if (!d || d->op != Op::Constant) return false;
@@ -354,21 +342,8 @@ class VptoChecker {
         }
         break;
       }
-      case Op::VpMteL0cGm: case Op::VpMteL0cUb: case Op::VpMteL0cL1:
-        acc_store();
-        break;
       default:
         break;
-    }
-  }
-
-  // pto.mte_l0c_{gm,ub,l1}: the clauses after the operands.
-  void acc_store() {
-    if (clause("sat") + clause("nosat") > 1) err("duplicate sat/nosat clause");
-    if (in_.op != Op::VpMteL0cGm && clause("atomic")) err("atomic is only supported for mte_l0c_gm");
-    if (clause("nz2nz") && ops_.size() > 1) {
-      VType d = vt(ops_[1]);
-      if (d.kind == VKind::Ptr && d.elem != "f32") err("nz2nz requires destination element type to be f32");
     }
   }
 };
@@ -382,6 +357,9 @@ void verify_vpto_inst(Ctx& c, InstId id) {
   k.check_defined_types();
   Sem sem = op_info(in->op).sem;
   if (sem == Sem::Vpto || sem == Sem::Vmi) k.check_op();
+  verify_vpto_dma_inst(c, id);
+  verify_simt_inst(c, id);
+  verify_extract_inst(c, id);
 }
 
 }  // namespace verify_detail

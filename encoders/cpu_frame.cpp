@@ -5,12 +5,38 @@
 #include "mem_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "tile_layout.h"
 
 namespace ptoas::cg {
+
+namespace {
+
+// v rounded once to nearest even as f16 (bf: bf16) bits, as the
+// interpreter's round_to does from the double; a NaN is the quiet one.
+uint16_t half_bits(double v, bool bf) {
+  const int mb = bf ? 7 : 10, eb = bf ? 8 : 5, bias = (1 << (eb - 1)) - 1;
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0, inf = uint16_t(((1 << eb) - 1) << mb);
+  if (std::isnan(v)) return uint16_t(sign | inf | (1 << (mb - 1)));
+  double a = std::fabs(v);
+  if (std::isinf(a)) return uint16_t(sign | inf);
+  if (a == 0) return sign;
+  int e;
+  std::frexp(a, &e);                              // a = f * 2^e, f in [0.5, 1)
+  int q = std::max(e - 1 - mb, 1 - bias - mb);    // the quantum: mb bits below the leading one, or subnormal
+  double r = std::nearbyint(std::ldexp(a, -q));  // ties to even
+  if (r < double(1 << mb)) return uint16_t(sign | uint16_t(r));  // subnormal
+  int E = q + mb;
+  if (r >= double(2 << mb)) r /= 2, ++E;
+  int biased = E + bias;
+  if (biased >= (1 << eb) - 1) return uint16_t(sign | inf);
+  return uint16_t(sign | (biased << mb) | (uint16_t(r) - (1 << mb)));
+}
+
+}  // namespace
 
 bool constant_bits(const Module& m, const Inst& in, uint64_t& bits) {
   const Attr* a = m.find_attr(in, "value");
@@ -19,13 +45,18 @@ bool constant_bits(const Module& m, const Inst& in, uint64_t& bits) {
   if (rt.kind != TypeKind::Scalar || !a) return false;
   bits = 0;
   if (dtype_is_float(d)) {
-    if (d != DType::F32 && d != DType::F64) return false;
+    bool half = d == DType::F16 || d == DType::BF16;
+    if (d != DType::F32 && d != DType::F64 && !half) return false;
     std::string text(m.str(a->text));
     if (a->kind == AttrKind::Int && text.find("0x") != std::string::npos) {
-      bits = d == DType::F64 ? uint64_t(a->ival) : uint64_t(uint32_t(a->ival));
+      bits = d == DType::F64 ? uint64_t(a->ival) : half ? uint64_t(uint16_t(a->ival)) : uint64_t(uint32_t(a->ival));
       return true;
     }
     double v = a->kind == AttrKind::Int ? double(a->ival) : std::strtod(text.c_str(), nullptr);
+    if (half) {
+      bits = half_bits(v, d == DType::BF16);
+      return true;
+    }
     if (d == DType::F32) {
       float f = float(v);
       uint32_t b;

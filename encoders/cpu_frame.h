@@ -61,7 +61,8 @@ inline const Refusal kCallRefusal{RefusalCode::Control,
                                   "func.call (a call between functions; ptorun --target=interp runs it)"};
 
 // The slot bits of an arith.constant of scalar type (integers canonical,
-// f32 bits in the low half, f64 bits); false for other types (f16, bf16).
+// f32 bits in the low half, f64 bits, f16 / bf16 bit patterns rounded once
+// from the literal); false for other types (the f8 / f4 formats).
 bool constant_bits(const Module& m, const Inst& in, uint64_t& bits);
 
 bool plan_frame(const Module& m, InstId fn, const Target& t, FramePlan& plan, Diag& diag);

@@ -59,6 +59,80 @@ void CpuLowering::view(const Inst& in) {
   }
 }
 
+bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why) {
+  const bool load = in.op == Op::LoadScalar;
+  const unsigned k = load ? 0 : 1;
+  if (unsigned(in.n_ins) + in.n_outs != k + 2 || in.n_res != (load ? 1 : 0)) {
+    why = {RefusalCode::Operands, "this form of " + std::string(op_name(in.op))};
+    return false;
+  }
+  p.ptr = m.operand(in, k);
+  p.idx = m.operand(in, k + 1);
+  p.val = load ? in.res : m.operand(in, 0);
+  const Type& pt = m.type_of(p.ptr);
+  p.elem = pt.elem;
+  p.bytes = dtype_bytes(p.elem);
+  const Type& it = m.type_of(p.idx);
+  const Type& vt = m.type_of(p.val);
+  if (pt.kind != TypeKind::Ptr || it.kind != TypeKind::Scalar || !is_int_like(it.elem) ||
+      vt.kind != TypeKind::Scalar || vt.elem != p.elem) {
+    why = {RefusalCode::Operands, std::string(op_name(in.op)) + " without a pointer, an integer index and a value of its element type"};
+    return false;
+  }
+  // The storage formats (f8, f4, hif8) have no CPU scalar form.
+  bool fl = p.elem == DType::F32 || p.elem == DType::F64 || p.elem == DType::F16 || p.elem == DType::BF16;
+  if (!fl && !is_int_like(p.elem)) {
+    why = {RefusalCode::Type, std::string(op_name(in.op)) + " of " + std::string(dtype_name(p.elem))};
+    return false;
+  }
+  p.bit = p.elem == DType::I1;
+  p.sign = !fl && !p.bit && !dtype_is_unsigned(p.elem) && p.bytes < 8;
+  return true;
+}
+
+void CpuLowering::scalar_mem(const Inst& in) {
+  ScalarMemPlan p;
+  Refusal why;
+  if (!plan_scalar_mem(cpu_m_, in, p, why)) return fail(in, why);
+  scalar_mem(in, p);
+}
+
+bool plan_store_combine(const Module& m, const Inst& in, const FramePlan& f, StoreCombinePlan& p, Refusal& why) {
+  const Type& tt = m.type_of(p.tile);
+  const Type& vt = m.type_of(p.view);
+  unsigned n = f.slots[p.view].count;
+  p.rank = n >= 1 ? (n - 1u) / 2u : 0;
+  std::string what = p.atomic ? "pto.tstore with atomic add" : "pto.tstore with relu";
+  if (tt.kind != TypeKind::TileBuf || (vt.kind != TypeKind::PartitionView && vt.kind != TypeKind::TensorView)) {
+    why = {RefusalCode::Operands, what + " of anything but a tile to a view"};
+    return false;
+  }
+  if (tt.elem != vt.elem || (tt.elem != DType::F32 && tt.elem != DType::I32 && tt.elem != DType::U32)) {
+    why = {RefusalCode::Type, what + " from " + std::string(dtype_name(tt.elem)) + " to " +
+                                  std::string(dtype_name(vt.elem)) + " (f32, i32, ui32 to the same type are)"};
+    return false;
+  }
+  if (p.rank < 1 || p.rank > 2 || tt.rows <= 0 || tt.cols <= 0) {
+    why = {RefusalCode::Shape, what + " to a view of rank " + std::to_string(p.rank)};
+    return false;
+  }
+  (void)in;
+  return true;
+}
+
+bool plain_tstore(const Module& m, const Inst& in) {
+  std::string_view a = m.attr_word(in, "atomicType"), r = m.attr_word(in, "reluPreMode");
+  return in.op == Op::TStore && (a.empty() || a == "atomic_none") && (r.empty() || r == "no_relu");
+}
+
+void CpuLowering::tstore_combined(const Inst& in, ValueId t, ValueId v, bool relu, bool atomic) {
+  StoreCombinePlan p;
+  p.tile = t, p.view = v, p.relu = relu, p.atomic = atomic;
+  Refusal why;
+  if (!plan_store_combine(cpu_m_, in, frame_, p, why)) return fail(in, why);
+  store_combined(in, p);
+}
+
 // The tile's arena offset and valid extents: static, or run-time counts
 // clamped (the interpreter takes a negative count as "the whole tile" and
 // reports one above it; here it is clamped).

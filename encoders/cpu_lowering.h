@@ -12,6 +12,32 @@
 
 namespace ptoas::cg {
 
+// pto.load_scalar / pto.store_scalar, checked: `bytes` bytes at
+// ptr + idx * bytes. A load gives the slot form (cpu_frame.h): an integer
+// sign-extended (`sign`) or zero-extended, i1 its low bit (`bit`), a
+// float's bits zero-extended (f16 / bf16 bit patterns too): a copy, so a
+// signalling NaN stays one.
+struct ScalarMemPlan {
+  ValueId ptr = kNone, idx = kNone, val = kNone;  // val: the loaded or stored value
+  DType elem = DType::None;
+  unsigned bytes = 0;
+  bool sign = false, bit = false;
+};
+bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why);
+
+// A pto.tstore that applies relu and / or adds to GM (tstore_combined):
+// 4-byte elements of one type (f32, i32, ui32) in tile and view, a view
+// of rank 1 or 2, the tile in any layout. Element by element; each add is
+// atomic, so blocks running at once all add.
+struct StoreCombinePlan {
+  ValueId tile = kNone, view = kNone;
+  unsigned rank = 0;
+  bool relu = false, atomic = false;
+};
+bool plan_store_combine(const Module& m, const Inst& in, const FramePlan& f, StoreCombinePlan& p, Refusal& why);
+// True for a pto.tstore that plainly copies (no atomic add, no relu).
+bool plain_tstore(const Module& m, const Inst& in);
+
 class CpuLowering : public Lowering {
  public:
   CpuLowering(const Module& m, const FramePlan& frame) : Lowering(m), cpu_m_(m), frame_(frame) {}
@@ -36,6 +62,9 @@ class CpuLowering : public Lowering {
   // res = rows [op1 ..] of row-major tile t from column op2: its address
   // (es-byte elements, `cols` a row) and static valid extents.
   virtual void subset(const Inst& in, ValueId t, unsigned es) = 0;
+  // One GM element: in.res = p.ptr[p.idx] (load) or p.ptr[p.idx] = p.val.
+  virtual void scalar_mem(const Inst& in, const ScalarMemPlan& p) = 0;
+  virtual void store_combined(const Inst& in, const StoreCombinePlan& p) = 0;
 
   // ---- the families, with their plans ----
   virtual void elementwise(const Inst& in, const EltPlan& p) = 0;
@@ -57,6 +86,8 @@ class CpuLowering : public Lowering {
   void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) final;
   void view(const Inst& in) final;
   void alloc(const Inst& in, InstId id) final;
+  void scalar_mem(const Inst& in) final;
+  void tstore_combined(const Inst& in, ValueId t, ValueId v, bool relu, bool atomic) final;
   uint32_t slot(ValueId v, unsigned k = 0) const { return uint32_t(frame_.slots[v].first) + k; }
   void elementwise(const Inst& in) final;
   void fused(const Inst& in) final;

@@ -88,6 +88,17 @@ bool compile_module(const Module& m, const Target& t, ModuleCode& out, Diag& dia
     return false;
   }
   if (!refuse_lower_layers(m, t, diag)) return false;
+  // A nested module is a compile unit of its own in the official tool (one
+  // per pto.backend); no target here compiles one (its functions would be
+  // left out silently).
+  if (m.body != kNone)
+    for (unsigned i = 0; i < m.regions[m.body].inst_count; ++i) {
+      const Inst& in = m.inst(m.region_inst(m.regions[m.body], i));
+      if (in.op != Op::Module) continue;
+      diag.error(in.loc, 0, "a nested module is not supported on " + std::string(t.name) + " yet [" +
+                                std::string(refusal_code_name(RefusalCode::Control)) + "]");
+      return false;
+    }
   if (t.rodata) out.rodata = t.rodata();
   bool ok = true;
   for (InstId fn : defined_functions(m)) {

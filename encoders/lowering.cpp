@@ -33,6 +33,8 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
   switch (info.syn) {
     case Syn::Module: case Syn::Func:
       return fail(in, {RefusalCode::Control, "a nested function"});
+    case Syn::Block:
+      return fail(in, {RefusalCode::Control, "unstructured control flow (a ^block)"});
     case Syn::Return:
       if (in.n_ins && !returns_values())
         return fail(in, {RefusalCode::Control, "a function that returns values (a kernel returns void)"});
@@ -92,6 +94,7 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
       // Sync is an ordering no-op where one core runs the whole block in
       // program order; a prefetch has no effect on results.
       if (info.sem == Sem::Sync || in.op == Op::TPrefetch) return;
+      if (in.op == Op::LoadScalar || in.op == Op::StoreScalar) return scalar_mem(in);
       return tile_op(in);
   }
 }
@@ -104,8 +107,12 @@ void Lowering::tile_op(const Inst& in) {
       if (in.n_ins != 1) return fail(in, {RefusalCode::Operands, "pto.tstore with a scalar operand"});
       std::string_view atomic = m.attr_word(in, "atomicType");
       std::string_view relu = m.attr_word(in, "reluPreMode");
-      if ((!atomic.empty() && atomic != "atomic_none") || (!relu.empty() && relu != "no_relu"))
-        return fail(in, {RefusalCode::Attribute, "pto.tstore with atomic add or relu"});
+      bool add = atomic == "atomic_add", pos = relu == "normal_relu";
+      if (!add && !atomic.empty() && atomic != "atomic_none")
+        return fail(in, {RefusalCode::Attribute, "pto.tstore with atomicType '" + std::string(atomic) + "'"});
+      if (!pos && !relu.empty() && relu != "no_relu")
+        return fail(in, {RefusalCode::Attribute, "pto.tstore with reluPreMode '" + std::string(relu) + "'"});
+      if (add || pos) return tstore_combined(in, m.operand(in, 0), m.operand(in, in.n_ins), pos, add);
       return tcopy(in, m.operand(in, 0), m.operand(in, in.n_ins), false);
     }
     case Op::TReshape: {

@@ -69,9 +69,17 @@ class Lowering {
   virtual void scalar(const Inst& in) = 0;  // arith.*, block and subblock ids
   virtual void view(const Inst& in) = 0;    // tensor views, addptr, subset, set_validshape
   virtual void alloc(const Inst& in, InstId id) = 0;
+  // pto.load_scalar / pto.store_scalar: one element of global memory
+  // through a pointer (a target that does not lower them refuses them).
+  virtual void scalar_mem(const Inst& in) { fail(in); }
 
   // ---- tile op families (tile_op) ----
   virtual void tcopy(const Inst& in, ValueId tile, ValueId view, bool load) = 0;  // tload, tstore
+  // pto.tstore with reluPreMode = normal_relu (v > 0 ? v : 0) and / or
+  // atomicType = atomic_add (GM += v).
+  virtual void tstore_combined(const Inst& in, ValueId, ValueId, bool, bool) {
+    fail(in, {RefusalCode::Attribute, "pto.tstore with atomic add or relu"});
+  }
   virtual void row_reduce(const Inst& in) = 0;
   virtual void col_reduce(const Inst& in) = 0;
   virtual void tfillpad(const Inst& in) = 0;

@@ -57,7 +57,9 @@ bool plan_ttri(const Module& m, const Inst& in, ValueId& dst, bool& upper) {
 }
 
 bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc) {
-  if (in.n_outs != 1 || in.n_ins != 1) return false;
+  // A second input is PTOAS 0.60's scratch tile (the A2/A3 vector path's);
+  // the result does not depend on it.
+  if (in.n_outs != 1 || in.n_ins < 1 || in.n_ins > 2) return false;
   const Type& t = m.type_of(m.operand(in, in.n_ins));
   if (t.kind != TypeKind::TileBuf || dtype_is_float(t.elem)) return false;
   es = dtype_bytes(t.elem);
@@ -427,6 +429,11 @@ bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool
 }
 
 bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) {
+  // PTOAS 0.60's quantizing tinsert (acc -> mat with a preQuantScalar).
+  if (in.n_ins > 3) {
+    why = Refusal(RefusalCode::Operands, "pto.tinsert with a preQuantScalar operand");
+    return false;
+  }
   if (in.n_outs != 1 || in.n_ins < 3) return generic(why);
   p = WindowPlan{};
   p.ext = in.op == Op::TExtract;

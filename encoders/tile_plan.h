@@ -20,8 +20,9 @@ namespace ptoas::cg {
 bool lane_tile(const Module& m, const Inst& in, ValueId v, Refusal& why);
 // A flag attribute (`{descending}`, `= true`, `= 1`) as the interpreter reads it.
 bool flag_attr(const Module& m, const Inst& in, std::string_view name);
-// tci's checks: one scalar in, one tile of 2- or 4-byte integers out (its
-// element size and the descending flag); false: the generic refusal.
+// tci's checks: one scalar in (and 0.60's unread scratch tile), one tile of
+// 2- or 4-byte integers out (its element size and the descending flag);
+// false: the generic refusal.
 bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc);
 
 // ttri: one f32 or i32 tile out (dst), an optional diagonal scalar in;

@@ -33,6 +33,7 @@ int bison_kind(Tok t) {
     case Tok::TypeAlias: return PTO_TypeAlias;
     case Tok::Symbol: return PTO_Symbol;
     case Tok::BlockLabel: return PTO_BlockLabel;
+    case Tok::BlockRef: return PTO_BlockRef;
     case Tok::Int: return PTO_Int;
     case Tok::Float: return PTO_Float;
     case Tok::Hex: return PTO_Hex;

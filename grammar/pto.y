@@ -60,6 +60,7 @@ void ptoyyerror(ptoas::BisonCtx* ctx, const char* msg);
 %token TypeAlias  "type alias"
 %token Symbol     "symbol"
 %token BlockLabel "block label"
+%token BlockRef   "block reference"
 %token Int        "integer"
 %token Float      "float"
 %token Hex        "hex literal"
@@ -129,7 +130,7 @@ atom
   ;
 
 simple
-  : ValueUse | IvDef | Ident | AttrAlias | TypeAlias | Symbol
+  : ValueUse | IvDef | Ident | AttrAlias | TypeAlias | Symbol | BlockRef
   | Int | Float | Hex | String | Shape
   | Colon | Comma | Equal | Arrow | Question
   ;
@@ -147,8 +148,11 @@ inner_atom
   | ValueDef
   ;
 
-/* '{' opens a region (empty, statements, or a ^label header followed by
- * statements) or an attribute dictionary (one or more atoms). */
+/* '{' opens a region (empty, or statements and ^label block headers in any
+ * order: one block, or several for unstructured control flow) or an
+ * attribute dictionary (one or more atoms). A block header is a BlockLabel:
+ * the token classifier calls a ^label a BlockRef (an atom: a branch's
+ * successor) unless ':' or '(args) :' follows it. */
 brace
   : LBrace RBrace
   | LBrace region_body RBrace
@@ -156,13 +160,13 @@ brace
   ;
 
 region_body
-  : stmts1
-  | block_hdr stmts_opt
+  : region_item
+  | region_body region_item
   ;
 
-stmts1
+region_item
   : stmt
-  | stmts1 stmt
+  | block_hdr
   ;
 
 block_hdr

@@ -4,7 +4,8 @@
 // The lexer is op-agnostic: every identifier comes out as Ident. A second
 // step (asm/token_stream.cpp) consults the op table and turns identifiers that
 // name operations into OpName, and a ValueDef that directly follows a
-// loop-header op (scf.for) into IvDef. Doing that once, before either parser
+// loop-header op (scf.for) into IvDef, and a BlockLabel that starts no
+// block into BlockRef. Doing that once, before either parser
 // runs, is what lets both parsers find statement boundaries with one token of
 // lookahead (docs/language.md, "Statement boundaries").
 #pragma once
@@ -27,7 +28,8 @@ enum class Tok : uint8_t {
   AttrAlias,  // #ident (#pto, #pto.layout, #cmp)
   TypeAlias,  // !ident (!pto.tile_buf)
   Symbol,     // @name or @"name"
-  BlockLabel, // ^bb0
+  BlockLabel, // ^bb0 starting a block: followed by ':' or by '(args)' and ':'
+  BlockRef,   // ^bb0 anywhere else: a branch's successor (cf.br ^bb1(%x : i32))
   Int,        // 12, -3
   Float,      // 1.5, -2.0e-3, 1e9
   Hex,        // 0x3F800000 (a bit pattern when typed as float)

@@ -8,7 +8,7 @@ const char* tok_name(Tok t) {
   static const char* const kNames[] = {
       "end of file", "invalid character", "value definition", "induction variable",
       "value", "operation name", "generic operation", "identifier", "attribute",
-      "type", "symbol", "block label", "integer", "float", "hex literal", "string",
+      "type", "symbol", "block label", "block reference", "integer", "float", "hex literal", "string",
       "shape", "'('", "')'", "'['", "']'", "'{'", "'}'", "'<'", "'>'", "','", "':'",
       "'='", "'->'", "'?'"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == size_t(Tok::Count));

@@ -10,7 +10,12 @@ std::vector<InstId> function_defs(const Module& m) {
   if (m.body == kNone) return out;
   for (InstId id : region_list(m, m.body)) {
     const Inst& in = m.insts[id];
-    if (in.op == Op::Func && in.n_regions > 0) out.push_back(id);
+    if (in.op != Op::Func || in.n_regions == 0) continue;
+    // The passes read a region as one block in order; a function with
+    // unstructured control flow (^blocks and cf branches) is left as written.
+    bool blocks = false;
+    walk(m, in.region, [&](InstId x, RegionId) { blocks |= m.insts[x].op == Op::Block; });
+    if (!blocks) out.push_back(id);
   }
   return out;
 }

@@ -17,7 +17,7 @@ namespace {
 // the attribute array with the key added; nothing else points at them).
 void make_entry(Module& m, InstId fn) {
   Inst& f = m.insts[fn];
-  if (m.find_attr(f, "pto.entry") || m.find_attr(f, "hacc.entry")) return;
+  if (m.has_entry_attr(f)) return;
   Attr unit;
   unit.kind = AttrKind::Unit;
   unit.text = m.strings.intern("unit");

@@ -82,13 +82,16 @@ void add_compat_options(CLI::App& app, CompatFlags& f) {
   auto* m = app.add_option_group("Official ptoas options with a meaning here",
                                  "The PTOAS 0.60 spellings, mapped onto ptoas's own options");
   m->add_option("--pto-backend", f.backend,
-                "emitc (default: the C++ of target cce) or vpto (the official A5 VPTO backend: not "
-                "supported yet; with --emit=ir the IR is printed as without it)")
+                "emitc (default: the C++ of target cce) or vpto (the official A5 VPTO backend: the "
+                "program is verified with that backend's checks, then refused as not supported yet; "
+                "with --emit=ir the IR is printed)")
       ->check(CLI::IsMember({"emitc", "vpto"}));
   m->add_flag("--emit-pto-ir", f.ignored_flag, "Same as --emit=ir");
   m->add_flag("--emit-vpto", f.ignored_flag,
-              "The official VPTO IR: not supported yet (exit 1, no output); --emit=ir prints ptoas's IR");
-  m->add_flag("--emit-vpto-llvm-ir", f.ignored_flag, "The official VPTO LLVM IR: not supported yet (exit 1)");
+              "The official VPTO IR: needs the VPTO backend (--pto-backend=vpto or pto.backend = \"vpto\"); "
+              "verified, then not supported yet (exit 1, no output); --emit=ir after it prints ptoas's IR");
+  m->add_flag("--emit-vpto-llvm-ir", f.ignored_flag,
+              "The official VPTO LLVM IR: as --emit-vpto, not supported yet (exit 1)");
   m->add_option("--mlir-print-ir-after", f.print_after,
                 "Print the IR to stderr with MLIR's dump header; ptoas has none of the official passes, so "
                 "it prints its IR after its optimizer and sync insertion, before code generation")
@@ -117,15 +120,18 @@ void add_compat_options(CLI::App& app, CompatFlags& f) {
   }
 }
 
-void rewrite_compat_args(std::vector<std::string>& args) {
+void rewrite_compat_args(std::vector<std::string>& args, CompatFlags& f) {
   for (std::string& a : args) {
     if (a == "--") break;
     if (a == "--emit-pto-ir") a = "--emit=ir";
     else if (a == "--emit-vpto") a = "--emit=vpto";
     else if (a == "--emit-vpto-llvm-ir") a = "--emit=vpto-llvm-ir";
     else if (a == "--help-hidden") a = "--help";
+    if (a == "--emit=vpto" || a == "--emit=vpto-llvm-ir") f.vpto_emit = a.substr(7);
   }
 }
+
+void apply_compat_frontend(const CompatFlags& f, FrontendOptions& opts) { opts.vpto_emit = f.vpto_emit; }
 
 bool is_vpto_emit(const std::string& emit) { return emit == "vpto" || emit == "vpto-llvm-ir"; }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "frontend.h"
+
 namespace CLI {
 class App;
 }
@@ -14,7 +16,8 @@ class App;
 namespace ptoas::cli {
 
 struct CompatFlags {
-  std::string backend = "emitc";            // --pto-backend=emitc|vpto
+  std::string backend;                      // --pto-backend=emitc|vpto; empty: not given
+  std::string vpto_emit;                    // the last of --emit-vpto / --emit-vpto-llvm-ir given
   std::vector<std::string> print_after;     // --mlir-print-ir-after=PASS (repeatable)
   std::vector<std::string> print_before;    // --mlir-print-ir-before=PASS
   bool print_after_all = false;             // --mlir-print-ir-after-all
@@ -34,8 +37,13 @@ void add_compat_options(CLI::App& app, CompatFlags& f);
 // Rewrites the official emit flags onto ptoas's --emit (the last one given
 // wins, as --emit given twice): --emit-pto-ir -> --emit=ir, --emit-vpto ->
 // --emit=vpto, --emit-vpto-llvm-ir -> --emit=vpto-llvm-ir; --help-hidden ->
-// --help.
-void rewrite_compat_args(std::vector<std::string>& args);
+// --help. `f.vpto_emit` records the VPTO output asked for even when a later
+// --emit=ir wins: the official tool checks it against the backend.
+void rewrite_compat_args(std::vector<std::string>& args, CompatFlags& f);
+
+// The VPTO output asked for (FrontendOptions::vpto_emit): the verifier
+// checks that the VPTO backend is in effect.
+void apply_compat_frontend(const CompatFlags& f, FrontendOptions& opts);
 
 // The emit kinds the official VPTO backend writes; ptoas answers them with
 // "not supported yet" (exit 1).

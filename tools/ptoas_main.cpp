@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
 
   // Single-dash long options as the official tool takes them (-target=avx2).
   std::vector<std::string> args = ptoas::cli::rewrite_args(argc, argv, ptoas::cli::long_option_names(app));
-  ptoas::cli::rewrite_compat_args(args);
+  ptoas::cli::rewrite_compat_args(args, compat);
   for (const std::string& a : args) {
     if (a == "--version") {
       std::printf("ptoas %s (standalone; PTOAS 0.60 language, 0.27 too)\n", PTOAS_VERSION);
@@ -170,8 +170,11 @@ int main(int argc, char** argv) {
   ptoas::FrontendOptions opts;
   if (!ptoas::cli::apply_frontend_flags("ptoas", fe_flags, opts)) return kExitUsage;
   opts.enable_insert_sync = insert_sync;
+  opts.backend_from_cli = app.count("--pto-backend") > 0;
+  opts.backend_vpto = compat.backend == "vpto";
   opts.syntax_only = syntax_only;
   opts.no_verify = no_verify;
+  ptoas::cli::apply_compat_frontend(compat, opts);
 
   // The target's default output unless --emit names one; an emit kind
   // the target cannot produce is bad usage (DESIGN §1), a target without a
@@ -179,16 +182,13 @@ int main(int argc, char** argv) {
   const ptoas::cg::Target* tg = ptoas::cli::resolve_target("ptoas", target);
   if (!tg) return kExitBadInput;
   // The official VPTO backend (A5 vector micro-instructions as LLVM IR):
-  // nothing here writes it yet; the IR is the same with either backend.
-  if (ptoas::cli::is_vpto_emit(emit) || (compat.backend == "vpto" && emit != "ir" && !syntax_only)) {
-    std::fprintf(stderr,
-                 "ptoas: error: the VPTO backend (%s) is not supported yet; ptoas writes the PTO-ISA C++ of "
-                 "--pto-backend=emitc (target cce, the default), the other targets' code, or --emit=ir\n",
-                 ptoas::cli::is_vpto_emit(emit) ? ("--emit-" + emit).c_str() : "--pto-backend=vpto");
-    return kExitBadInput;
-  }
+  // nothing here writes it yet; the IR is the same with either backend. The
+  // program is read and verified first (with that backend's own checks), so
+  // that a wrong program gets its located error, as from the official tool.
+  const bool vpto_refusal =
+      ptoas::cli::is_vpto_emit(emit) || (compat.backend == "vpto" && emit != "ir" && !syntax_only);
   if (emit.empty()) emit = std::string(tg->default_emit);
-  if (!syntax_only && emit != "ir" && !tg->answers_emit(emit)) {
+  if (!vpto_refusal && !syntax_only && emit != "ir" && !tg->answers_emit(emit)) {
     if (!tg->has_backend()) {
       std::fprintf(stderr, "ptoas: error: target %s is not implemented yet (use --emit=ir)\n", target.c_str());
       return kExitBadInput;
@@ -245,6 +245,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptoas: %zu tokens, %zu statements, %zu instructions, %zu IR bytes\n",
                  st.tokens, st.statements, st.instructions, st.ir_bytes);
   if (!ok) return bad_input();
+  if (vpto_refusal) {
+    std::fprintf(stderr,
+                 "ptoas: error: the VPTO backend (%s) is not supported yet; ptoas writes the PTO-ISA C++ of "
+                 "--pto-backend=emitc (target cce, the default), the other targets' code, or --emit=ir\n",
+                 ptoas::cli::is_vpto_emit(emit) ? ("--emit-" + emit).c_str() : "--pto-backend=vpto");
+    return bad_input();
+  }
   if (syntax_only) return 0;
   // What the official tool checks in its passes rather than its verifiers
   // (reserved buffers, frontend pipe lowering, ...) applies to the code

@@ -10,8 +10,9 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
                       Diag& diag);
 bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err);
 
-// The kernel entry: the function with pto.entry (or hacc.entry), else the
-// only definition of the module (the official tool's rule).
+// The kernel entry: a function with an entry attribute (Module::
+// has_entry_attr), else the only definition of the module (0.27's rule; C++
+// needs a __global__ kernel).
 bool is_entry(const Module& m, InstId fn);
 bool is_private(const Module& m, InstId fn);
 

@@ -230,9 +230,16 @@ bool CceLower::run(FuncCode& out) {
   std::string ret = "void";
   if (f.n_outs == 1) ret = scalar_type(m_.types.get(m_.type_lists[f.opnd]).kind == TypeKind::Scalar
                                            ? m_.types.get(m_.type_lists[f.opnd]).elem : DType::None);
-  if (f.n_outs > 1 || ret.empty() || (f.n_outs && is_entry(m_, fn_))) {
+  if (f.n_outs && is_entry(m_, fn_)) {
+    // Only the lone unmarked definition gets here (the verifier refuses a
+    // marked entry with results): cce makes it the kernel, which returns void.
+    d_.error(f.loc, 0, "PTO entry functions must return void: '@" + out.name + "' is the kernel (the only "
+                       "function, none is marked pto.entry) and returns a value");
+    return false;
+  }
+  if (f.n_outs > 1 || ret.empty()) {
     d_.error(f.loc, 0, std::string(f.n_outs > 1 ? "a function with several results" :
-                                   ret.empty() ? "a function result of this type" : "a kernel entry that returns a value") +
+                                   "a function result of this type") +
                            " is not supported on cce [unsupported-control]");
     return false;
   }

@@ -35,11 +35,12 @@ constexpr const char* kBitcast =
 
 }  // namespace
 
+// The kernels: the functions marked as entries; with none marked, the only
+// definition (C++ needs a __global__ kernel to launch).
 bool is_entry(const Module& m, InstId fn) {
-  const Inst& f = m.inst(fn);
-  if (m.find_attr(f, "pto.entry") || m.find_attr(f, "hacc.entry")) return true;
+  if (m.has_entry_attr(m.inst(fn))) return true;
   for (InstId d : defined_functions(m))
-    if (m.find_attr(m.inst(d), "pto.entry") || m.find_attr(m.inst(d), "hacc.entry")) return false;
+    if (m.has_entry_attr(m.inst(d))) return false;
   return defined_functions(m).size() == 1;
 }
 

@@ -167,11 +167,11 @@ void Gen::slot_op(const char* name, R r, uint32_t slot, unsigned scale) {
 void Gen::canon(R x, DType d) {
   switch (d) {
     case DType::I1: I("UBFMXri", {x, x, 0, 0}); break;
-    case DType::I8: I("SBFMXri", {x, x, 0, 7}); break;
+    case DType::I8: case DType::SI8: I("SBFMXri", {x, x, 0, 7}); break;
     case DType::U8: I("UBFMXri", {x, x, 0, 7}); break;
-    case DType::I16: I("SBFMXri", {x, x, 0, 15}); break;
+    case DType::I16: case DType::SI16: I("SBFMXri", {x, x, 0, 15}); break;
     case DType::U16: I("UBFMXri", {x, x, 0, 15}); break;
-    case DType::I32: I("SBFMXri", {x, x, 0, 31}); break;
+    case DType::I32: case DType::SI32: I("SBFMXri", {x, x, 0, 31}); break;
     case DType::U32: I("UBFMXri", {x, x, 0, 31}); break;
     default: break;
   }

@@ -185,6 +185,8 @@ class Gen : public CpuLowering {
   void add_ptr(const Inst& in, unsigned es) override;
   void store_valid(ValueId t, unsigned k, ValueId count, int32_t limit) override;
   void subset(const Inst& in, ValueId t, unsigned es) override;
+  void scalar_mem(const Inst& in, const ScalarMemPlan& p) override;
+  void store_combined(const Inst& in, const StoreCombinePlan& p) override;  // sve/layout.cpp
 
   // ---- tiles (sve/elementwise.cpp) ----
   bool tile_type_ok(const Inst& in, ValueId t);

@@ -359,4 +359,87 @@ void Gen::matmul(const Inst& in, const MatmulPlan& pl) {
   });
 }
 
+// tstore with relu and / or atomic add (plan_store_combine; x86's twin in
+// x86/elementwise.cpp): element by element, x12 rows x x11 columns of the
+// valid region capped by the view, the tile element through its axis maps.
+// Relu is x > 0 ? x : 0 (fcmp: NaN and -0 give +0). The add is an
+// ldaxr / stlxr loop per element; where the tile value is a NaN the sum is
+// it, quieted (the interpreter's rule: AArch64's fadd would prefer a
+// signalling NaN in GM).
+void Gen::store_combined(const Inst& in, const StoreCombinePlan& p) {
+  const ptoas::Type& tt = ty(p.tile);
+  const bool fl = tt.elem == DType::F32, sgn = tt.elem == DType::I32;
+  ValueId v = p.view;
+  AxisMap tr, tc;
+  if (!axis(in, tt, true, tr) || !axis(in, tt, false, tc)) return;
+  valid_region(p.tile, tt.rows, tt.cols);
+  if (p.rank == 2) {
+    cap_slot(X(9), v, 1);
+    cap_slot(X(10), v, 2);
+    ldx(X(4), v, 3);
+    ldx(X(5), v, 4);
+  } else {
+    cap_reg(X(9), 1);
+    cap_slot(X(10), v, 1);
+    mov(X(4), xzr());
+    ldx(X(5), v, 2);
+  }
+  ldx(X(6), v, 0);
+  tile_ptr(X(0), p.tile);
+  mov_imm(X(13), 0x400000);  // the f32 quiet bit
+  int row = new_label(), col = new_label(), next = new_label(), end = new_label();
+  mov(X(12), xzr());
+  bind(row);
+  I("SUBSXrs", {xzr(), X(12), X(9), 0});
+  bcc(GE, end);
+  mov(X(11), xzr());
+  bind(col);
+  I("SUBSXrs", {xzr(), X(11), X(10), 0});
+  bcc(GE, next);
+  axis_scalar(X(2), tr, X(12));
+  axis_scalar(X(3), tc, X(11));
+  I("ADDXrs", {X(2), X(2), X(3), 0});
+  I("ADDXrs", {X(2), X(2), X(0), 0});
+  I("LDRWui", {W(1), X(2), 0});
+  I("MADDXrrr", {X(7), X(12), X(4), xzr()});
+  I("MADDXrrr", {X(7), X(11), X(5), X(7)});
+  I("ADDXrs", {X(7), X(6), X(7), 2});  // lsl #2: bytes
+  if (p.relu && fl) {
+    I("FMOVWSr", {S(0), W(1)});
+    I("FCMPSri", {S(0)});
+    I("CSELWr", {W(1), W(1), wzr(), int(GT)});
+  } else if (p.relu && sgn) {
+    I("SUBSWri", {wzr(), W(1), 0, 0});
+    I("CSELWr", {W(1), W(1), wzr(), int(GT)});
+  }
+  if (!p.atomic) {
+    I("STRWui", {W(1), X(7), 0});
+  } else {
+    int retry = new_label();
+    if (fl) {
+      I("FMOVWSr", {S(0), W(1)});
+      I("ORRWrs", {W(14), W(1), W(13), 0});  // the tile's NaN, quieted
+    }
+    bind(retry);
+    I("LDAXRW", {W(3), X(7)});
+    if (fl) {
+      I("FMOVWSr", {S(1), W(3)});
+      I("FADDSrr", {S(2), S(0), S(1)});
+      I("FMOVSWr", {W(3), S(2)});
+      I("FCMPSrr", {S(0), S(0)});
+      I("CSELWr", {W(3), W(14), W(3), int(VS)});
+    } else {
+      I("ADDWrs", {W(3), W(3), W(1), 0});
+    }
+    I("STLXRW", {W(8), W(3), X(7)});
+    cbnz(X(8), retry);
+  }
+  I("ADDXri", {X(11), X(11), 1, 0});
+  b(col);
+  bind(next);
+  I("ADDXri", {X(12), X(12), 1, 0});
+  b(row);
+  bind(end);
+}
+
 }  // namespace ptoas::cg::sve::gen

@@ -180,10 +180,11 @@ void Gen::scalar(const Inst& in) {
     case Op::Bitcast: {
       DType sd = ty(op(in, 0)).elem;
       unsigned sb = dtype_bytes(sd), db = dtype_bytes(d);
-      if (sb != db || (sb != 4 && sb != 8) || sd == DType::F16 || sd == DType::BF16) return fail(in);
+      if (sb != db || (sb != 2 && sb != 4 && sb != 8)) return fail(in);
+      // The low bits, in the result's slot form (x86/scalar.cpp).
       ldx(X(0), op(in, 0));
-      if (sb == 4) zext(X(0), 32);
-      if (!dtype_is_float(d)) canon(X(0), d);
+      if (dtype_is_float(d)) zext(X(0), sb * 8);
+      else canon(X(0), d);
       stx(X(0), res);
       return;
     }
@@ -384,6 +385,26 @@ void Gen::subset(const Inst& in, ValueId t, unsigned es) {
   stx(X(0), in.res, 1);
   mov_imm(X(0), uint64_t(rt.vcol < 0 ? rt.cols : rt.vcol));
   stx(X(0), in.res, 2);
+}
+
+// One GM element at x0 = ptr + idx * bytes, through x1.
+void Gen::scalar_mem(const Inst& in, const ScalarMemPlan& p) {
+  ldx(X(0), p.idx);
+  mov_imm(X(1), p.bytes);
+  ldx(X(2), p.ptr);
+  I("MADDXrrr", {X(0), X(0), X(1), X(2)});
+  const unsigned es = p.bytes;
+  if (in.op == Op::StoreScalar) {
+    ldx(X(1), p.val);
+    if (es == 8) I("STRXui", {X(1), X(0), 0});
+    else I(es == 4 ? "STRWui" : es == 2 ? "STRHHui" : "STRBBui", {W(1), X(0), 0});
+    return;
+  }
+  if (es == 8) I("LDRXui", {X(1), X(0), 0});
+  else if (p.sign) I(es == 4 ? "LDRSWui" : es == 2 ? "LDRSHXui" : "LDRSBXui", {X(1), X(0), 0});
+  else I(es == 4 ? "LDRWui" : es == 2 ? "LDRHHui" : "LDRBBui", {W(1), X(0), 0});
+  if (p.bit) I("UBFMXri", {X(1), X(1), 0, 0});
+  stx(X(1), p.val);
 }
 
 }  // namespace ptoas::cg::sve::gen

@@ -227,6 +227,78 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
   L(done);
 }
 
+// tstore with relu and / or atomic add (plan_store_combine): element by
+// element over the valid region capped by the view, the tile element found
+// in any layout (elem_off). Relu is x > 0 ? x : 0 (vmaxss against +0 gives
+// +0 for NaN and -0); the add is the interpreter's (tile value first, so a
+// NaN there wins, quieted), one `lock cmpxchg` loop per f32 element, one
+// `lock xadd` per integer.
+void Gen::store_combined(const Inst& in, const StoreCombinePlan& p) {
+  const ptoas::Type& tt = ty(p.tile);
+  const bool fl = tt.elem == DType::F32, sgn = tt.elem == DType::I32;
+  ValueId v = p.view;
+  mov(r8, q(p.tile, 1));
+  mov(r9, q(p.tile, 2));
+  clamp(r8, tt.rows);
+  clamp(r9, tt.cols);
+  if (p.rank == 2) {
+    cap_by_view(v);
+    mov(r10, q(v, 3));
+    shl(r10, 2);
+    mov(r11, q(v, 4));
+    shl(r11, 2);
+  } else {
+    clamp(r8, 1);
+    mov(rcx, q(v, 1));
+    cmp(r9, rcx);
+    cmovg(r9, rcx);
+    xor_(r10d, r10d);
+    mov(r11, q(v, 2));
+    shl(r11, 2);
+  }
+  mov(rbx, q(v, 0));
+  tile_ptr(r12, p.tile);
+  vxorps(xmm3, xmm3, xmm3);
+  grid_loop([&]() -> bool {
+    if (!elem_off(in, tt, r13, rsi)) return false;  // rax: the tile element's byte offset
+    if (fl) {
+      vmovss(xmm0, dword[r12 + rax]);
+      if (p.relu) vmaxss(xmm0, xmm0, xmm3);
+    } else {
+      mov(edi, dword[r12 + rax]);
+      if (p.relu && sgn) {
+        xor_(edx, edx);
+        test(edi, edi);
+        cmovle(edi, edx);
+      }
+    }
+    mov(rcx, r13);
+    imul(rcx, r10);
+    mov(rdx, rsi);
+    imul(rdx, r11);
+    add(rcx, rdx);
+    add(rcx, rbx);
+    if (!p.atomic) {
+      if (fl) vmovss(dword[rcx], xmm0);
+      else mov(dword[rcx], edi);
+    } else if (!fl) {
+      lock();
+      xadd(dword[rcx], edi);
+    } else {
+      Label retry;
+      mov(eax, dword[rcx]);
+      L(retry);
+      vmovd(xmm1, eax);
+      vaddss(xmm2, xmm0, xmm1);
+      vmovd(edx, xmm2);
+      lock();
+      cmpxchg(dword[rcx], edx);  // eax: what GM held when it failed
+      jne(retry, T_NEAR);
+    }
+    return true;
+  });
+}
+
 // ---- element ops ---------------------------------------------------------------------
 
 void Gen::bin(Bin k, DType d) {

@@ -164,7 +164,7 @@ void Gen::plan_acc_stores(std::map<ValueId, int>& uses) {
       const Inst& st = m_.inst(sid);
       if (st.op == Op::Fuse) continue;
       for (unsigned k = 0; k < st.n_regions; ++k) self(m_.region(st, k), self);
-      if (st.op != Op::TStore || st.n_ins != 1 || st.n_outs != 1) continue;
+      if (!plain_tstore(m_, st) || st.n_ins != 1 || st.n_outs != 1) continue;  // an add must see GM
       ValueId t = op(st, 0), v = op(st, 1);
       const ptoas::Type& tt = ty(t);
       if (!slot_may_take_view(t, v) || dtype_bytes(tt.elem) != 4 || int64_t(tt.rows) * tt.cols > (1 << 28) ||

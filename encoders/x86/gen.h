@@ -212,11 +212,11 @@ class Gen : public CodeGenerator, public CpuLowering {
   void canon(const Reg64& r, DType d) {
     switch (d) {
       case DType::I1: and_(r, 1); break;
-      case DType::I8: movsx(r, r.cvt8()); break;
+      case DType::I8: case DType::SI8: movsx(r, r.cvt8()); break;
       case DType::U8: movzx(r.cvt32(), r.cvt8()); break;
-      case DType::I16: movsx(r, r.cvt16()); break;
+      case DType::I16: case DType::SI16: movsx(r, r.cvt16()); break;
       case DType::U16: movzx(r.cvt32(), r.cvt16()); break;
-      case DType::I32: movsxd(r, r.cvt32()); break;
+      case DType::I32: case DType::SI32: movsxd(r, r.cvt32()); break;
       case DType::U32: mov(r.cvt32(), r.cvt32()); break;
       default: break;
     }
@@ -281,6 +281,8 @@ class Gen : public CodeGenerator, public CpuLowering {
   void add_ptr(const Inst& in, unsigned es) override;
   void store_valid(ValueId t, unsigned k, ValueId count, int32_t limit) override;
   void subset(const Inst& in, ValueId t, unsigned es) override;
+  void scalar_mem(const Inst& in, const ScalarMemPlan& p) override;
+  void store_combined(const Inst& in, const StoreCombinePlan& p) override;  // x86/elementwise.cpp
   void treshape(const Inst& in, ValueId src, ValueId dst) override;
   void tcopy(const Inst& in, ValueId t, ValueId v, bool load) override;
   void pad_fill(ValueId t, uint64_t count, unsigned unit, uint32_t bits, bool cover);

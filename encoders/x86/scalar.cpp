@@ -332,11 +332,12 @@ void Gen::scalar(const Inst& in) {
     case Op::Bitcast: {
       DType sd = ty(op(in, 0)).elem;
       unsigned sb = dtype_bytes(sd), db_ = dtype_bytes(d);
-      if (sb != db_ || (sb != 4 && sb != 8)) return fail(in);
-      if (sd == DType::F16 || sd == DType::BF16) return fail(in);
+      if (sb != db_ || (sb != 2 && sb != 4 && sb != 8)) return fail(in);
+      // The low bits, in the result's slot form: a float's (f16 / bf16 /
+      // f32) zero-extended, an integer canonical.
       mov(rax, q(op(in, 0)));
-      if (sb == 4) mov(eax, eax);
-      if (!fl) canon(rax, d);
+      if (fl) zext(rax, sb * 8);
+      else canon(rax, d);
       st(rax);
       return;
     }
@@ -402,6 +403,29 @@ void Gen::subset(const Inst& in, ValueId t, unsigned es) {
   mov(q(in.res, 0), rax);
   mov(qword[rbp + disp(sl(in.res, 1))], rt.vrow < 0 ? rt.rows : rt.vrow);
   mov(qword[rbp + disp(sl(in.res, 2))], rt.vcol < 0 ? rt.cols : rt.vcol);
+}
+
+// One GM element at [ptr + idx * bytes], through rdx.
+void Gen::scalar_mem(const Inst& in, const ScalarMemPlan& p) {
+  mov(rax, q(p.ptr));
+  mov(rcx, q(p.idx));
+  const int es = int(p.bytes);
+  const RegExp at = rax + rcx * es;
+  if (in.op == Op::StoreScalar) {
+    mov(rdx, q(p.val));
+    if (es == 1) mov(byte[at], dl);
+    else if (es == 2) mov(word[at], dx);
+    else if (es == 4) mov(dword[at], edx);
+    else mov(qword[at], rdx);
+    return;
+  }
+  if (es == 8) mov(rdx, qword[at]);
+  else if (p.sign && es == 4) movsxd(rdx, dword[at]);
+  else if (es == 4) mov(edx, dword[at]);
+  else if (p.sign) movsx(rdx, es == 1 ? byte[at] : word[at]);
+  else movzx(edx, es == 1 ? byte[at] : word[at]);
+  if (p.bit) and_(edx, 1);
+  mov(q(p.val), rdx);
 }
 
 }  // namespace ptoas::cg::x86::gen

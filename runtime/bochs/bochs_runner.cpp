@@ -145,9 +145,9 @@ uint64_t job_buffer_bytes(const BochsJob& j) {
 std::string check_job(const BochsJob& j) {
   if (std::string e = check_emu_job(j); !e.empty()) return e;
   uint64_t need = kHeaderBytes + job_fixed_bytes(j) + job_buffer_bytes(j) + kRedZone;
-  if (need > kBochsMaxPayloadBytes)
+  if (need > kBochsMaxJobBytes)
     return "its code, arguments and buffers need " + mib(need) +
-           " of guest memory, over the Bochs runner's limit of " + mib(kBochsMaxPayloadBytes) +
+           " of guest memory, over the Bochs runner's limit of " + mib(kBochsMaxJobBytes) +
            " per run (a CPU with AVX-512 has no such limit)";
   return "";
 }

@@ -46,8 +46,11 @@ struct BochsResult {
 };
 
 // The most guest memory one boot's payload (job table, code, slots,
-// buffers) may take. A larger job is refused; a larger batch is split.
+// buffers) may take when it batches several jobs: a larger batch is split.
 inline constexpr size_t kBochsMaxPayloadBytes = size_t(64) << 20;
+// The most one job may take, alone in its boot: what the boot ROM maps
+// (1 GiB, identity) above the payload base (16 MiB). A larger job is refused.
+inline constexpr size_t kBochsMaxJobBytes = (size_t(1) << 30) - (size_t(32) << 20);
 
 // True when a Bochs that can run the runner is installed; else false with
 // the reason in `why` (e.g. "bochs is not installed (install bochs

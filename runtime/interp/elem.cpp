@@ -105,4 +105,42 @@ double round_to(DType d, double v) {
 
 int64_t wrap_to(DType d, int64_t v) { return wrap_int(d, v); }
 
+namespace {
+
+// The narrow float formats' field widths: bytes, mantissa bits; 0 for
+// formats load_f_bits leaves to load_f (f64 is a plain copy already).
+unsigned mantissa_bits(DType d) {
+  return d == DType::F32 ? 23 : d == DType::F16 ? 10 : d == DType::BF16 ? 7 : 0;
+}
+
+}  // namespace
+
+double load_f_bits(const uint8_t* p, DType d) {
+  unsigned mb = mantissa_bits(d);
+  if (!mb) return load_f(p, d);
+  unsigned es = dtype_bytes(d);
+  uint64_t x = 0;
+  std::memcpy(&x, p, es);  // little-endian
+  unsigned eb = es * 8 - 1 - mb;
+  uint64_t man = x & ((uint64_t(1) << mb) - 1);
+  if (((x >> mb) & ((1u << eb) - 1)) != (1u << eb) - 1 || !man) return load_f(p, d);
+  uint64_t sign = (x >> (es * 8 - 1)) & 1;
+  uint64_t b = (sign << 63) | (uint64_t(0x7ff) << 52) | (man << (52 - mb));
+  double v;
+  std::memcpy(&v, &b, 8);
+  return v;
+}
+
+void store_f_bits(uint8_t* p, DType d, double v) {
+  unsigned mb = mantissa_bits(d);
+  if (!mb || !std::isnan(v)) return store_f(p, d, v);
+  uint64_t b;
+  std::memcpy(&b, &v, 8);
+  unsigned es = dtype_bytes(d);
+  uint64_t man = (b & ((uint64_t(1) << 52) - 1)) >> (52 - mb);
+  if (!man) man = uint64_t(1) << (mb - 1);  // a payload below the format's: the quiet NaN
+  uint64_t x = ((b >> 63) << (es * 8 - 1)) | (((uint64_t(1) << (es * 8 - 1 - mb)) - 1) << mb) | man;
+  std::memcpy(p, &x, es);
+}
+
 }  // namespace ptoas::rt

@@ -42,6 +42,23 @@ inline void store_f(uint8_t* p, DType d, double v) {
   }
 }
 
+// A scalar load or store is a copy: the float element at p as a double and
+// back with every NaN's sign, quiet bit and payload kept (load_f / store_f
+// go through the hardware's conversions, which quiet a signalling NaN).
+// Other values as load_f / store_f.
+double load_f_bits(const uint8_t* p, DType d);
+void store_f_bits(uint8_t* p, DType d, double v);
+
+// x with a NaN's quiet bit set (what an arithmetic operation or a format
+// conversion makes of a signalling NaN operand); other values unchanged.
+inline double quiet_nan(double x) {
+  uint64_t b;
+  std::memcpy(&b, &x, 8);
+  if ((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (b & 0x000fffffffffffffull)) b |= 1ull << 51;
+  std::memcpy(&x, &b, 8);
+  return x;
+}
+
 inline int64_t load_i(const uint8_t* p, DType d) {
   switch (d) {
     case DType::I1: case DType::U8: return p[0];

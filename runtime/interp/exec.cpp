@@ -27,13 +27,13 @@ RtValue constant_value(const Module& m, const Inst& in, const Type& t) {
   bool is_hex = text.find("0x") != std::string::npos;
   if (t.kind == TypeKind::Scalar && dtype_is_float(t.elem)) {
     if (a->kind == AttrKind::Int && is_hex) {
+      // The bits as written, a signalling NaN's too (the CPU targets'
+      // slots hold them).
+      uint8_t buf[8];
       uint64_t bits = uint64_t(a->ival);
-      switch (t.elem) {
-        case DType::F16: v.f = f16_bits_to_f32(uint16_t(bits)); break;
-        case DType::BF16: v.f = bf16_bits_to_f32(uint16_t(bits)); break;
-        case DType::F64: std::memcpy(&v.f, &bits, 8); break;
-        default: { uint32_t b32 = uint32_t(bits); float f; std::memcpy(&f, &b32, 4); v.f = f; }
-      }
+      std::memcpy(buf, &bits, 8);
+      bool own = t.elem == DType::F16 || t.elem == DType::BF16 || t.elem == DType::F64;
+      v.f = load_f_bits(buf, own ? t.elem : DType::F32);
     } else if (a->kind == AttrKind::Int) {
       v.f = round_to(t.elem, double(a->ival));
     } else {
@@ -380,6 +380,9 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
       return;
     case Syn::Module: case Syn::Func:
       return;
+    case Syn::Block:
+      fail(in, "unstructured control flow (block " + std::string(m.attr_word(in, "label")) +
+                   ") is not supported by the interpreter");
     case Syn::Dps:
     case Syn::Opaque:
       if (info.sem == Sem::Sync) return;  // ordering only: a no-op here
@@ -495,20 +498,21 @@ void Exec::exec_scalar(const Inst& in) {
       out.i = wrap_to(d, int64_t(v));
       return;
     }
-    case Op::ExtF: case Op::TruncF: out.f = round_to(d, a(0).f); return;
-    case Op::Bitcast: {
+    // A conversion quiets a signalling NaN (round_to leaves f64 as it is).
+    case Op::ExtF: case Op::TruncF: out.f = round_to(d, quiet_nan(a(0).f)); return;
+    case Op::Bitcast: {  // bits for bits, a signalling NaN's too
       const Type& st = opnd_type(in, 0);
       uint64_t bits = 0;
       if (dtype_is_float(st.elem)) {
         uint8_t buf[8] = {};
-        store_f(buf, st.elem, a(0).f);
+        store_f_bits(buf, st.elem, a(0).f);
         std::memcpy(&bits, buf, 8);
       } else {
         bits = uint64_t(a(0).i);
       }
       uint8_t buf[8];
       std::memcpy(buf, &bits, 8);
-      if (fl) out.f = load_f(buf, d);
+      if (fl) out.f = load_f_bits(buf, d);
       else out.i = load_i(buf, d);
       return;
     }

@@ -79,7 +79,11 @@ inline bool ilt(DType d, int64_t a, int64_t b) {
 // IEEE a op b whose NaN result is pinned to a's NaN when a is one, else
 // b's (what x86's `addps a, b` gives). A C++ `a + b` of two NaNs leaves the
 // choice to the compiler's operand order, which differs between -O2 and -O3.
-inline double nan_first(double a, double b, double r) { return std::isnan(a) ? a : std::isnan(b) ? b : r; }
+// The NaN operand is quieted: a scalar loaded by pto.load_scalar may carry
+// a signalling NaN's bits (elem.h load_f_bits).
+inline double nan_first(double a, double b, double r) {
+  return std::isnan(a) ? quiet_nan(a) : std::isnan(b) ? quiet_nan(b) : r;
+}
 
 inline double fbin(Exec& ex, const Inst& in, Bin op, double a, double b) {
   switch (op) {

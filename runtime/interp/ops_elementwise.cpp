@@ -81,9 +81,11 @@ void texpands(Exec& ex, const Inst& in) {
   bool fl = is_float(d.elem);
   double sf = fl ? ex.scalar_f(in, sv) : 0;
   int64_t si = fl ? 0 : ex.scalar_i(in, sv);
+  // A broadcast copies the scalar's bits (a signalling NaN that
+  // pto.load_scalar read stays one, as the CPU targets' broadcasts keep it).
   for (int64_t r = 0; r < d.vrow; ++r)
     for (int64_t c = 0; c < d.vcol; ++c) {
-      if (fl) d.setf(r, c, sf);
+      if (fl) store_f_bits(d.at(r, c), d.elem, sf);
       else d.seti(r, c, si);
     }
 }

@@ -123,21 +123,31 @@ void tprefetch(Exec&, const Inst&) {}  // a cache hint
 
 // pto.load_scalar %p[%i] / pto.store_scalar %v, %p[%i]: one element at
 // element index i from the pointer, bounds-checked like every GM access.
+// A copy: a float keeps its bits (a signalling NaN stays one), an i1 is
+// the low bit of its byte.
+void check_scalar_mem_type(Exec& ex, const Inst& in, DType d) {
+  if (!is_float(d) || d == DType::F32 || d == DType::F64 || d == DType::F16 || d == DType::BF16) return;
+  ex.fail(in, std::string(op_name(in.op)) + " of " + std::string(dtype_name(d)) +
+                  " (a storage format) is not supported by the interpreter");
+}
+
 void load_scalar(Exec& ex, const Inst& in) {
   const RtView& v = ex.view(in, ex.m.operand(in, 0));
+  check_scalar_mem_type(ex, in, v.elem);
   unsigned es = dtype_bytes(v.elem);
   const uint8_t* src = ex.gm_at(in, v, ex.opnd(in, 1).i, es, es, "pto.load_scalar reads");
   RtValue& out = ex.val(in.res);
-  if (is_float(v.elem)) out.f = load_f(src, v.elem);
-  else out.i = load_i(src, v.elem);
+  if (is_float(v.elem)) out.f = load_f_bits(src, v.elem);
+  else out.i = wrap_to(v.elem, load_i(src, v.elem));
 }
 
 void store_scalar(Exec& ex, const Inst& in) {
   const RtView& v = ex.view(in, ex.m.operand(in, 1));
+  check_scalar_mem_type(ex, in, v.elem);
   unsigned es = dtype_bytes(v.elem);
   uint8_t* dst = ex.gm_at(in, v, ex.opnd(in, 2).i, es, es, "pto.store_scalar writes");
   const RtValue& x = ex.opnd(in, 0);
-  if (is_float(v.elem)) store_f(dst, v.elem, x.f);
+  if (is_float(v.elem)) store_f_bits(dst, v.elem, x.f);
   else store_i(dst, v.elem, x.i);
 }
 

@@ -108,6 +108,9 @@ void textract(Exec& ex, const Inst& in) {
 // TINSERT ins(src, row, col): dst[row + i, col + j] = src[i, j] over the src
 // valid region.
 void tinsert(Exec& ex, const Inst& in) {
+  if (in.n_ins > 3)
+    ex.fail(in, "pto.tinsert with a preQuantScalar operand (PTOAS 0.60's quantizing acc -> mat "
+                "form) is not supported by the interpreter");
   check_move_offsets(ex, in);
   TileAcc d = ex.out_tile(in, 0), s = ex.in_tile(in, 0);
   int64_t r0 = index_operand(ex, in, 1), c0 = index_operand(ex, in, 2);
@@ -217,6 +220,19 @@ void tgather(Exec& ex, const Inst& in) {
       ex.fail(in, "pto.tgather: unknown or missing maskPattern '" + std::string(p) + "'");
     Staged st = stage(s, 0, 0, s.vrow, s.vcol);
     int64_t k = 0, cap = int64_t(d.t->rows) * d.t->cols;
+    // PTOAS 0.60's axis "col" selects whole rows (row i of each group);
+    // "row" (and 0.27's form without an axis) selects columns of each row.
+    if (ex.m.attr_word(in, "axis") == "col") {
+      for (int64_t r = 0; r < s.vrow; ++r) {
+        if (!mask_select(p, r)) continue;
+        if (k >= d.t->rows || s.vcol > d.t->cols)
+          ex.fail(in, "pto.tgather: the selected rows do not fit the destination");
+        for (int64_t c = 0; c < s.vcol; ++c)
+          move_elem(d.at(k, c), d.elem, st.at(r, c), s.elem, false);
+        ++k;
+      }
+      return;
+    }
     for (int64_t r = 0; r < s.vrow; ++r)
       for (int64_t c = 0; c < s.vcol; ++c) {
         if (!mask_select(p, c)) continue;

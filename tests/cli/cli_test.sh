@@ -522,19 +522,58 @@ expect_rc 0 "--emit-pto-ir" || true
 cmp -s out.txt plain_ir.txt || fail "--emit-pto-ir differs from --emit=ir"
 run -emit-pto-ir good.pto
 expect_rc 0 "-emit-pto-ir (single dash)" || true
-run --emit-vpto --emit=ir good.pto
+run --pto-backend=vpto --emit-vpto --emit=ir good.pto
 expect_rc 0 "--emit=ir after --emit-vpto: the last emit wins" || true
 cmp -s out.txt plain_ir.txt || fail "--emit-vpto --emit=ir did not print the IR"
-run --emit=ir --emit-vpto good.pto -o vpto.out
+run --pto-backend=vpto --emit=ir --emit-vpto good.pto -o vpto.out
 expect_rc 1 "--emit-vpto last: not supported" || true
 expect_out err.txt "VPTO backend (--emit-vpto) is not supported yet" "--emit-vpto message"
 [ -e vpto.out ] && fail "--emit-vpto wrote an output file"
-run --emit-vpto-llvm-ir good.pto
+run --pto-backend=vpto --emit-vpto-llvm-ir good.pto
 expect_rc 1 "--emit-vpto-llvm-ir: not supported" || true
 run --pto-backend=vpto good.pto
 expect_rc 1 "--pto-backend=vpto without --emit=ir: not supported" || true
 run --pto-backend=vpto --emit=ir good.pto
 expect_rc 0 "--pto-backend=vpto --emit=ir" || true
+# The VPTO outputs need the VPTO backend (the command line's or the
+# module's pto.backend), as in the official tool: a located error, also
+# when a later --emit=ir prints the IR.
+for args in "--emit-vpto" "--emit-vpto --emit=ir" "--pto-backend=emitc --emit-vpto-llvm-ir"; do
+  # shellcheck disable=SC2086  # words
+  run $args good.pto -o vpto.out
+  expect_rc 1 "$args without the VPTO backend" || true
+  expect_out err.txt "good.pto:1:1: error: VPTO-specific flags (--emit-vpto" "$args message"
+  [ -e vpto.out ] && fail "$args wrote an output file"
+done
+sed 's/^module {/module attributes {pto.backend = "VPTO"} {/' good.pto >vpto_attr.pto
+run --emit-vpto vpto_attr.pto
+expect_rc 1 "pto.backend = VPTO with --emit-vpto: not supported" || true
+expect_out err.txt "VPTO backend (--emit-vpto) is not supported yet" "pto.backend selects the VPTO backend"
+# The backend is refused only after the program is verified, with the
+# checks of the VPTO backend's passes: a program that backend refuses gets
+# its located error, not the refusal; with the EmitC backend it is accepted.
+cat >simt_threads.pto <<'PTO'
+module attributes {pto.target_arch = "a5"} {
+  func.func @k(%dst: !pto.ptr<i32, ub>) attributes {pto.entry} {
+    pto.section.simt<<<64, 64, 1>>> {
+      %c0 = arith.constant 0 : index
+      %tid = pto.get_tid_x : i32
+      pto.store %tid, %dst[%c0] : !pto.ptr<i32, ub>, i32
+    }
+    return
+  }
+}
+PTO
+for args in "--pto-backend=vpto" "--pto-backend=vpto --emit-vpto" "--pto-backend=vpto --emit=ir"; do
+  # shellcheck disable=SC2086  # words
+  run $args simt_threads.pto -o vpto.out
+  expect_rc 1 "VPTO check before the backend refusal ($args)" || true
+  expect_out err.txt "simt_threads.pto:3:5: error: 'pto.section.simt' op SIMT launch dimensions" "$args: located"
+  grep -q "not supported yet" err.txt && fail "$args: the backend refusal came before the VPTO check"
+  [ -e vpto.out ] && fail "$args wrote an output file"
+done
+run --pto-backend=emitc --emit=ir simt_threads.pto
+expect_rc 0 "the SIMT launch size is the VPTO backend's rule" || true
 run --pto-backend=nope --emit=ir good.pto
 expect_rc 2 "--pto-backend=nope" || true
 run --emit-pto-ir --enable-op-fusion --enable-shape-inference=false --enable-tile-op-expand \

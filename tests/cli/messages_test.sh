@@ -95,7 +95,7 @@ expect huge_tile 1 "2:44: error: tile shape must be static and at most 2^24" --e
 reject_text huge_tile "expected a tile shape"
 printf 'func.func @k(%%p: !pto.ptr<f32>, %%n: index) {\n  %%v = pto.make_tensor_view %%p, shape = [%%n], strides = [%%n] : !pto.tensor_view<99999999999999999999xf32>\n  return\n}\n' \
   >"$T/huge_view.pto"
-expect huge_view 1 "2:81: error: a view dimension is larger than 2^40" --emit=ir
+expect huge_view 1 "2:81: error: a view dimension is larger than 2^62" --emit=ir
 # A token spanning lines is quoted escaped, on the header's one line.
 printf 'func.func @k() {\n  %%t = arith.constant 1 : i32\n  %%u = arith.addi %%t, %%t : i32 !pto.x<a,\nb>\n  return\n}\n' \
   >"$T/multiline_token.pto"

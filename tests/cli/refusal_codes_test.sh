@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A refusal carries its code ([unsupported-operands], ...) on the CPU
-# targets: a kernel per code (operands, control, attribute, layout), each
+# targets: a kernel per code (operands, control, attribute: an atomic
+# mode other than atomic_add, layout), each
 # on avx2 and sve (the toy target checks its own: encoders/toy/toy_test.sh).
 #   refusal_codes_test.sh PTOAS
 set -uo pipefail
@@ -26,7 +27,7 @@ kernel atomic "    %c0 = arith.constant 0 : index
     %c8 = arith.constant 8 : index
     %tv = pto.make_tensor_view %a, shape = [%c8, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
     %pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c8, %c8] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x8xf32>
-    pto.tstore ins(%t : $tile) outs(%pv : !pto.partition_tensor_view<8x8xf32>) {atomicType = #pto<atomic_type atomic_add>}"
+    pto.tstore ins(%t : $tile) outs(%pv : !pto.partition_tensor_view<8x8xf32>) {atomicType = #pto<atomic_type atomic_max>}"
 boxed='!pto.tile_buf<vec, 16x16xf32, blayout=col_major, slayout=row_major>'
 kernel boxed "    %b = pto.alloc_tile : $boxed
     pto.tadd ins(%b, %b : $boxed, $boxed) outs(%b : $boxed)"

@@ -2,8 +2,9 @@
 // the language: it links libptoas_asm only, so a change to the op table does
 // not rebuild the optimizer and the backends. Same exit statuses and messages
 // as `ptoas --emit=ir -O0`; understands --pto-arch=, --pto-level= (read by
-// tools/cli_common.cpp, as ptoas reads them) and --enable-insert-sync, and
-// ignores every other option (the corpus's RUN lines).
+// tools/cli_common.cpp, as ptoas reads them), --pto-backend= and
+// --enable-insert-sync, and ignores every other option (the corpus's RUN
+// lines).
 // Usage: pto_fe [OPTIONS] FILE [-o OUT]
 #include <cstdio>
 #include <fstream>
@@ -32,9 +33,18 @@ int main(int argc, char** argv) {
       }
       return false;
     };
+    // The VPTO outputs need the VPTO backend (asm/verify_vpto_backend.cpp).
+    if (a == "--emit-vpto" || a == "--emit-vpto-llvm-ir") {
+      opts.vpto_emit = std::string(a.substr(7));
+      continue;
+    }
     if (a == "-o" && i + 1 < argc) output = argv[++i];
     else if (value("pto-arch", flags.arch) || value("pto-level", flags.level)) continue;
     else if (a == "--enable-insert-sync") opts.enable_insert_sync = true;
+    else if (std::string b; value("pto-backend", b)) {
+      opts.backend_from_cli = true;
+      opts.backend_vpto = b == "vpto";
+    }
     else if (!a.empty() && a[0] == '-') continue;
     else input = std::string(a);
   }

@@ -89,6 +89,25 @@ unsigned view_rank(const Module& m, const Inst& in) { return m.type_of(in.res).r
 
 }  // namespace
 
+std::vector<bool> index_buffers(const Module& m, InstId fn) {
+  const Region& body = m.region(m.inst(fn), 0);
+  std::vector<bool> out(body.arg_count, false);
+  each_inst(m, body, [&](InstId, const Inst& in) {
+    if (in.op != Op::LoadScalar || in.n_ins < 1) return;
+    ValueId p = m.operand(in, 0);
+    for (int guard = 0; guard < 64 && m.values[p].def != kNone; ++guard) {  // back through addptr
+      const Inst& d = m.inst(m.values[p].def);
+      if (d.op != Op::AddPtr || d.n_ins < 1) break;
+      p = m.operand(d, 0);
+    }
+    DType e = m.type_of(p).elem;
+    bool integer = dtype_is_int(e) || e == DType::Index;
+    for (unsigned i = 0; i < body.arg_count; ++i)
+      if (integer && m.region_arg(body, i) == p) out[i] = true;
+  });
+  return out;
+}
+
 ScalarChoice choose_scalars(const Module& m, InstId fn, const std::vector<const ScalarTable::Row*>& rows) {
   ScalarChoice out;
   const Region& body = m.region(m.inst(fn), 0);
@@ -275,7 +294,7 @@ uint64_t special(DType d, Rng& r) {
 
 }  // namespace
 
-std::vector<uint8_t> input_bytes(DType d, size_t n, uint64_t seed, bool specials) {
+std::vector<uint8_t> input_bytes(DType d, size_t n, uint64_t seed, bool specials, uint64_t int_range) {
   unsigned es = std::max(1u, dtype_bytes(d));
   std::vector<uint8_t> out(n * es);
   Rng r{seed};
@@ -296,7 +315,7 @@ std::vector<uint8_t> input_bytes(DType d, size_t n, uint64_t seed, bool specials
           break;
         }
         case DType::I1: bits = x & 1; break;
-        default: bits = x % 64; break;
+        default: bits = x % std::max<uint64_t>(int_range, 1); break;
       }
     }
     std::memcpy(out.data() + i * es, &bits, es);  // little-endian

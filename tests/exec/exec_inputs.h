@@ -38,12 +38,19 @@ struct ScalarChoice {
 };
 ScalarChoice choose_scalars(const ptoas::Module& m, ptoas::InstId fn, const std::vector<const ScalarTable::Row*>& rows);
 
+// Per parameter of fn: an integer pointer that pto.load_scalar reads
+// (directly or through pto.addptr). The model kernels read indices and
+// counts that way (token ids, cache slots, row counts): their inputs get no
+// special values, whose extremes would only send the reference out of its
+// views.
+std::vector<bool> index_buffers(const ptoas::Module& m, ptoas::InstId fn);
+
 // Deterministic random input data for a buffer of `n` elements of `d`:
 // ordinary values (floats uniform in [-4, 4) rounded to the type, integers
 // in [0, 64)) with, when
 // `specials`, about one element in 32 a special value of the type (NaN, +-Inf,
 // -0, subnormals, integer extremes).
-std::vector<uint8_t> input_bytes(ptoas::DType d, size_t n, uint64_t seed, bool specials);
+std::vector<uint8_t> input_bytes(ptoas::DType d, size_t n, uint64_t seed, bool specials, uint64_t int_range = 64);
 
 // A stable 64-bit hash of a string (seeds per file and function).
 uint64_t hash64(const std::string& s);

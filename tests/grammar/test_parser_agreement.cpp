@@ -221,7 +221,8 @@ const Synth kSynth[] = {
     {Tok::Question, "?"},    {Tok::ValueDef, "%m ="},   {Tok::ValueDef, "%m"},
     {Tok::ValueUse, "%u"},   {Tok::IvDef, "%iv"},       {Tok::OpName, "pto.tadd"},
     {Tok::OpName, "scf.for"}, {Tok::OpName, "scf.yield"}, {Tok::GenericOp, "\"pto.tmov\""},
-    {Tok::Ident, "ins"},     {Tok::BlockLabel, "^bb1"}, {Tok::Int, "2"},
+    {Tok::Ident, "ins"},     {Tok::BlockLabel, "^bb1"}, {Tok::BlockRef, "^bb2"},
+    {Tok::Int, "2"},
     {Tok::Float, "1.5"},     {Tok::Hex, "0x10"},        {Tok::String, "\"s\""},
     {Tok::Shape, "16x16xf32"}, {Tok::AttrAlias, "#pto"}, {Tok::TypeAlias, "!pto.x"},
     {Tok::Symbol, "@f"},     {Tok::Error, "$"},
@@ -344,7 +345,8 @@ struct Gen {
     static const Tok k[] = {Tok::ValueUse, Tok::IvDef,  Tok::Ident,  Tok::AttrAlias,
                             Tok::TypeAlias, Tok::Symbol, Tok::Int,    Tok::Float,
                             Tok::Hex,      Tok::String, Tok::Shape,  Tok::Colon,
-                            Tok::Comma,    Tok::Equal,  Tok::Arrow,  Tok::Question};
+                            Tok::Comma,    Tok::Equal,  Tok::Arrow,  Tok::Question,
+                            Tok::BlockRef};
     out.push_back(k[pick(rng, sizeof k / sizeof k[0])]);
   }
   void atom(int depth) {
@@ -387,7 +389,14 @@ struct Gen {
         out.push_back(Tok::Colon);
       }
       size_t n = (hdr ? 0 : 1) + pick(rng, 4);
-      for (size_t j = 0; j < n; ++j) stmt(depth);
+      for (size_t j = 0; j < n; ++j) {
+        // A later block of the region (unstructured control flow).
+        if (j > 0 && pick(rng, 6) == 0) {
+          out.push_back(Tok::BlockLabel);
+          out.push_back(Tok::Colon);
+        }
+        stmt(depth);
+      }
     }
     out.push_back(Tok::RBrace);
   }
@@ -527,7 +536,7 @@ int main(int argc, char** argv) {
   {
     static const Tok alpha[] = {Tok::OpName,   Tok::GenericOp, Tok::ValueDef, Tok::IvDef,
                                 Tok::Ident,    Tok::Int,       Tok::Colon,    Tok::Comma,
-                                Tok::Equal,    Tok::BlockLabel, Tok::LParen,  Tok::RParen,
+                                Tok::Equal,    Tok::BlockLabel, Tok::BlockRef, Tok::LParen,  Tok::RParen,
                                 Tok::LBracket, Tok::RBracket,  Tok::LBrace,   Tok::RBrace,
                                 Tok::LAngle,   Tok::RAngle};
     constexpr size_t A = sizeof alpha / sizeof alpha[0];

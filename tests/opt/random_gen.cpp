@@ -850,6 +850,7 @@ unsigned pattern_bit(const std::string& name) {
   if (name == "twice") return kTwice;
   if (name == "rank") return kHighRank;
   if (name == "level3") return kLevel3;
+  if (name == "scalars") return kScalarMem;
   return 0;
 }
 

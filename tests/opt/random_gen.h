@@ -98,9 +98,13 @@ struct Program {
   // Patterns real programs broke (random_gen_patterns.cpp): tiles that share
   // storage through treshape (and column <-> row reshapes around a row
   // reduction), tiles yielded by scf.if / scf.for, a tile written twice in a
-  // row, views of rank 3-5, and (level3) every tile at an explicit address,
-  // some at the same one.
+  // row, views of rank 3-5, (level3) every tile at an explicit address,
+  // some at the same one, and GM scalars.
   bool aliases = false, control_tiles = false, twice = false, high_rank = false, level3 = false;
+  // pto.load_scalar / pto.store_scalar at the body's first element (PyPTO's
+  // index and write-map kernels): a read feeding a tile-scalar op, an
+  // output patched from an input, read back by a later tload.
+  bool scalar_mem = false;
   std::vector<Buf> bufs;  // inputs, then outputs (the param order)
   std::string text;
   int n_ops = 0;
@@ -108,9 +112,9 @@ struct Program {
 
 // The patterns (Program's feature flags) by name, as bits of a mask.
 enum Pattern : unsigned {
-  kAliases = 1, kControlTiles = 2, kTwice = 4, kHighRank = 8, kLevel3 = 16, kAllPatterns = 31
+  kAliases = 1, kControlTiles = 2, kTwice = 4, kHighRank = 8, kLevel3 = 16, kScalarMem = 32, kAllPatterns = 63
 };
-// "aliases", "control", "twice", "rank", "level3": the bit; 0 if unknown.
+// "aliases", "control", "twice", "rank", "level3", "scalars": the bit; 0 if unknown.
 unsigned pattern_bit(const std::string& name);
 
 // The program of `seed` (p.seed set by the caller), with at most the

@@ -36,7 +36,7 @@ constexpr int kSum = 1, kTrans = 2;
 class Gen {
  public:
   Gen(uint64_t seed, Program& p, unsigned allowed)
-      : r_(seed), r2_(seed ^ 0xC0F7ull), r3_(seed ^ 0xA11A5ull), p_(p), allowed_(allowed) {}
+      : r_(seed), r2_(seed ^ 0xC0F7ull), r3_(seed ^ 0xA11A5ull), r4_(seed ^ 0x5CA1A4ull), p_(p), allowed_(allowed) {}
 
   void build();
 
@@ -120,6 +120,7 @@ class Gen {
   void high_rank_views();            // rank 3-5 tensor views of every row-major buffer
   int high_rank_partition(int view); // a fresh rank 3-5 partition at view's place; -1 if none
   void place_tiles();                // level3: an addr for every alloc_tile
+  bool scalar_mem_op();              // load_scalar / store_scalar at the body's first element
   int join(int a, int b, bool exact);  // puts tile b in a's storage group; returns the group
   void sync_groups(size_t from_line);  // the state of each tile written since from_line, to its group
   int add_tile(const std::string& name, bool col, int taint);
@@ -131,6 +132,8 @@ class Gen {
   Rng r2_;
   // The patterns' own stream (as r2_ for the tcvts).
   Rng r3_;
+  // The GM scalar pattern's own (added later: r3_'s draws stay as they were).
+  Rng r4_;
   Program& p_;
   unsigned allowed_;  // Pattern bits
   std::vector<std::pair<std::string, std::string>> lines_;  // indent, text

@@ -10,8 +10,11 @@
 //     scf.if inside too): the backends copied only the tile's address;
 //   * a tile written twice in a row (the first write dead);
 //   * rank 3-5 views (leading extents of 1) for tload and tstore;
-//   * level 3: every tile at an explicit address, some at the same one.
-// Everything here draws from r3_, so a seed's other lines stay as they were.
+//   * level 3: every tile at an explicit address, some at the same one;
+//   * GM scalars (pto.load_scalar / pto.store_scalar) between tile ops on
+//     the same buffers.
+// Everything here draws from r3_ (the GM scalars from r4_), so a seed's
+// other lines stay as they were.
 #include <cstdio>
 
 #include "random_gen_impl.h"
@@ -25,6 +28,7 @@ void Gen::pick_patterns() {
   p.twice = r3_.chance(0.2) && (allowed_ & kTwice);
   p.high_rank = r3_.chance(0.25) && (allowed_ & kHighRank);
   p.level3 = r3_.chance(0.12) && (allowed_ & kLevel3);
+  p.scalar_mem = r4_.chance(0.3) && (allowed_ & kScalarMem);
 }
 
 int Gen::add_tile(const std::string& name, bool col, int taint) {
@@ -267,10 +271,60 @@ bool Gen::write_twice() {
 }
 
 bool Gen::pattern_op() {
+  if (p_.scalar_mem && r4_.chance(0.2) && scalar_mem_op()) return true;
   if (p_.aliases && r3_.chance(0.25) && col_row_round_trip()) return true;
   if (p_.control_tiles && r3_.chance(0.15)) return r3_.chance(0.5) ? if_yields_tile() : for_yields_tile();
   if (p_.twice && r3_.chance(0.1)) return write_twice();
   return false;
+}
+
+// ---- GM scalars ---------------------------------------------------------------------
+
+// The element at the first or the last row and column of the body's region
+// in a full buffer (this block's and iteration's): read from an input, or from an output after
+// this body stored it, as the scalar of a tile-scalar op; or an input's
+// element there patched into an output, which a later tload of a stored
+// view of it reads (the official PyPTO kernels' index reads and write
+// maps; the backends keep a loaded NaN's bits).
+bool Gen::scalar_mem_op() {
+  std::vector<int> src, dst;
+  for (size_t i = 0; i < views_.size(); ++i) {
+    const View& v = views_[i];
+    if (v.col) continue;
+    bool out = p_.bufs[size_t(v.buf)].output;
+    if (out) dst.push_back(int(i));
+    if (!out || v.stored) src.push_back(int(i));
+  }
+  int a = pick_defined(false);
+  if (src.empty() || a < 0) return false;
+  const Buf& sb = p_.bufs[size_t(views_[size_t(r4_.pick(src))].buf)];
+  std::string P = "!pto.ptr<" + et() + ">", ix0 = fresh("ix"), ix = fresh("ix"), e = fresh("e");
+  std::string r = r0_, c = k0_;
+  if (r4_.chance(0.5)) {  // the region's last element instead
+    std::string r1 = fresh("ix"), c1 = fresh("ix");
+    r = fresh("ix"), c = fresh("ix");
+    line(r1 + " = arith.addi " + r0_ + ", " + vr_ + " : index");
+    line(r + " = arith.subi " + r1 + ", %c1 : index");
+    line(c1 + " = arith.addi " + k0_ + ", " + vc_ + " : index");
+    line(c + " = arith.subi " + c1 + ", %c1 : index");
+  }
+  line(ix0 + " = arith.muli " + r + ", %n : index");
+  line(ix + " = arith.addi " + ix0 + ", " + c + " : index");
+  line(e + " = pto.load_scalar %" + sb.name + "[" + ix + "] : " + P + " -> " + et());
+  if (!sb.output && !dst.empty() && r4_.chance(0.4)) {
+    const Buf& db = p_.bufs[size_t(views_[size_t(r4_.pick(dst))].buf)];
+    line("pto.store_scalar " + e + ", %" + db.name + "[" + ix + "] : " + P + ", " + et());
+    p_.n_ops += 1;
+    return true;
+  }
+  int d = r4_.chance(0.4) ? a : pick_any(false);
+  const Tile &ta = tiles_[size_t(a)], &td = tiles_[size_t(d)];
+  std::string T = ty(ta);
+  std::string op = r4_.pick(std::vector<std::string>{"tadds", "tmuls", "tsubs"});
+  line("pto." + op + " ins(" + ta.name + ", " + e + " : " + T + ", " + et() + ") outs(" + td.name + " : " + T + ")");
+  wrote(d, ta.taint | (sb.output ? sb.taint : 0));
+  p_.n_ops += 2;
+  return true;
 }
 
 // ---- views of rank 3-5 --------------------------------------------------------------

@@ -16,7 +16,8 @@
 // (random_gen_patterns.cpp: treshape aliases of tiles, an R x 1 -> 1 x R ->
 // R x 1 round trip around a row reduction, tiles yielded by scf.if and
 // carried by scf.for, a tile written twice in a row, rank 3-5 views, level-3
-// programs with every tile at an explicit address, some at the same one).
+// programs with every tile at an explicit address, some at the same one,
+// pto.load_scalar / pto.store_scalar on the buffers the tile ops use).
 // Then:
 //   1. front end (parse + verify); the interpreter on it is the reference;
 //   2. the same text parsed again, opt::optimize at -O2 (TargetDesc{32,16}):
@@ -32,7 +33,7 @@
 //   opt_random_programs [--seeds N] [--start S] [--out DIR] [-v] [--print]
 //                       [--keep-going] [--no-jit] [--loose-nan] [--mutate] [--patterns LIST]
 // --patterns LIST keeps only those of the patterns above (aliases, control,
-// twice, rank, level3; `none` is the plain op chain). --print writes each program to stdout; --mutate runs the -O2 leg on a
+// twice, rank, level3, scalars; `none` is the plain op chain). --print writes each program to stdout; --mutate runs the -O2 leg on a
 // deliberately changed program (the test of the test: it must fail);
 // --text FILE --start S runs FILE (a reduced opt_rand_S.pto, same params)
 // with seed S's inputs.
@@ -392,7 +393,7 @@ int main(int argc, char** argv) {
         if (w == "all") o.patterns |= kAllPatterns;
         else if (unsigned b = pattern_bit(w)) o.patterns |= b;
         else {
-          std::fprintf(stderr, "--patterns: unknown pattern '%s' (aliases control twice rank level3 all none)\n", w.c_str());
+          std::fprintf(stderr, "--patterns: unknown pattern '%s' (aliases control twice rank level3 scalars all none)\n", w.c_str());
           return 2;
         }
       }
@@ -402,7 +403,7 @@ int main(int argc, char** argv) {
                    "usage: opt_random_programs [--seeds N] [--start S] [--out DIR] [-v] [--print]\n"
                    "                           [--keep-going] [--no-jit] [--loose-nan] [--mutate]\n"
                    "                           [--text FILE]  (FILE's program with seed S's params and inputs)\n"
-                   "                           [--patterns LIST]  (of aliases control twice rank level3; all, none)\n");
+                   "                           [--patterns LIST]  (of aliases control twice rank level3 scalars; all, none)\n");
       return 2;
     }
   }

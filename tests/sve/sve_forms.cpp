@@ -1,7 +1,8 @@
 // sve_forms: every instruction form the SVE encoder uses is checked against
 // LLVM's own assembler. A hand-built MCInst with a wrong operand encodes
 // silently, so for each distinct instruction the encoder produced while
-// compiling a broad set of kernels (the repository's .pto files, the
+// compiling a broad set of kernels (the repository's .pto files: samples,
+// tests/x86/kernels, tests/golden, tests/exec/cases; the
 // generated ones of sve_forms_kernels.cpp and the x86 differential test's),
 // the test prints it with LLVM's
 // printer (Mc::print), assembles that text with the AArch64 asm parser and
@@ -269,6 +270,7 @@ void compile_files(const std::filesystem::path& root, Counts& c) {
   add_dir(root / "samples", true);
   add_dir(root / "tests" / "x86" / "kernels", false);
   add_dir(root / "tests" / "golden", true);
+  add_dir(root / "tests" / "exec" / "cases", false);  // the differential's reproducers (GM scalars, atomics)
   for (const fs::path& p : files) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;

@@ -365,6 +365,29 @@ TEST_CASE("interp tgather index form (flat physical index - OOB -> 0) and mask f
   CHECK(k.get<float>(im) == even);
 }
 
+TEST_CASE("interp tgather mask form with PTOAS 0.60's axis: col picks rows", "[interp]") {
+  ih::Kernel k;
+  std::string S = ih::tile("vec", 4, 16, "f32");
+  std::string D = ih::tile("vec", 1, 16, "f32");
+  std::string R = ih::tile("vec", 4, 8, "f32");
+  std::vector<float> x(64);
+  for (int i = 0; i < 64; ++i) x[size_t(i)] = float(i);
+  int ix = k.buf(x), io = k.buf(std::vector<float>(16, -1)), ir = k.buf(std::vector<float>(32, -1));
+  k.load("%x", S, ix, 4, 16);
+  k.alloc("%d", D);
+  k.op("pto.tgather ins(%x, {maskPattern = #pto.mask_pattern<P0010>} : " + S + ", \"col\") outs(%d : " + D + ")");
+  k.store("%d", D, io, 1, 16);
+  k.alloc("%r", R);
+  k.op("pto.tgather ins(%x, {maskPattern = #pto.mask_pattern<P0101>} : " + S + ", \"row\") outs(%r : " + R + ")");
+  k.store("%r", R, ir, 4, 8);
+  IH_RUN(k);
+  std::vector<float> row1(16), even(32);
+  for (int i = 0; i < 16; ++i) row1[size_t(i)] = float(16 + i);
+  for (int i = 0; i < 32; ++i) even[size_t(i)] = float(2 * i);
+  CHECK(k.get<float>(io) == row1);
+  CHECK(k.get<float>(ir) == even);
+}
+
 TEST_CASE("interp tscatter: dst(idx(r -c) - c) = src(r -c) - bad index is an error", "[interp]") {
   ih::Kernel k;
   std::string S = ih::tile("vec", 2, 8, "f32");

@@ -207,6 +207,24 @@ TEST_CASE("syntax: block labels", "[syntax]") {
   ACCEPTS("func.func @f() {\n^entry:\n}");
 }
 
+TEST_CASE("syntax: several blocks and block references", "[syntax]") {
+  // A later block is a statement of its region: the label is its op token.
+  Parsed p = parse("func.func @f(%c: i1) {\n  cf.cond_br %c, ^a, ^b(%c : i1)\n^a:\n  return\n"
+                   "^b(%x: i1):\n  return\n}");
+  REQUIRE(p.ok);
+  REQUIRE(p.tree.regions.size() == 1);
+  CHECK(p.tree.regions[0].stmt_count == 5);
+  const SynStmt& a = p.tree.stmts[p.tree.region_stmts[p.tree.regions[0].stmt_begin + 1]];
+  CHECK(p.tok_text(a.op) == "^a");
+  CHECK(a.first == a.op);
+  CHECK(p.toks[a.op].kind == Tok::BlockLabel);
+  // The successors are block references, atoms of the branch.
+  const SynStmt& br = p.tree.stmts[p.tree.region_stmts[p.tree.regions[0].stmt_begin]];
+  CHECK(br.end - br.op == 11);
+  ACCEPTS("func.func @f() {\n  cf.br ^x\n^x:\n^y:\n  return\n}");
+  ACCEPTS("cf.br ^bb1(%a : i32)");
+}
+
 TEST_CASE("syntax: all three spellings and the generic form", "[syntax]") {
   ACCEPTS("pto.tadd ins(%a, %b : T, T) outs(%c : T)");
   ACCEPTS("%c = pto.tadd %a, %b : (T, T) -> T");
@@ -241,15 +259,17 @@ TEST_CASE("syntax: statement-level rejects", "[syntax]") {
           "unbalanced closing bracket");
   REJECTS("pto.tadd ins(%a, %b : T outs(%d : T)", 1, 13, "this bracket is never closed");
   REJECTS("pto.tadd ins(pto.tsub %a, %b) outs(%d : T)", 1, 14, "unexpected operation name");
-  REJECTS("pto.tadd ins(^bb0) outs(%d : T)", 1, 14, "unexpected block label");
+  REJECTS("pto.tadd ins(^bb0: T) outs(%d : T)", 1, 14, "unexpected block label");
   // `{%x = 1}` opens a region whose statement lacks an op.
   REJECTS("pto.tadd %a, %b {%x = 1}", 1, 23, "expected an operation name, found integer");
   REJECTS("module {\n  func.func @f() {\n    return\n  }\n", 1, 8, "this region is never closed");
   REJECTS("module {", 1, 8, "this brace is never closed");
   REJECTS("pto.tadd %a {cmpMode = 1", 1, 13, "this brace is never closed");
-  REJECTS("func.func @f() {\n  %c0 = arith.constant 0 : index\n^bb1:\n  return\n}", 3, 1,
-          "expected an operation, found block label");
-  REJECTS("func.func @f() {\n^bb0\n  return\n}", 3, 3, "expected ':' after the block label");
+  // `^bb0` without ':' is a block reference (an atom), not a block's start.
+  REJECTS("func.func @f() {\n^bb0\n  return\n}", 2, 1,
+          "expected an operation, found block reference");
+  REJECTS("func.func @f() {\n^bb0(%a: i32) return\n}", 2, 1,
+          "expected an operation, found block reference");
   REJECTS("}", 1, 1, "expected an operation");
   REJECTS("^bb0: return", 1, 1, "expected an operation");
   REJECTS("%x =", 1, 5, "found end of file");

@@ -158,15 +158,29 @@ TEST_CASE("verify: tile valid extent beyond the physical shape", "[verify]") {
 TEST_CASE("verify: tile fractal size", "[verify]") {
   std::string t = tb("vec", "f32", 16, 16, ", blayout=row_major, slayout=none_box, fractal=64, pad=0");
   EXPECT_ERROR(run(kernel("    %t = pto.alloc_tile : " + t + "\n")), 3,
-               "fractal must be 16, 32, 512 or 1024");
+               "unsupported s_fractal_size: 64, must be one of {32, 512, 1024}");
 }
 
 TEST_CASE("verify: row_major none_box tiles need 32-byte rows", "[verify]") {
   std::string t = tb("vec", "f32", 16, 4);
   EXPECT_ERROR(run(kernel("    %t = pto.alloc_tile : " + t + "\n")), 3,
-               "to be a multiple of 32 bytes, got 4 cols");
-  // A 1-row vector is exempt (the official corpus has such tiles).
-  EXPECT_OK(run(kernel("    %t = pto.alloc_tile : " + tb("vec", "f16", 1, 16) + "\n")));
+               "'pto.alloc_tile' op expects result row-major none_box tile row byte size "
+               "(cols * sizeof(dtype)) to be 32-byte aligned, but got 16 bytes");
+  // A 1-row vector is exempt (the 0.27 corpus has such tiles).
+  EXPECT_OK(run(kernel("    %t = pto.alloc_tile : " + tb("vec", "f16", 1, 8) + "\n")));
+  // Packed fp4 pairs need 16 bytes.
+  EXPECT_OK(run(kernel("    %t = pto.alloc_tile : " + tb("vec", "!pto.f4E2M1x2", 16, 16) + "\n"),
+                Arch::A5));
+  // Only allocations: a parameter's type is not an allocation (0.60).
+  EXPECT_OK(run(kernel("", "%t: " + t)));
+}
+
+TEST_CASE("verify: boxed alloc_tile rows are whole inner boxes outside vec", "[verify]") {
+  std::string mat = tb("mat", "f32", 8, 8, ", blayout=col_major, slayout=row_major, fractal=512, pad=0");
+  EXPECT_ERROR(run(kernel("    %t = pto.alloc_tile : " + mat + "\n")), 3,
+               "'pto.alloc_tile' op expects result boxed tile rows to be a multiple of innerRows (16), but got 8");
+  std::string vec = tb("vec", "f32", 8, 8, ", blayout=col_major, slayout=row_major, fractal=512, pad=0");
+  EXPECT_OK(run(kernel("    %t = pto.alloc_tile : " + vec + "\n")));
 }
 
 TEST_CASE("verify: tile bytes must fit the arch's buffer", "[verify]") {
@@ -187,9 +201,17 @@ TEST_CASE("verify: entry function must return void", "[verify]") {
       "  }\n"
       "}\n";
   EXPECT_ERROR(run(src), 2, "PTO entry functions must return void");
+  // 0.60: no implicit entry; a lone unmarked function may return a value.
   std::string single =
       "module {\n  func.func @kernel(%arg0: i32) -> i32 {\n    return %arg0 : i32\n  }\n}\n";
-  EXPECT_ERROR(run(single), 2, "PTO entry functions must return void");
+  EXPECT_OK(run(single));
+  for (const char* attr : {"pto.kernel", "pto.aicore", "hacc.entry"}) {
+    std::string marked = "module {\n  func.func @kernel(%arg0: i32) -> i32 attributes {" +
+                         std::string(attr) + "} {\n    return %arg0 : i32\n  }\n}\n";
+    EXPECT_ERROR(run(marked), 2, "PTO entry functions must return void");
+  }
+  EXPECT_ERROR(run("module {\n  func.func private @d() attributes {pto.entry}\n}\n"), 2,
+               "only valid on function definitions");
 }
 
 TEST_CASE("verify: direct recursion", "[verify]") {
@@ -337,7 +359,19 @@ TEST_CASE("verify: tinsert A2/A3 element types and A5 loc pairs", "[verify]") {
                     "\n    %d = pto.alloc_tile : " + acc + "\n    pto.tinsert ins(%s, %c0, %c0 : " +
                     vec + ", index, index) outs(%d : " + acc + ")\n";
   EXPECT_ERROR(run(kernel(bad), Arch::A5), 6,
-               "expects A5 tinsert to use a supported src/dst loc pair: acc->mat, vec->mat, or vec->vec");
+               "expects A5 tinsert to use a supported src/dst loc pair: acc->mat, acc->vec, vec->mat, "
+               "or vec->vec (got vec->acc)");
+  // PTOAS 0.60 added the A2/A3 vec->vec form (one dtype of i8/f16/bf16/f32)
+  // and the A5 acc->vec form.
+  std::string v16 = tb("vec", "f16", 32, 32);
+  std::string vv = "    %c0 = arith.constant 0 : index\n    %s = pto.alloc_tile : " + v16 +
+                   "\n    %d = pto.alloc_tile : " + v16 + "\n    pto.tinsert ins(%s, %c0, %c0 : " +
+                   v16 + ", index, index) outs(%d : " + v16 + ")\n";
+  EXPECT_OK(run(kernel(vv), Arch::A3));
+  std::string av = "    %c0 = arith.constant 0 : index\n    %s = pto.alloc_tile : " + acc +
+                   "\n    %d = pto.alloc_tile : " + v16 + "\n    pto.tinsert ins(%s, %c0, %c0 : " +
+                   acc + ", index, index) outs(%d : " + v16 + ")\n";
+  EXPECT_OK(run(kernel(av), Arch::A5));
 }
 
 TEST_CASE("verify: textract A5 vec->vec needs ND", "[verify]") {
@@ -357,9 +391,13 @@ TEST_CASE("verify: matmul operand locs and dtype triples", "[verify]") {
   EXPECT_OK(run(kernel(binop("tmatmul", l, r, acc))));
   EXPECT_ERROR(run(kernel(binop("tmatmul", l, r, acc16))), 6,
                "'pto.tmatmul' does not support (dst, lhs, rhs) element types (f16, f16, f16)");
+  // PTOAS 0.60 multiplies operands still in L1 (tilelang's tload_mat test);
+  // a vec operand is refused.
   std::string m = tb("mat", "f16", 16, 16, ", blayout=col_major, slayout=row_major, fractal=512, pad=0");
-  EXPECT_ERROR(run(kernel(binop("tmatmul", m, r, acc))), 6,
-               "expects the lhs tile in loc=left, got loc=mat");
+  EXPECT_OK(run(kernel(binop("tmatmul", m, r, acc))));
+  std::string v = tb("vec", "f16", 16, 16);
+  EXPECT_ERROR(run(kernel(binop("tmatmul", v, r, acc))), 6,
+               "expects the lhs tile in loc=left, got loc=vec");
 }
 
 TEST_CASE("verify: tquant INT8 rules", "[verify]") {
@@ -416,12 +454,19 @@ TEST_CASE("verify: tput_async needs flat 1-D GM memrefs", "[verify]") {
   EXPECT_ERROR(run(src), 5, "'pto.tput_async' op expects dst to be a static flat contiguous logical 1D GM memref");
 }
 
-TEST_CASE("verify: tcvt src and dst valid shapes agree", "[verify]") {
-  std::string s = tb("vec", "f32", 16, 16), d = tb("vec", "f16", 16, 32);
-  std::string body = "    %s = pto.alloc_tile : " + s + "\n    %d = pto.alloc_tile : " + d +
-                     "\n    pto.tcvt ins(%s {rmode = #pto<round_mode RINT>} : " + s + ") outs(%d : " +
-                     d + ")\n";
-  EXPECT_ERROR(run(kernel(body)), 5, "'pto.tcvt' expects src and dst to have the same valid shape");
+TEST_CASE("verify: tcvt src and dst shapes agree", "[verify]") {
+  auto cvt = [](const std::string& s, const std::string& d) {
+    return "    %s = pto.alloc_tile : " + s + "\n    %d = pto.alloc_tile : " + d +
+           "\n    pto.tcvt ins(%s {rmode = #pto<round_mode RINT>} : " + s + ") outs(%d : " + d + ")\n";
+  };
+  EXPECT_ERROR(run(kernel(cvt(tb("vec", "f32", 16, 16), tb("vec", "f16", 16, 32)))), 5,
+               "'pto.tcvt' op expects src and dst to have compatible shapes");
+  std::string half = "!pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=16, v_row=16, v_col=8, "
+                     "blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+  EXPECT_ERROR(run(kernel(cvt(tb("vec", "f32", 16, 16), half))), 5,
+               "'pto.tcvt' op expects src and dst to have the same valid_shape");
+  // A packed fp4 pair holds two values per column (0.60, A5).
+  EXPECT_OK(run(kernel(cvt(tb("vec", "bf16", 16, 32), tb("vec", "!pto.f4E1M2x2", 16, 16))), Arch::A5));
 }
 
 // ---- arith operand and result types (issue 18 item 11) ----------------------------

@@ -1,0 +1,206 @@
+// The backend a program is compiled for, and the checks of the official
+// VPTO backend's passes.
+//
+// The official tool compiles with its EmitC backend (PTO-ISA C++) or its
+// VPTO backend (A5 micro-instructions, LLVM IR): --pto-backend=emitc|vpto
+// decides, else a module's pto.backend attribute ("emitc" or "vpto", any
+// case; a nested module's own attribute for its functions), else emitc
+// (an invalid value is for the module rules to report, with the nested
+// modules' own rules; it selects nothing here). Its VPTO-only outputs
+// (--emit-vpto, --emit-vpto-llvm-ir) require the VPTO backend. ptoas has
+// no VPTO backend, but a program that backend would refuse must still be
+// refused here, at the same op and for the same reason
+// (docs/language.md, "The VPTO backend's checks"): so where the VPTO backend
+// is in effect the verifier runs what its passes check:
+//   - async SDMA sessions (pto.comm.*_async, sessions, events): EmitC only
+//   - high-level CMO/fence ops: lowered to pto.dcci/pto.dsb first (LLVM
+//     lowering; not for --emit-vpto, which stops before it)
+//   - pto.section.simt: a launch of 1..2048 threads (SIMT outlining)
+//   - persistent SIMT fragments (verify_simt_fragment.cpp)
+//   - tload/tstore on A2/A3: a unit innermost GM stride (DMA lowering)
+//   - textract vec->mat on A5: only to an ND mat tile (tile-op templates)
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "int_eval.h"
+#include "verify.h"
+
+namespace ptoas {
+namespace verify_detail {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string o(s);
+  for (char& ch : o) ch = char(std::tolower((unsigned char)ch));
+  return o;
+}
+
+// The offset of `needle` in the source outside `//` comments (the top
+// module's attributes have no instruction to point at), else 0.
+uint32_t source_offset(const Ctx& c, std::string_view needle) {
+  if (!c.m.src) return 0;
+  std::string_view t = c.m.src->text();
+  for (size_t i = 0; i + needle.size() <= t.size(); ++i) {
+    if (t[i] == '/' && i + 1 < t.size() && t[i + 1] == '/') {
+      size_t nl = t.find('\n', i);
+      if (nl == std::string_view::npos) break;
+      i = nl;
+      continue;
+    }
+    if (t.compare(i, needle.size(), needle) == 0) return uint32_t(i);
+  }
+  return 0;
+}
+
+enum class Backend : uint8_t { None, EmitC, Vpto };
+
+// A module's pto.backend: None when absent or invalid.
+Backend module_backend(const Ctx& c, const Attr* a) {
+  if (!a || a->kind != AttrKind::String || a->word == kNone) return Backend::None;
+  std::string v = lower(c.m.str(a->word));
+  return v == "emitc" ? Backend::EmitC : v == "vpto" ? Backend::Vpto : Backend::None;
+}
+
+const Attr* top_attr(const Ctx& c, std::string_view key) {
+  for (const NamedAttr& na : c.m.module_attrs)
+    if (c.m.str(na.key) == key && na.value < c.m.attr_values.size()) return &c.m.attr(na.value);
+  return nullptr;
+}
+
+const Attr* inst_attr(const Ctx& c, const Inst& in, std::string_view key) {
+  if (size_t(in.attrs) + in.n_attrs > c.m.attrs.size()) return nullptr;
+  return c.m.find_attr(in, key);
+}
+
+class BackendChecker {
+ public:
+  explicit BackendChecker(Ctx& c) : c_(c) {}
+
+  void run() {
+    cli_ = !c_.opts.backend_from_cli ? Backend::None : c_.opts.backend_vpto ? Backend::Vpto : Backend::EmitC;
+    uint32_t at = source_offset(c_, "pto.backend");
+    Backend top = module_backend(c_, top_attr(c_, "pto.backend"));
+    // Children of the top module decide when it says nothing (the first one
+    // that names a backend).
+    Backend child = Backend::None;
+    if (c_.m.body != kNone && c_.m.body < c_.m.regions.size())
+      walk(c_.m.regions[c_.m.body], cli_ != Backend::None ? cli_ : top, true, child);
+    Backend effective = cli_ != Backend::None ? cli_ : top != Backend::None ? top : child;
+    // After an error (an invalid pto.backend among them) the backend it
+    // would have selected is unknown: say nothing more.
+    if (!c_.opts.vpto_emit.empty() && effective != Backend::Vpto && c_.ok) {
+      std::string why = cli_ == Backend::EmitC ? " (--pto-backend=emitc is in effect)" : "";
+      c_.error(at ? at : source_offset(c_, "module"),
+               "VPTO-specific flags (--emit-" + c_.opts.vpto_emit +
+                   ") require --pto-backend=vpto or pto.backend = \"vpto\"" + why);
+    }
+  }
+
+ private:
+  Ctx& c_;
+  Backend cli_ = Backend::None;
+
+  // Functions get the backend of the nearest module naming one (the
+  // command line's wins). Nested modules are rare and shallow; the walk
+  // recurses on modules only.
+  void walk(const Region& r, Backend inherited, bool top_level, Backend& first_child) {
+    for (InstId id : c_.region_insts(r)) {
+      if (c_.stop()) return;
+      const Inst* in = c_.inst(id);
+      if (!in) continue;
+      if (in->op == Op::Module) {
+        Backend own = module_backend(c_, inst_attr(c_, *in, "pto.backend"));
+        if (top_level && first_child == Backend::None) first_child = own;
+        Backend b = cli_ != Backend::None ? cli_ : own != Backend::None ? own : inherited;
+        for (unsigned k = 0; k < in->n_regions; ++k)
+          if (const Region* body = c_.region(*in, k)) walk(*body, b, false, first_child);
+      } else if (in->op == Op::Func && in->n_regions > 0) {
+        if (inherited == Backend::Vpto) vpto_function(id);
+      }
+    }
+  }
+
+  void vpto_function(InstId fn) {
+    std::vector<InstId> body;
+    collect_nested(c_, fn, body);
+    for (InstId id : body) {
+      if (c_.stop()) return;
+      const Inst& in = c_.m.insts[id];
+      switch (in.op) {
+        case Op::CommBuildAsyncSession: case Op::CommTPutAsync: case Op::CommTGetAsync:
+        case Op::CommWaitAsyncEvent: case Op::CommTestAsyncEvent:
+          c_.error(in.loc, q(in.op) + " op is not supported by the VPTO backend: async SDMA session operations "
+                                      "currently require the EmitC backend");
+          break;
+        case Op::CmoCacheInvalid: case Op::FenceBarrierAll:
+          if (c_.opts.vpto_emit != "vpto")
+            c_.error(in.loc, q(in.op) + " op is not supported by the VPTO backend yet: high-level CMO/fence ops "
+                                        "must be lowered to `pto.dcci` or `pto.dsb` before VPTO LLVM lowering");
+          break;
+        case Op::VpSectionSimt: section_threads(in); break;
+        case Op::TLoad: case Op::TStore:
+          if (c_.arch == Arch::A3) unit_stride(in);
+          break;
+        case Op::TExtract:
+          if (c_.arch == Arch::A5) extract_template(in);
+          break;
+        default:
+          break;
+      }
+    }
+    if (!c_.stop()) verify_simt_fragments(c_, fn);
+  }
+
+  void section_threads(const Inst& in) {
+    int64_t d[3];
+    if (!simt_launch_dims(c_, in, d)) return;
+    constexpr int64_t kMax = 2048;
+    int64_t n = 1;
+    for (int64_t x : d) {
+      if (x <= 0 || n > kMax / x) {
+        c_.error(in.loc, "'pto.section.simt' op SIMT launch dimensions must have a positive product no greater "
+                         "than 2048, got (" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
+                             std::to_string(d[2]) + ")");
+        return;
+      }
+      n *= x;
+    }
+  }
+
+  // The GM side of tload (src) / tstore (dst): a partition_view chain over a
+  // make_tensor_view whose last stride must be the constant 1.
+  void unit_stride(const Inst& in) {
+    if (in.n_ins < 1 || in.n_outs < 1) return;
+    ValueId view = in.op == Op::TLoad ? c_.operand(in, 0) : c_.operand(in, in.n_ins);
+    const Inst* d = c_.def_of(view);
+    if (!d || d->op != Op::PartitionView) return;
+    for (int guard = 0; d && d->op == Op::PartitionView && guard < 64; ++guard) d = c_.def_of(c_.operand(*d, 0));
+    if (!d || d->op != Op::MakeTensorView) return;
+    unsigned n = c_.n_operands(*d);
+    if (n < 3) return;
+    int64_t v = 0;
+    if (!int_constant(c_.m, c_.operand(*d, n - 1), v) || v != 1)
+      c_.error(in.loc, q(in.op) + " op: A2/A3 DMA lowering requires a unit innermost stride (the tensor view's "
+                                  "last stride must be the constant 1)");
+  }
+
+  void extract_template(const Inst& in) {
+    if (in.n_ins < 1 || in.n_outs < 1) return;
+    const Type* s = c_.vtype(c_.operand(in, 0));
+    const Type* d = c_.vtype(c_.operand(in, in.n_ins));
+    if (!s || !d || s->kind != TypeKind::TileBuf || d->kind != TypeKind::TileBuf) return;
+    if (s->loc != Loc::Vec || d->loc != Loc::Mat) return;
+    bool nd_src = s->blayout == BLayout::RowMajor && s->slayout == SLayout::NoneBox;
+    if (!nd_src || d->slayout != SLayout::NoneBox)
+      c_.error(in.loc, "NoMatchingTemplate: no legal template for op='pto.textract' target='a5': vec->mat "
+                       "extraction needs an ND vec source and an ND mat destination (slayout=none_box)");
+  }
+};
+
+}  // namespace
+
+void verify_vpto_backend(Ctx& c) { BackendChecker(c).run(); }
+
+}  // namespace verify_detail
+}  // namespace ptoas
