@@ -12,13 +12,17 @@
 # PYTHON_BIN (/usr/bin/python3), PTOAS_OUT_DIR (default: a new temp dir,
 # removed again unless something failed),
 # PTOAS_FLAGS (extra ptoas flags), PTORUN_FLAGS (extra ptorun flags, e.g.
-# --time), SVE_VL (bits; passed on to ptorun).
+# --time), SVE_VL (bits; passed on to ptorun), GPU_ARCH (sm_80 ... sm_120:
+# -target=ptx generates for that SM, ptorun --gpu-arch), PTOAS_PTX_RUNNER
+# (interp, gpu or auto; passed on to ptorun).
 # -target=avx512 on a CPU without AVX-512 runs under Bochs (ptorun says so;
 # PTOAS_FORCE_BOCHS=1 forces it, PTOAS_BOCHS_TIMEOUT sets its limit in
 # seconds); without bochs installed each kernel is a SKIP.
 # -target=sve on a CPU without SVE runs under qemu-aarch64 at SVE_VL bits
 # (default 256; ptorun says so); without qemu-user, or a build that did
 # not find aarch64-linux-gnu-gcc, each kernel is a SKIP.
+# -target=ptx runs ptoas's PTX on an NVIDIA GPU through the CUDA driver when
+# there is one, else on the project's PTX interpreter (ptorun says which).
 #
 # Each sample is samples/<name>/ with a run.env (sourced; see
 # samples/README.md), a golden.py and its kernel(s).
@@ -67,6 +71,9 @@ else
   keep_out=0
 fi
 [ -n "${SVE_VL:-}" ] && export SVE_VL
+[ -n "${PTOAS_PTX_RUNNER:-}" ] && export PTOAS_PTX_RUNNER
+gpu_flag=()
+[ "$target" = ptx ] && [ -n "${GPU_ARCH:-}" ] && gpu_flag=(--gpu-arch="$GPU_ARCH")
 
 if [ "$which" = all ]; then
   names=()
@@ -142,7 +149,8 @@ run_sample() {
     fi
     # 2. run
     # shellcheck disable=SC2206
-    local cmd=("$PTORUN_BIN" "$sdir/$k" --target="$target" --blocks "$BLOCKS" "${arch_flag[@]}" ${PTORUN_FLAGS:-})
+    local cmd=("$PTORUN_BIN" "$sdir/$k" --target="$target" --blocks "$BLOCKS" "${arch_flag[@]}" "${gpu_flag[@]}"
+               ${PTORUN_FLAGS:-})
     local a key val
     for a in $ARGS; do
       key=${a%%=*} val=${a#*=}

@@ -24,6 +24,7 @@
 #include "file_output.h"
 #include "opt.h"
 #include "ptort.h"
+#include "ptx_run.h"
 #include "qemu_runner.h"
 
 namespace {
@@ -138,12 +139,18 @@ int main(int argc, char** argv) {
                  "optimized IR too, so -O0 against -O2 on any target tests the optimizer")
       ->check(CLI::Range(0, 2));
   app.add_flag("--version", show_version, "Print the version and exit");
+  std::string ptx_file;
+  app.add_option("--ptx", ptx_file,
+                 "--target=ptx: run this PTX file (its entry named like the function) instead of the PTX ptoas "
+                 "generates for the kernel; the launch, the arguments and the checks are the same (hand-edited PTX, "
+                 "the runner's tests)")
+      ->type_name("FILE");
 
   // Single-dash long options as ptoas takes them (-target=interp).
   std::vector<std::string> args = ptoas::cli::rewrite_args(
       argc, argv,
       {"target", "arg", "out", "inout", "blocks", "threads", "pto-arch", "pto-level", "function",
-       "sve-vl", "timeout", "version", "help", "no-sched", "code-limit", "test-unmasked-tails"});
+       "sve-vl", "timeout", "version", "help", "no-sched", "code-limit", "test-unmasked-tails", "gpu-arch", "ptx"});
   for (const std::string& a : args)
     if (a == "--version") {
       std::fputs(ptoas::cli::version_line("ptorun").c_str(), stdout);
@@ -207,8 +214,10 @@ int main(int argc, char** argv) {
   if (target != "interp") {
     tg = ptoas::cli::resolve_target("ptorun", target);
     if (!tg) return kExitBadInput;
-    // cce runs on the project's CPU model of PTO-ISA (cce_build.h).
-    if (!tg->packed_thunk && tg->isa != ptoas::cg::Isa::AscendNpu) {
+    // cce runs on the project's CPU model of PTO-ISA (cce_build.h); ptx on
+    // a GPU or the project's PTX interpreter (ptx_run.h).
+    bool ptx = tg->isa == ptoas::cg::Isa::Nvptx && (tg->has_backend() || !ptx_file.empty());
+    if (!tg->packed_thunk && tg->isa != ptoas::cg::Isa::AscendNpu && !ptx) {
       std::fprintf(stderr, "ptorun: error: target %s %s; use --target=interp\n", target.c_str(),
                    tg->has_backend() ? "has no JIT" : "is not implemented yet");
       return kExitBadInput;
@@ -300,6 +309,41 @@ int main(int argc, char** argv) {
     }
     cce_launch.kernel = &cce_kernel;
   }
+  // ptx: ptoas's PTX on an NVIDIA GPU through the CUDA driver when there
+  // is one, else on the project's PTX interpreter (said on stderr, as
+  // avx512 under Bochs is).
+  ptoas::rt::PtxKernel ptx_kernel;
+  if (tg && tg->isa == ptoas::cg::Isa::Nvptx) {
+    ptoas::rt::PtxRunner runner;
+    if (!ptoas::rt::ptx_runner_from_env(runner, err)) {
+      error(err);
+      return kExitUsage;
+    }
+    std::string ptx_text, why;
+    if (!ptx_file.empty()) {
+      int rc = 0;
+      if (!ptoas::cli::read_input(ptx_file, ptx_text, err, &rc)) {
+        std::fprintf(stderr, "ptorun: error: cannot read '%s': %s\n", ptx_file.c_str(), err.c_str());
+        return rc;
+      }
+    }
+    std::string base = input == "-" ? "stdin" : input.substr(input.find_last_of('/') + 1);
+    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".pto") == 0) base.resize(base.size() - 4);
+    ptx_kernel.name = ptx_file.empty() ? base + ".ptx" : ptx_file;
+    ptx_kernel.timeout_s = timeout_s;
+    if (!ptoas::rt::ptx_build(module, fn, cg_opts, runner, ptx_kernel, diag, err, ptx_file.empty() ? nullptr : &ptx_text,
+                              &why)) {
+      if (!err.empty()) error(err);
+      return kExitBadInput;
+    }
+    if (ptx_kernel.on_gpu)
+      std::fprintf(stderr, "ptorun: running the PTX on %s\n", ptx_kernel.where.c_str());
+    else if (runner == ptoas::rt::PtxRunner::Interp)
+      std::fprintf(stderr, "ptorun: PTOAS_PTX_RUNNER=interp; running the PTX on the project's interpreter\n");
+    else
+      std::fprintf(stderr, "ptorun: no NVIDIA GPU here (%s); running the PTX on the project's interpreter\n",
+                   why.c_str());
+  }
   std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(module, fn);
   auto param = [&](const std::string& name) -> const ptoas::rt::ParamInfo* {
     std::string n = !name.empty() && name[0] == '%' ? name.substr(1) : name;
@@ -320,6 +364,10 @@ int main(int argc, char** argv) {
   if (cce_launch.kernel) {
     req.run_blocks = ptoas::rt::cce_run_blocks;
     req.run_ctx = &cce_launch;
+  }
+  if (ptx_kernel.program) {
+    req.run_blocks = ptoas::rt::ptx_run_blocks;
+    req.run_ctx = &ptx_kernel;
   }
   req.sve_vl_bits = sve_vl;
   req.timeout_s = timeout_s;
@@ -365,10 +413,17 @@ int main(int argc, char** argv) {
     else error(err);
     return kExitBadInput;
   }
-  if (show_time)
+  if (show_time) {
     std::fprintf(stderr, "ptorun: time %.3f ms (%lld block%s on %s)\n",
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
                  (long long)blocks, blocks == 1 ? "" : "s", target.c_str());
+    if (ptx_kernel.program)
+      std::fprintf(stderr, "ptorun: %s: %s\n", ptx_kernel.where.c_str(),
+                   ptx_kernel.on_gpu ? ptx_kernel.gpu_report.c_str()
+                                     : (std::to_string(ptx_kernel.stats.warp_steps) + " warp instructions, " +
+                                        std::to_string(ptx_kernel.stats.thread_steps) + " thread instructions")
+                                           .c_str());
+  }
   // Every output or none: each goes to a temporary file, and they are
   // renamed into place only when all were written (asm/file_output.h).
   ptoas::OutputBatch batch;

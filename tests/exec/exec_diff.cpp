@@ -4,7 +4,7 @@
 // regression kernels of tests/exec/cases, the official corpora) that the
 // reference interpreter can run is run on it at -O0 (the reference) and
 // then on each target configuration asked for (interp -O2, avx2, avx512,
-// sve at a vector length; -O0 or -O2), from the same inputs, and every
+// sve at a vector length, cce, ptx; -O0 or -O2), from the same inputs, and every
 // buffer the kernel gets is compared afterwards: bytes the reference wrote
 // must match (exec_compare.h: by DESIGN §6's classes), bytes it left alone
 // must still hold the input. Inputs are sized by the kernel's own views
@@ -18,11 +18,14 @@
 // of the test. A target that refuses a kernel (an op it does not lower, a
 // limit) is listed with its reason: a refusal is never counted as agreement.
 //
-//   exec_diff [--targets=LIST] [--scalars=FILE] [--timeout=S] [--emu-max-mib=N] [-v] PATH...
+//   exec_diff [--targets=LIST] [--ref=CONFIG] [--scalars=FILE] [--timeout=S] [--emu-max-mib=N] [-v] PATH...
 // PATH: a .pto file, a directory of them (searched recursively), or a
 // corpus directory with a MANIFEST.tsv (its `accept` files, with the flags
 // the manifest gives). LIST: comma-separated configurations NAME-OLEVEL or
-// sve-OLEVEL@BITS, default interp-O2,avx2-O2,sve-O2@256. --emu-max-mib: a
+// sve-OLEVEL@BITS or ptx-OLEVEL[:interp|:gpu] (where the PTX runs; default
+// PTOAS_PTX_RUNNER), default interp-O2,avx2-O2,sve-O2@256. --ref=CONFIG: the
+// reference instead of interp-O0 (tests/gpu/run.sh compares ptx-O2:gpu
+// with ptx-O2:interp). --emu-max-mib: a
 // kernel whose buffers pass N MiB is not run under qemu or Bochs (a refusal
 // with that reason; the fast CI subset sets it). One summary line
 // per PATH and one in total:
@@ -57,6 +60,7 @@
 #include "launch.h"
 #include "opt.h"
 #include "ptort.h"
+#include "ptx_run.h"
 #include "qemu_runner.h"
 
 namespace fs = std::filesystem;
@@ -67,20 +71,38 @@ namespace {
 
 // cce runs on the CPU model of PTO-ISA (runtime/cce_build.h).
 bool is_cce(const cg::Target& t) { return t.isa == cg::Isa::AscendNpu && t.compile; }
+// ptx runs on a GPU when PTOAS_PTX_RUNNER says so (gpu, or auto with one
+// present), else on the project's PTX interpreter (runtime/ptx_run.h).
+bool is_ptx(const cg::Target& t) { return t.isa == cg::Isa::Nvptx; }
 
 struct Config {
   std::string target;  // interp avx2 avx512 sve cce
   int olevel = 2;
   unsigned vl = 0;     // sve: bits
+  std::string runner;  // ptx: "interp" or "gpu" (ptx-O2:gpu); empty: PTOAS_PTX_RUNNER
   std::string name() const {
-    return target + "-O" + std::to_string(olevel) + (vl ? "@" + std::to_string(vl) : "");
+    return target + "-O" + std::to_string(olevel) + (vl ? "@" + std::to_string(vl) : "") +
+           (runner.empty() ? "" : ":" + runner);
   }
 };
+
+// Runs on this machine in-process: no emulator, no CPU feature needed.
+bool in_process(const Config& c) {
+  return c.target == "interp" || is_cce(cg::target(c.target)) || is_ptx(cg::target(c.target));
+}
 
 bool parse_configs(const std::string& list, std::vector<Config>& out, std::string& err) {
   std::istringstream in(list);
   for (std::string item; std::getline(in, item, ',');) {
     Config c;
+    if (size_t colon = item.find(':'); colon != std::string::npos) {
+      c.runner = item.substr(colon + 1);
+      item = item.substr(0, colon);
+      if (c.runner != "interp" && c.runner != "gpu") {
+        err = "bad runner '" + c.runner + "' (ptx-O2:interp or ptx-O2:gpu)";
+        return false;
+      }
+    }
     size_t at = item.find('@');
     if (at != std::string::npos) {
       c.vl = unsigned(std::stoul(item.substr(at + 1)));
@@ -94,8 +116,12 @@ bool parse_configs(const std::string& list, std::vector<Config>& out, std::strin
     c.target = item.substr(0, dash);
     c.olevel = item[dash + 2] - '0';
     const cg::Target* t = c.target == "interp" ? nullptr : cg::find_target(c.target);
-    if (c.target != "interp" && (!t || (!t->packed_thunk && !is_cce(*t)))) {
+    if (c.target != "interp" && (!t || (!t->packed_thunk && !is_cce(*t) && !is_ptx(*t)))) {
       err = "unknown target '" + c.target + "' (interp or one ptorun runs: ptoas --print-targets marks them jit or model)";
+      return false;
+    }
+    if (!c.runner.empty() && !(t && is_ptx(*t))) {
+      err = "a runner (:interp, :gpu) is for ptx only: '" + item + "'";
       return false;
     }
     const bool a64 = t && t->isa == cg::Isa::AArch64;
@@ -180,6 +206,9 @@ std::string reason_of(const std::string& msg) {
 
 // ---- running one configuration in a child process ----------------------------------
 
+unsigned g_timeout = 120;
+Config g_ref{"interp", 0, 0, {}};  // --ref
+
 enum class RunStatus : int32_t { Ok = 0, Refused = 1, RunFailed = 2, FrontEnd = 3 };
 
 struct SharedOut {
@@ -209,7 +238,9 @@ constexpr uint64_t kIndexRanges[] = {64, 2, 1};
 class SharedBuffers {
  public:
   explicit SharedBuffers(const std::vector<std::vector<uint8_t>>& sizes) {
-    total_ = sizeof(SharedOut);
+    // Every buffer on a 64-byte boundary, as ptorun gives them (and
+    // cuMemAlloc): a kernel may use 8- and 16-byte accesses.
+    total_ = (sizeof(SharedOut) + 63) & ~size_t(63);
     for (const auto& b : sizes) {
       at_.push_back(total_);
       total_ += (b.size() + 63) & ~size_t(63);
@@ -311,6 +342,33 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
     }
     return RunStatus::Ok;
   }
+  if (is_ptx(ct)) {
+    // ptoas's PTX on the interpreter (or a GPU: PTOAS_PTX_RUNNER). A
+    // backend refusal is not a difference; PTX the interpreter rejects, or
+    // a fault in the run (race, out of bounds, ...) is.
+    rt::PtxRunner runner;
+    if (!rt::ptx_runner_from_env(runner, err)) {
+      msg = err;
+      return RunStatus::RunFailed;
+    }
+    if (!c.runner.empty()) runner = c.runner == "gpu" ? rt::PtxRunner::Gpu : rt::PtxRunner::Interp;
+    rt::PtxKernel pk;
+    pk.name = fs::path(k.in->path).stem().string() + ".ptx";
+    pk.timeout_s = g_timeout;
+    if (!rt::ptx_build(m, fn, cg::CodegenOptions{}, runner, pk, diag, err)) {
+      msg = err.empty() ? diag.text() : err;
+      bool refused = (err.empty() && (msg.find(" [unsupported-") != std::string::npos ||
+                                      msg.find(" [limit]") != std::string::npos)) ||
+                     err == "target ptx is not implemented yet";
+      return refused ? RunStatus::Refused : RunStatus::RunFailed;
+    }
+    fill();
+    if (!rt::ptx_run_blocks(&pk, args, nb, err)) {
+      msg = err;
+      return RunStatus::RunFailed;
+    }
+    return RunStatus::Ok;
+  }
   rt::JitKernel jit;
   bool native = rt::cpu_supports(c.target);
   if (!(native ? jit.load(m, fn, c.target, diag, err) : jit.load_for_emulator(m, fn, c.target, diag, err))) {
@@ -343,12 +401,11 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
   return RunStatus::Ok;
 }
 
-unsigned g_timeout = 120;
 size_t g_emu_max_bytes = 0;  // --emu-max-mib: 0 for no limit
 
 // Runs under qemu or Bochs here (their payloads are copied several times).
 bool emulated(const Config& c) {
-  return c.target != "interp" && !is_cce(cg::target(c.target)) && !rt::cpu_supports(c.target);
+  return !in_process(c) && !rt::cpu_supports(c.target);
 }
 
 // Runs kernel k for configuration c in a child process, on `bufs` (the
@@ -526,8 +583,7 @@ void run_file(const Input& in, const ScalarTable& table, const std::vector<Confi
       not_run = "cannot map the buffers";
       continue;
     }
-    Config ref{"interp", 0, 0};
-    RunResult r0 = run_config(k, ref, ref_bufs);
+    RunResult r0 = run_config(k, g_ref, ref_bufs);
     // Indices read from GM that send the reference out of its views (a
     // partition past a dimension, a scalar access past a buffer): smaller
     // ones, as long as the kernel has index buffers.
@@ -538,7 +594,7 @@ void run_file(const Input& in, const ScalarTable& table, const std::vector<Confi
         break;
       for (size_t i = 0; i < k.params.size(); ++i)
         if (k.index[i]) k.inputs[i] = input_bytes(k.params[i].elem, size_t(k.elems[i]), k.seeds[i], false, kIndexRanges[step]);
-      r0 = run_config(k, ref, ref_bufs);
+      r0 = run_config(k, g_ref, ref_bufs);
     }
     if (r0.status != RunStatus::Ok) {
       std::string reason = reason_of(r0.message);
@@ -624,7 +680,7 @@ void print_tally(const std::string& label, const Tally& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string targets = "interp-O2,avx2-O2,sve-O2@256", scalars_path;
+  std::string targets = "interp-O2,avx2-O2,sve-O2@256", scalars_path, ref_text;
   std::vector<std::string> paths;
   uint64_t seed = 0;
   for (int i = 1; i < argc; ++i) {
@@ -638,6 +694,7 @@ int main(int argc, char** argv) {
     else if (const char* v = val("--timeout=")) g_timeout = unsigned(std::stoul(v));
     else if (const char* v = val("--emu-max-mib=")) g_emu_max_bytes = size_t(std::stoull(v)) << 20;
     else if (const char* v = val("--seed=")) seed = std::stoull(v);
+    else if (const char* v = val("--ref=")) ref_text = v;
     else if (a == "-v") g_verbose = true;
     else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "exec_diff: unknown option %s\n", a.c_str());
@@ -652,9 +709,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "exec_diff: %s\n", err.c_str());
     return 2;
   }
+  if (!ref_text.empty()) {
+    std::vector<Config> r;
+    if (!parse_configs(ref_text, r, err) || r.size() != 1) {
+      std::fprintf(stderr, "exec_diff: --ref=%s: %s\n", ref_text.c_str(), err.empty() ? "one configuration" : err.c_str());
+      return 2;
+    }
+    g_ref = r[0];
+  }
   for (const Config& c : configs) {
     // A target this CPU does not run needs its ISA's emulator.
-    if (c.target == "interp" || is_cce(cg::target(c.target)) || rt::cpu_supports(c.target)) continue;
+    if (in_process(c) || rt::cpu_supports(c.target)) continue;
     cg::Isa isa = cg::target(c.target).isa;
     if (isa == cg::Isa::AArch64 && !rt::qemu_available(nullptr)) {
       std::fprintf(stderr, "exec_diff: %s needs qemu-aarch64 here; SKIP\n", c.target.c_str());
@@ -670,7 +735,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "exec_diff: %s\n", err.c_str());
     return 2;
   }
-  std::printf("exec-diff: reference interp-O0; configurations:");
+  std::printf("exec-diff: reference %s; configurations:", g_ref.name().c_str());
   for (const Config& c : configs) std::printf(" %s", c.name().c_str());
   std::printf("\n");
   Tally all;
