@@ -178,8 +178,7 @@ run_sample() {
       if grep -qi "not implemented yet" "$rdir/ptorun.log"; then
         result "$kname" SKIP "$(grep -m1 -i "not implemented yet" "$rdir/ptorun.log" | cut -c1-300)"
       elif grep -q "has no JIT; use --target=interp" "$rdir/ptorun.log"; then
-        # A backend whose code nothing here runs yet (ptx before the PTX
-        # interpreter is integrated).
+        # A backend whose code nothing here runs (ptorun names it).
         result "$kname" SKIP "$(grep -m1 "has no JIT" "$rdir/ptorun.log" | cut -c1-300)"
       elif grep -q "bochs is not installed" "$rdir/ptorun.log"; then
         result "$kname" SKIP "$(grep -m1 "bochs is not installed" "$rdir/ptorun.log" | cut -c1-300)"

@@ -82,7 +82,10 @@ std::string print_targets() {
     std::string emits;  // comma-separated: one column, so the fields stay in place for awk
     for (std::string_view k : cg::split_words(t->emits)) emits += (emits.empty() ? "" : ",") + std::string(k);
     char line[256];
-    const char* runs = t->packed_thunk ? "jit" : t->isa == cg::Isa::AscendNpu && t->compile ? "model" : "-";
+    const char* runs = t->packed_thunk                               ? "jit"
+                       : t->isa == cg::Isa::AscendNpu && t->compile ? "model"
+                       : t->isa == cg::Isa::Nvptx && t->compile     ? "gpu"
+                                                                    : "-";
     std::snprintf(line, sizeof line, "%-8s %-10s %-5s %-18s %.*s\n", std::string(t->name).c_str(),
                   std::string(output_name(t->has_backend() ? t->output : cg::OutputKind::None)).c_str(), runs,
                   emits.c_str(), int(t->summary.size()), t->summary.data());

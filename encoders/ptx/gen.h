@@ -245,8 +245,9 @@ class Gen final : public Lowering {
   void st_lane(DType d, const std::string& space, const std::string& addr, Reg v, Reg pred = {}, bool neg = false);
   Reg lane_from_bits(DType d, Reg bits);  // a .b16 / .b32 element's bits as a lane
   Reg bits_from_lane(DType d, Reg lane);  // the element's bits (.b16 for 2-byte types, .b32 else)
-  Reg round_lane(DType d, Reg lane);
-  Reg f16_bits(Reg lane);                 // f32 -> f16 bits (RNE, the interpreter's NaN)      // an f32 result rounded to d (exact value), ints wrapped
+  Reg round_lane(DType d, Reg lane);      // an f32 result rounded to d (exact value), ints wrapped
+  Reg f16_bits(Reg lane);                 // f32 -> f16 bits (RNE, the interpreter's NaN)
+  Reg copy_bits16(DType d, Reg lane);     // a stored f16 / bf16 scalar: a NaN's payload kept, not quieted
   Reg pad_lane(ValueId tile);             // the tile's pad value as a lane
   // d = a op b / op a / generators, on lanes of type d (elt_op.cpp).
   Reg bin(Bin k, DType d, Reg a, Reg b);

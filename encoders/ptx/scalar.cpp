@@ -465,9 +465,32 @@ void Gen::load_store_scalar(const Inst& in) {
   Reg v = sreg(op(in, 0));
   if (e == DType::F32) I("st.global.f32", at, v);
   else if (e == DType::F64) I("st.global.f64", at, v);
-  else if (e == DType::F16 || e == DType::BF16) I("st.global.b16", at, bits_from_lane(e, v));
+  else if (e == DType::F16 || e == DType::BF16) I("st.global.b16", at, copy_bits16(e, v));
   else if (es == 8) I("st.global.u64", at, v);
   else I(es == 4 ? "st.global.u32" : es == 2 ? "st.global.u16" : "st.global.u8", at, as_u32(v));
+}
+
+// store_scalar is a copy (the interpreter's store_f_bits): a NaN keeps the
+// top of its payload without the quiet bit being forced, so a signalling
+// f16 / bf16 NaN loaded and stored again is the same bits; only a payload
+// that would vanish becomes the quiet NaN. Other values round as lanes do.
+Reg Gen::copy_bits16(DType e, Reg v) {
+  unsigned mb = e == DType::F16 ? 10 : 7;
+  Reg h = bits_from_lane(e, v), b = reg(RC::R), n = reg(RC::R), s = reg(RC::R), hn = reg(RC::H);
+  Reg zero = reg(RC::P), nan = reg(RC::P);
+  I("mov.b32", b, v);
+  I("shr.u32", n, b, 23 - mb);
+  I("and.b32", n, n, (1u << mb) - 1);
+  I("setp.eq.u32", zero, n, 0);
+  I("selp.b32", n, 1u << (mb - 1), n, zero);
+  I("or.b32", n, n, e == DType::F16 ? 0x7c00u : 0x7f80u);
+  I("shr.u32", s, b, 16);
+  I("and.b32", s, s, 0x8000u);
+  I("or.b32", n, n, s);
+  I("cvt.u16.u32", hn, n);
+  I("setp.nan.f32", nan, v, v);
+  I("selp.b16", h, hn, h, nan);
+  return h;
 }
 
 bool Gen::lower_special(const Inst& in, InstId) {

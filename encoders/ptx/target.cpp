@@ -133,7 +133,7 @@ namespace {
 constexpr Target kPtx{
     .name = "ptx",
     .summary = "NVIDIA GPUs: PTX text (--gpu-arch=sm_80|sm_86|sm_89|sm_90|sm_90a|sm_100|sm_120); ptorun runs it "
-               "once the PTX interpreter is integrated",
+               "on a GPU through the CUDA driver, else on the project's PTX interpreter",
     .isa = Isa::Nvptx,
     .output = OutputKind::Text,
     .default_emit = "ptx",

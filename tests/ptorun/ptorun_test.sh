@@ -396,9 +396,9 @@ run vcopy.pto --target=interp --function nosuch
 expect_rc 1 "--function nosuch"
 expect_err "no function named 'nosuch'" "--function nosuch"
 
-run vcopy.pto --target=ptx --arg a=a200.npy --arg n=200 --out c=e.npy
+run vcopy.pto --target=toy --arg a=a200.npy --arg n=200 --out c=e.npy
 expect_rc 1 "unimplemented target"
-expect_err "ptorun: error: target ptx has no JIT; use --target=interp" "target without a runner"
+expect_err "ptorun: error: target toy has no JIT; use --target=interp" "target without a runner"
 expect_no_file e.npy "unimplemented target"
 run vcopy.pto -target=amdgpu
 expect_rc 1 "unimplemented target (single dash)"
