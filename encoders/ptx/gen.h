@@ -247,6 +247,7 @@ class Gen final : public Lowering {
   Reg bits_from_lane(DType d, Reg lane);  // the element's bits (.b16 for 2-byte types, .b32 else)
   Reg round_lane(DType d, Reg lane);      // an f32 result rounded to d (exact value), ints wrapped
   Reg f16_bits(Reg lane);                 // f32 -> f16 bits (RNE, the interpreter's NaN)
+  void clamp_s64(Reg w, DType d);         // w (s64) clamped to integer d's range
   Reg copy_bits16(DType d, Reg lane);     // a stored f16 / bf16 scalar: a NaN's payload kept, not quieted
   Reg pad_lane(ValueId tile);             // the tile's pad value as a lane
   // d = a op b / op a / generators, on lanes of type d (elt_op.cpp).
@@ -309,5 +310,25 @@ bool run16(const Type& t, int64_t off, bool along_cols);
 
 // The target's fusable predicate (what a pto.fuse region may hold).
 bool fusable_op(const Module& m, const Inst& in);
+
+// A loop over rows x cols elements by every thread of the block: i = tid,
+// tid + kThreads, ...; r = i / cols, c = i % cols; f(r, c) emits the work.
+template <class F>
+void block_loop(Gen& g, Reg rows, Reg cols, F&& f) {
+  Reg n = g.reg(RC::R), i = g.reg(RC::R), p = g.reg(RC::P);
+  g.I("mul.lo.s32", n, rows, cols);
+  g.I("mov.b32", i, g.tid_);
+  std::string top = g.new_label(), end = g.new_label();
+  g.bind(top);
+  g.I("setp.ge.s32", p, i, n);
+  g.bra_if(p, false, end);
+  Reg r = g.reg(RC::R), c = g.reg(RC::R);
+  g.I("div.u32", r, i, cols);
+  g.I("rem.u32", c, i, cols);
+  f(r, c);
+  g.I("add.s32", i, i, kThreads);
+  g.bra(top);
+  g.bind(end);
+}
 
 }  // namespace ptoas::cg::ptx

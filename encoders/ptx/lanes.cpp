@@ -129,6 +129,22 @@ Reg Gen::bits_from_lane(DType d, Reg v) {
   }
 }
 
+// A 64-bit integer clamped to the range of the (at most 4-byte) integer d:
+// tcvt's saturation.
+void Gen::clamp_s64(Reg w, DType d) {
+  int64_t lo = 0, hi = UINT32_MAX;
+  switch (d) {
+    case DType::I8: lo = -128, hi = 127; break;
+    case DType::U8: hi = 255; break;
+    case DType::I16: lo = -32768, hi = 32767; break;
+    case DType::U16: hi = 65535; break;
+    case DType::I32: lo = INT32_MIN, hi = INT32_MAX; break;
+    default: break;
+  }
+  I("max.s64", w, w, (long long)lo);
+  I("min.s64", w, w, (long long)hi);
+}
+
 // f32 -> f16 bits, to nearest even; a NaN keeps the top of its payload,
 // quieted (the interpreter's f32_to_f16_bits; cvt.rn would give 0x7fff).
 Reg Gen::f16_bits(Reg v) {
@@ -434,17 +450,7 @@ Reg Gen::cvt_lane(const CvtPlan& p, Reg x) {
     I("cvt.rzi.s64.f32", w, r);  // saturated to 64 bits, NaN -> 0
     Reg v = reg(RC::R);
     if (p.sat) {
-      int64_t lo = 0, hi = 0;
-      switch (p.dd) {
-        case DType::I8: lo = -128, hi = 127; break;
-        case DType::U8: lo = 0, hi = 255; break;
-        case DType::I16: lo = -32768, hi = 32767; break;
-        case DType::U16: lo = 0, hi = 65535; break;
-        case DType::I32: lo = INT32_MIN, hi = INT32_MAX; break;
-        default: lo = 0, hi = UINT32_MAX; break;
-      }
-      I("max.s64", w, w, (long long)lo);
-      I("min.s64", w, w, (long long)hi);
+      clamp_s64(w, p.dd);
     }
     I("cvt.u32.u64", v, w);
     return round_lane(p.dd, v);
@@ -464,17 +470,7 @@ Reg Gen::cvt_lane(const CvtPlan& p, Reg x) {
     bool s = is_signed_lane(p.sd);
     Reg w = reg(RC::RD);
     I(s ? "cvt.s64.s32" : "cvt.u64.u32", w, x);
-    int64_t lo = 0, hi = 0;
-    switch (p.dd) {
-      case DType::I8: lo = -128, hi = 127; break;
-      case DType::U8: lo = 0, hi = 255; break;
-      case DType::I16: lo = -32768, hi = 32767; break;
-      case DType::U16: lo = 0, hi = 65535; break;
-      case DType::I32: lo = INT32_MIN, hi = INT32_MAX; break;
-      default: lo = 0, hi = UINT32_MAX; break;
-    }
-    I("max.s64", w, w, (long long)lo);
-    I("min.s64", w, w, (long long)hi);
+    clamp_s64(w, p.dd);
     v = reg(RC::R);
     I("cvt.u32.u64", v, w);
   }

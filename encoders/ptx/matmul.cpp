@@ -20,24 +20,6 @@ namespace ptoas::cg::ptx {
 
 namespace {
 
-template <class F>
-void block_loop2(Gen& g, Reg rows, Reg cols, F&& f) {
-  Reg n = g.reg(RC::R), i = g.reg(RC::R), p = g.reg(RC::P);
-  g.I("mul.lo.s32", n, rows, cols);
-  g.I("mov.b32", i, g.tid_);
-  std::string top = g.new_label(), end = g.new_label();
-  g.bind(top);
-  g.I("setp.ge.s32", p, i, n);
-  g.bra_if(p, false, end);
-  Reg r = g.reg(RC::R), c = g.reg(RC::R);
-  g.I("div.u32", r, i, cols);
-  g.I("rem.u32", c, i, cols);
-  f(r, c);
-  g.I("add.s32", i, i, kThreads);
-  g.bra(top);
-  g.bind(end);
-}
-
 Reg min32(Gen& g, Reg a, Reg b) {
   Reg x = g.reg(RC::R);
   g.I("min.s32", x, a, b);
@@ -125,7 +107,7 @@ void Gen::boxed_copy(const Inst& in, ValueId tile, ValueId view, bool load) {
     bra_if(ok, true, slow);
     unsigned n16 = 16 / es;
     Reg base = v.r[0];
-    block_loop2(*this, imm32(tt.rows), imm32(tt.cols / int32_t(n16)), [&](Reg r, Reg ch) {
+    block_loop(*this, imm32(tt.rows), imm32(tt.cols / int32_t(n16)), [&](Reg r, Reg ch) {
       Reg c0 = reg(RC::R), left = reg(RC::R), nb = reg(RC::R), in_r = reg(RC::P);
       I("mul.lo.s32", c0, ch, n16);
       I("sub.s32", left, vc, c0);
@@ -155,7 +137,7 @@ void Gen::boxed_copy(const Inst& in, ValueId tile, ValueId view, bool load) {
     boxed_load_elems(tile, view, vr, vc);
     return;
   }
-  block_loop2(*this, vr, vc, [&](Reg r, Reg c) {
+  block_loop(*this, vr, vc, [&](Reg r, Reg c) {
     Reg x = reg(es == 2 ? RC::H : RC::R);
     I(bits_ld(es, "shared"), x, mem(elem_addr(tile, r, c)));
     I(es == 1 ? "st.global.u8" : es == 2 ? "st.global.b16" : "st.global.b32", mem(view_elem_addr(view, r, c)), x);
@@ -168,7 +150,7 @@ void Gen::boxed_load_elems(ValueId tile, ValueId view, Reg vr, Reg vc) {
   unsigned es = dtype_bytes(tt.elem);
   {
     uint32_t pad = pad_bits(tt);
-    block_loop2(*this, imm32(tt.rows), imm32(tt.cols), [&](Reg r, Reg c) {
+    block_loop(*this, imm32(tt.rows), imm32(tt.cols), [&](Reg r, Reg c) {
       Reg p = reg(RC::P);
       I("setp.lt.s32", p, r, vr);
       I("setp.lt.and.s32", p, c, vc, p);
@@ -201,7 +183,7 @@ void Gen::matmul_fma(const Inst& in, const MatmulPlan& p) {
   Reg m = min32(*this, a.r[1], imm32(p.cap_m)), k = min32(*this, a.r[2], imm32(p.cap_k)),
       n = min32(*this, b.r[2], imm32(p.cap_n));
   Reg zero = imm32(0);
-  block_loop2(*this, m, n, [&](Reg i, Reg j) {
+  block_loop(*this, m, n, [&](Reg i, Reg j) {
     Reg acc = reg(p.i32 ? RC::R : RC::F);
     I(p.i32 ? "mov.b32" : "mov.f32", acc, p.i32 ? "0" : fimm(0.0f));
     Reg kk = reg(RC::R), q = reg(RC::P);

@@ -45,26 +45,6 @@ Reg Gen::elem_addr(ValueId t, Reg r, Reg c) {
 
 namespace {
 
-// A loop over rows x cols elements by every thread of the block: i = tid,
-// tid + kThreads, ...; r = i / cols, c = i % cols; f(r, c) emits the work.
-template <class F>
-void block_loop(Gen& g, Reg rows, Reg cols, F&& f) {
-  Reg n = g.reg(RC::R), i = g.reg(RC::R), p = g.reg(RC::P);
-  g.I("mul.lo.s32", n, rows, cols);
-  g.I("mov.b32", i, g.tid_);
-  std::string top = g.new_label(), end = g.new_label();
-  g.bind(top);
-  g.I("setp.ge.s32", p, i, n);
-  g.bra_if(p, false, end);
-  Reg r = g.reg(RC::R), c = g.reg(RC::R);
-  g.I("div.u32", r, i, cols);
-  g.I("rem.u32", c, i, cols);
-  f(r, c);
-  g.I("add.s32", i, i, kThreads);
-  g.bra(top);
-  g.bind(end);
-}
-
 // Bits of one element (.b16 or .b32) at `a` in shared memory, and back.
 Reg ld_elem_bits(Gen& g, DType d, Reg a) {
   unsigned es = dtype_bytes(d);
