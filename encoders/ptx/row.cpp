@@ -913,7 +913,11 @@ bool Gen::row_program(const std::vector<const Inst*>& ops, const Inst& at, Refus
   }
   // Barriers: what the program touches in shared and global memory.
   std::vector<Access> acc;
+  // A row's group owns the row whatever its width per thread (V) only when
+  // the group is one warp: with G > 1 the warp that owns a column depends
+  // on V as well, so a program of another V is another mapping (bar.sync).
   uint64_t sig = 0x9e3779b97f4a7c15ull * (p.G + 1);
+  if (p.G > 1) sig = (sig ^ p.V) * 0x100000001b3ull;
   for (ValueId t : p.tiles) {
     if (p.is_priv(t)) continue;
     bool wr = false, rd = false;
