@@ -255,6 +255,7 @@ class Gen final : public Lowering {
   Reg unary(Op o, DType d, Reg a);
   Reg fexp(Reg x);
   Reg flog(Reg x);
+  Reg nan_quieted(Reg x, Reg y);  // y, or x quieted where x is a NaN
   Reg fsqrt(Reg x);
   Reg nan_fix(Reg x, Reg a, Reg b);
   Reg frsqrt(Reg x);

@@ -42,6 +42,12 @@ Reg Gen::fexp(Reg x) {
   I("mov.b32", f2, s2);
   I("mul.rn.f32", y, p, f1);
   I("mul.rn.f32", y, y, f2);
+  return nan_quieted(x, y);
+}
+
+// y, or x quieted where x is a NaN (the interpreter's math keeps a NaN
+// operand's payload).
+Reg Gen::nan_quieted(Reg x, Reg y) {
   Reg nan = reg(RC::P), q = reg(RC::R), yb = reg(RC::R);
   I("setp.nan.f32", nan, x, x);
   I("mov.b32", q, x);
@@ -88,22 +94,14 @@ Reg Gen::flog(Reg x) {
   Reg y = reg(RC::F);
   I("cvt.rn.f32.f64", y, s);
   // Special inputs, in the order that leaves the right one last.
-  Reg pz = reg(RC::P), pn = reg(RC::P), pi = reg(RC::P), pnan = reg(RC::P);
+  Reg pz = reg(RC::P), pn = reg(RC::P), pi = reg(RC::P);
   I("setp.eq.f32", pz, x, fimm(0.0f));
   I("selp.f32", y, f32imm(0xff800000u), y, pz);
   I("setp.lt.f32", pn, x, fimm(0.0f));
   I("selp.f32", y, f32imm(0xffc00000u), y, pn);
   I("setp.eq.f32", pi, x, f32imm(0x7f800000u));
   I("selp.f32", y, f32imm(0x7f800000u), y, pi);
-  Reg q = reg(RC::R), yb = reg(RC::R);
-  I("setp.nan.f32", pnan, x, x);
-  I("mov.b32", q, x);
-  I("or.b32", q, q, 0x400000);
-  I("mov.b32", yb, y);
-  I("selp.b32", yb, q, yb, pnan);
-  Reg out = reg(RC::F);
-  I("mov.b32", out, yb);
-  return out;
+  return nan_quieted(x, y);
 }
 
 // 1 / sqrt(double(x)) rounded to f32: the interpreter's operations.
