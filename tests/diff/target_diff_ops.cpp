@@ -393,38 +393,35 @@ const WinLayout kWinLayouts[] = {{"nd", "blayout=row_major, slayout=none_box"},
 // and columns are passed through row-major views whatever the tiles'
 // layouts.
 void add_boxed_window(std::vector<Case>& out, bool extract, DType d, const WinLayout& big, const WinLayout& small,
-                      int ro, int co, int vr, int vc, DType small_d = DType::None) {
-  if (small_d == DType::None) small_d = d;
-  std::string dt = dn_of(d), sdt = dn_of(small_d);
+                      int ro, int co, int vr, int vc) {
+  std::string dt = dn_of(d);
   const int BR = 32, BC = 64, SR = 16, SC = 32;
   auto tty = [&](const char* loc, int r, int c, const WinLayout& l, const std::string& t) {
     return "!pto.tile_buf<" + std::string(loc) + ", " + std::to_string(r) + "x" + std::to_string(c) + "x" + t +
            ", valid=?x?, " + l.attrs + ">";
   };
-  std::string B = tty("vec", BR, BC, big, dt), S = tty("vec", SR, SC, small, sdt);
+  std::string B = tty("vec", BR, BC, big, dt), S = tty("vec", SR, SC, small, dt);
   size_t ld = size_t(BC + 3), n = ld * size_t(BR + 1);
-  DType ad = extract ? d : small_d, cd = extract ? small_d : d;
-  std::string adt = dn_of(ad), cdt = dn_of(cd);
-  std::string k = head({{"a", ad}, {"c", cd}}, DType::F32,
+  std::string k = head({{"a", d}, {"c", d}}, DType::F32,
                        {{"ld", int64_t(ld)}, {"BR", BR}, {"BC", BC}, {"SR", SR}, {"SC", SC}, {"VR", vr},
                         {"VC", vc}, {"ro", ro}, {"co", co}});
   if (extract) {
-    k += view("a", "a", "%BR, %BC", "%ld, %c1", adt) + view("c", "c", "%SR, %SC", "%ld, %c1", cdt);
-    k += load("a", "tb", B, adt, "%BR", "%BC") + load("c", "ts", S, cdt, "%SR", "%SC");
+    k += view("a", "a", "%BR, %BC", "%ld, %c1", dt) + view("c", "c", "%SR, %SC", "%ld, %c1", dt);
+    k += load("a", "tb", B, dt, "%BR", "%BC") + load("c", "ts", S, dt, "%SR", "%SC");
     k += "  pto.set_validshape %ts, %VR, %VC : " + S + "\n";
     k += "  pto.textract ins(%tb, %ro, %co : " + B + ", index, index) outs(%ts : " + S + ")\n";
     k += "  pto.set_validshape %ts, %SR, %SC : " + S + "\n";
-    k += store("ts", S, "c", cd);
+    k += store("ts", S, "c", d);
   } else {
-    k += view("a", "a", "%VR, %VC", "%ld, %c1", adt) + view("c", "c", "%BR, %BC", "%ld, %c1", cdt);
-    k += load("a", "ts", S, adt, "%VR", "%VC") + load("c", "tb", B, cdt, "%BR", "%BC");
+    k += view("a", "a", "%VR, %VC", "%ld, %c1", dt) + view("c", "c", "%BR, %BC", "%ld, %c1", dt);
+    k += load("a", "ts", S, dt, "%VR", "%VC") + load("c", "tb", B, dt, "%BR", "%BC");
     k += "  pto.tinsert ins(%ts, %ro, %co : " + S + ", index, index) outs(%tb : " + B + ")\n";
-    k += store("tb", B, "c", cd);
+    k += store("tb", B, "c", d);
   }
   k += "  return\n}\n";
-  Buffer a = make_buffer("a", ad, n, ld, false), c = make_buffer("c", cd, n, ld, true);
-  for (size_t i = 0; i < n; ++i) store_elem(c.data, cd, i, sample(cd));  // the tile's old contents
-  std::string name = std::string(extract ? "textract " : "tinsert ") + dt + (small_d != d ? "/" + sdt : "") + " " +
+  Buffer a = make_buffer("a", d, n, ld, false), c = make_buffer("c", d, n, ld, true);
+  for (size_t i = 0; i < n; ++i) store_elem(c.data, d, i, sample(d));  // the tile's old contents
+  std::string name = std::string(extract ? "textract " : "tinsert ") + dt + " " +
                      big.name + (extract ? "->" : "<-") + small.name + " at (" + std::to_string(ro) + ", " + std::to_string(co) + ") " +
                      std::to_string(vr) + "x" + std::to_string(vc);
   out.push_back(make_case(name, k, {a, c}, DType::F32, 0, Arch::A3));
