@@ -256,6 +256,7 @@ class Gen final : public Lowering {
   Reg fexp(Reg x);
   Reg flog(Reg x);
   Reg nan_quieted(Reg x, Reg y);  // y, or x quieted where x is a NaN
+  Reg quiet_f32(DType d, Reg x);   // d f32: x with a NaN quieted
   Reg fsqrt(Reg x);
   Reg nan_fix(Reg x, Reg a, Reg b);
   Reg frsqrt(Reg x);

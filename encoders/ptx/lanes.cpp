@@ -238,6 +238,12 @@ namespace {
 bool is_signed_lane(DType d) { return d == DType::I8 || d == DType::I16 || d == DType::I32; }
 }  // namespace
 
+// Selections and sign operations pass a signalling NaN through as it is;
+// the interpreter computes on doubles, whose conversion quiets it. f16 and
+// bf16 lanes are quieted when they are narrowed again (f16_bits,
+// round_lane), so only f32 needs it here.
+Reg Gen::quiet_f32(DType d, Reg x) { return d == DType::F32 ? nan_quieted(x, x) : x; }
+
 Reg Gen::bin(Bin k, DType d, Reg a, Reg b) {
   if (float_lane(d)) {
     Reg x = reg(RC::F);
@@ -252,7 +258,7 @@ Reg Gen::bin(Bin k, DType d, Reg a, Reg b) {
         if (k == Bin::Max) I("setp.lt.f32", p, a, b);
         else I("setp.lt.f32", p, b, a);
         I("selp.f32", x, b, a, p);
-        return x;
+        return quiet_f32(d, x);
       }
       case Bin::ExpDif:
         return fexp(round_lane(d, bin(Bin::Sub, d, a, b)));
@@ -312,17 +318,17 @@ Reg Gen::unary(Op o, DType d, Reg a) {
         I("mov.b32", r, a);
         I("xor.b32", r, r, 0x80000000u);
         I("mov.b32", x, r);
-        return x;
+        return quiet_f32(d, x);
       case Op::TAbs:
         I("mov.b32", r, a);
         I("and.b32", r, r, 0x7fffffffu);
         I("mov.b32", x, r);
-        return x;
+        return quiet_f32(d, x);
       case Op::TRelu: {  // x < 0 ? 0 : x (NaN and -0 stay)
         Reg p = reg(RC::P);
         I("setp.lt.f32", p, a, fimm(0.0f));
         I("selp.f32", x, fimm(0.0f), a, p);
-        return x;
+        return quiet_f32(d, x);
       }
       case Op::TSqrt:
         return fsqrt(a);
