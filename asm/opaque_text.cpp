@@ -112,4 +112,34 @@ std::string_view type_list_text(std::string_view body) {
   return colon == std::string_view::npos ? std::string_view() : trim(body.substr(colon + 1));
 }
 
+std::string_view opaque_body(const Module& m, const Inst& in) {
+  if (size_t(in.attrs) + in.n_attrs > m.attrs.size()) return {};
+  const Attr* a = m.find_attr(in, "__body");
+  if (!a) return {};
+  if (a->word != kNone) return m.str(a->word);
+  if (a->text != kNone) return m.str(a->text);
+  return {};
+}
+
+bool bracket_pair(std::string_view body, std::string_view key, int64_t& a, int64_t& b) {
+  size_t k = body.find(key);
+  if (k == std::string_view::npos) return false;
+  size_t open = body.find('[', k + key.size());
+  if (open == std::string_view::npos) return false;
+  int64_t v[2] = {-1, -1};
+  size_t i = open + 1;
+  for (int n = 0; n < 2; ++n) {
+    while (i < body.size() && body[i] == ' ') ++i;
+    if (i >= body.size() || body[i] < '0' || body[i] > '9') return false;
+    int64_t x = 0;
+    while (i < body.size() && body[i] >= '0' && body[i] <= '9' && x < (int64_t(1) << 40))
+      x = x * 10 + (body[i++] - '0');
+    v[n] = x;
+    while (i < body.size() && (body[i] == ' ' || body[i] == ',')) ++i;
+  }
+  a = v[0];
+  b = v[1];
+  return true;
+}
+
 }  // namespace ptoas

@@ -39,6 +39,13 @@ ValueId operand_named(const Module& m, const Inst& in, std::string_view name);
 // when omitted, as the printer omits it); false for any other type.
 bool ptr_parts(std::string_view type, std::string& elem, std::string& space);
 
+// An opaque op's statement text (its __body attribute), empty if none.
+std::string_view opaque_body(const Module& m, const Inst& in);
+
+// The two integers of `key [a, b]` in an opaque op's text (`sizes [16,
+// 32]`); false if absent or not two non-negative integers.
+bool bracket_pair(std::string_view body, std::string_view key, int64_t& a, int64_t& b);
+
 // The text between the op's last top-level ':' and the end (its type
 // list), empty when there is none.
 std::string_view type_list_text(std::string_view body);

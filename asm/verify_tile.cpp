@@ -26,13 +26,13 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "opaque_text.h"
 #include "tile_layout.h"
 #include "verify.h"
 
 namespace ptoas {
 namespace verify_detail {
 namespace {
-
 
 std::string extent(int32_t v) { return v == kDyn ? "?" : std::to_string(v); }
 
@@ -97,28 +97,6 @@ std::string alloc_layout_problem(const Type& t) {
     return "expects result boxed tile rows to be a multiple of innerRows (" + std::to_string(ir) +
            "), but got " + std::to_string(t.rows);
   return {};
-}
-
-// The two integers of `key [a, b]` in an opaque op's text; false if absent.
-bool bracket_pair(std::string_view body, std::string_view key, int64_t& a, int64_t& b) {
-  size_t k = body.find(key);
-  if (k == std::string_view::npos) return false;
-  size_t open = body.find('[', k + key.size());
-  if (open == std::string_view::npos) return false;
-  int64_t v[2] = {-1, -1};
-  size_t i = open + 1;
-  for (int n = 0; n < 2; ++n) {
-    while (i < body.size() && body[i] == ' ') ++i;
-    if (i >= body.size() || body[i] < '0' || body[i] > '9') return false;
-    int64_t x = 0;
-    while (i < body.size() && body[i] >= '0' && body[i] <= '9' && x < (int64_t(1) << 40))
-      x = x * 10 + (body[i++] - '0');
-    v[n] = x;
-    while (i < body.size() && (body[i] == ' ' || body[i] == ',')) ++i;
-  }
-  a = v[0];
-  b = v[1];
-  return true;
 }
 
 // A constant index operand's value.

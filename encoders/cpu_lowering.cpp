@@ -46,13 +46,16 @@ void CpuLowering::view(const Inst& in) {
       for (unsigned k = 0; k < 2; ++k) store_valid(t, k, m.operand(in, 1 + k), k == 0 ? tt.rows : tt.cols);
       return;
     }
-    case Op::Subset: {
+    case Op::Subset: case Op::Subview: {
       ValueId t = m.operand(in, 0);
-      const Type& st = m.type_of(t);
       const Type& rt = m.type_of(in.res);
-      if (st.slayout != SLayout::NoneBox || st.blayout != BLayout::RowMajor || rt.cols != st.cols)
-        return fail(in, {RefusalCode::Shape, "pto.subset that does not keep whole rows of a row-major tile"});
-      return subset(in, t, std::max(1u, dtype_bytes(st.elem)));
+      bool valid_ops = false;
+      Refusal why;
+      if (!plan_row_subset(m, in, valid_ops, why)) return fail(in, why);
+      subset(in, t, std::max(1u, dtype_bytes(rt.elem)));
+      if (valid_ops)
+        for (unsigned k = 0; k < 2; ++k) store_valid(in.res, k, m.operand(in, 3 + k), k == 0 ? rt.rows : rt.cols);
+      return;
     }
     default:
       return fail(in);
@@ -60,24 +63,46 @@ void CpuLowering::view(const Inst& in) {
 }
 
 bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why) {
-  const bool load = in.op == Op::LoadScalar;
-  const unsigned k = load ? 0 : 1;
-  if (unsigned(in.n_ins) + in.n_outs != k + 2 || in.n_res != (load ? 1 : 0)) {
+  // load_scalar %p[%i] / store_scalar %v, %p[%i]; tgetval ins(%t, %i) ->
+  // %v / tsetval ins(%i, %v) outs(%t): the tile's slot 0 is its address.
+  const bool tile = in.op == Op::TGetVal || in.op == Op::TSetVal;
+  p.store = in.op == Op::StoreScalar || in.op == Op::TSetVal;
+  const unsigned n = unsigned(in.n_ins) + in.n_outs;
+  if (n != (p.store ? 3u : 2u) || in.n_res != (p.store ? 0 : 1)) {
     why = {RefusalCode::Operands, "this form of " + std::string(op_name(in.op))};
     return false;
   }
-  p.ptr = m.operand(in, k);
-  p.idx = m.operand(in, k + 1);
-  p.val = load ? in.res : m.operand(in, 0);
+  if (in.op == Op::TSetVal) {
+    p.idx = m.operand(in, 0);
+    p.val = m.operand(in, 1);
+    p.ptr = m.operand(in, 2);
+  } else {
+    const unsigned k = in.op == Op::StoreScalar ? 1 : 0;
+    p.ptr = m.operand(in, k);
+    p.idx = m.operand(in, k + 1);
+    p.val = p.store ? m.operand(in, 0) : in.res;
+  }
   const Type& pt = m.type_of(p.ptr);
   p.elem = pt.elem;
   p.bytes = dtype_bytes(p.elem);
   const Type& it = m.type_of(p.idx);
   const Type& vt = m.type_of(p.val);
-  if (pt.kind != TypeKind::Ptr || it.kind != TypeKind::Scalar || !is_int_like(it.elem) ||
-      vt.kind != TypeKind::Scalar || vt.elem != p.elem) {
-    why = {RefusalCode::Operands, std::string(op_name(in.op)) + " without a pointer, an integer index and a value of its element type"};
+  const bool holder = tile ? pt.kind == TypeKind::TileBuf : pt.kind == TypeKind::Ptr;
+  if (!holder || it.kind != TypeKind::Scalar || !is_int_like(it.elem) || vt.kind != TypeKind::Scalar ||
+      vt.elem != p.elem) {
+    why = {RefusalCode::Operands, std::string(op_name(in.op)) + " without a " + (tile ? "tile" : "pointer") +
+                                      ", an integer index and a value of its element type"};
     return false;
+  }
+  if (tile) {
+    // Storage order is element order only without boxes; an index out of
+    // the tile is clamped into it (the interpreter reports it).
+    if (pt.slayout != SLayout::NoneBox || pt.rows <= 0 || pt.cols <= 0) {
+      why = {RefusalCode::Shape, std::string(op_name(in.op)) + " on a boxed tile"};
+      return false;
+    }
+    p.limit = int64_t(pt.rows) * pt.cols;
+    p.tile = true;
   }
   // The storage formats (f8, f4, hif8) have no CPU scalar form.
   bool fl = p.elem == DType::F32 || p.elem == DType::F64 || p.elem == DType::F16 || p.elem == DType::BF16;

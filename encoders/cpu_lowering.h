@@ -21,7 +21,9 @@ struct ScalarMemPlan {
   ValueId ptr = kNone, idx = kNone, val = kNone;  // val: the loaded or stored value
   DType elem = DType::None;
   unsigned bytes = 0;
-  bool sign = false, bit = false;
+  bool sign = false, bit = false, store = false;
+  int64_t limit = 0;  // > 0: the index is clamped (unsigned) to limit - 1
+  bool tile = false;  // ptr is a tile: its slot 0 is an offset in the tile arena
 };
 bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why);
 

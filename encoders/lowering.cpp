@@ -92,9 +92,12 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
       return alloc(in, id);
     case Syn::Dps: case Syn::Opaque:
       // Sync is an ordering no-op where one core runs the whole block in
-      // program order; a prefetch has no effect on results.
-      if (info.sem == Sem::Sync || in.op == Op::TPrefetch) return;
-      if (in.op == Op::LoadScalar || in.op == Op::StoreScalar) return scalar_mem(in);
+      // program order; a prefetch or a cache invalidation (one coherent
+      // memory) has no effect on results.
+      if (info.sem == Sem::Sync || in.op == Op::TPrefetch || in.op == Op::CmoCacheInvalid) return;
+      if (in.op == Op::Subview) return view(in);
+      if (in.op == Op::LoadScalar || in.op == Op::StoreScalar || in.op == Op::TGetVal || in.op == Op::TSetVal)
+        return scalar_mem(in);
       return tile_op(in);
   }
 }

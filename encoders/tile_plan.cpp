@@ -84,7 +84,11 @@ bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, Refusal& why)
     case Op::TExpandS: case Op::TNeg: case Op::TRelu: case Op::TAbs:
       have = lanes_ok;
       break;
-    case Op::TDiv: case Op::TDivS: case Op::TSqrt: case Op::TRecip: case Op::TPow: case Op::TPowS:
+    case Op::TDiv: case Op::TDivS:
+      // Integers: truncating, in the signed 32-bit lanes (u32 has none).
+      have = lanes_ok && d != DType::U32;
+      break;
+    case Op::TSqrt: case Op::TRecip: case Op::TPow: case Op::TPowS:
     case Op::TExp: case Op::TLog: case Op::TRsqrt:
       have = lanes_ok && f32;
       break;
@@ -505,6 +509,24 @@ std::vector<ValueId> region_args(const Module& m, const Region& r, unsigned from
   std::vector<ValueId> v;
   for (unsigned i = from; i < r.arg_count; ++i) v.push_back(m.region_arg(r, i));
   return v;
+}
+
+bool plan_row_subset(const Module& m, const Inst& in, bool& valid_ops, Refusal& why) {
+  const bool sub = in.op == Op::Subview;
+  const char* what = sub ? "pto.subview" : "pto.subset";
+  if (in.n_ins < 3 || in.n_res != 1 || (sub && in.n_ins != 3 && in.n_ins != 5)) {
+    why = {RefusalCode::Operands, std::string("this form of ") + what};
+    return false;
+  }
+  const Type& st = m.type_of(m.operand(in, 0));
+  const Type& rt = m.type_of(in.res);
+  auto plain = [](const Type& t) { return t.slayout == SLayout::NoneBox && t.blayout == BLayout::RowMajor; };
+  if (!plain(st) || !plain(rt) || rt.cols != st.cols || rt.elem != st.elem) {
+    why = {RefusalCode::Shape, std::string(what) + " that does not keep whole rows of a row-major tile"};
+    return false;
+  }
+  valid_ops = sub && in.n_ins == 5;
+  return true;
 }
 
 }  // namespace ptoas::cg

@@ -145,6 +145,13 @@ struct WindowPlan {
 };
 bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why);
 
+// pto.subset, or a pto.subview, that names whole rows of a row-major
+// tile from (op1, op2): a tile of its own at its parent's address plus
+// (op1 * cols + op2) elements. A subview's explicit valid extents
+// (op3, op4) are then clamped to its sizes (`valid_ops`). Other windows
+// would need the parent's row stride in every op: refused.
+bool plan_row_subset(const Module& m, const Inst& in, bool& valid_ops, Refusal& why);
+
 // The code size limit of one function (CodegenOptions::code_limit): an
 // encoder checks it before each op (code_limit_error, then throws
 // CodeLimitReached, which its compile_function catches).

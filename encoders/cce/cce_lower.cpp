@@ -15,6 +15,7 @@
 #include "ops.h"
 #include "pipes.h"
 #include "tile_layout.h"
+#include "tile_plan.h"
 
 namespace ptoas::cg::cce {
 
@@ -55,6 +56,9 @@ class CceLower : public Lowering {
   std::vector<uint8_t> tail_barrier_;  // by InstId: a PIPE_ALL barrier right before a return
   std::unordered_map<ValueId, View> views_;
   std::unordered_map<ValueId, int64_t> consts_;
+  // The UB (or other tile memory) address of a tile from alloc_tile or a
+  // row subset of one, as a C++ expression: where a subview starts.
+  std::unordered_map<ValueId, std::string> tile_addr_;
 
   void line(const std::string& s) { o_ += std::string(2 * depth_, ' ') + s + "\n"; }
   const std::string& nm(ValueId v) { return names_.of(v); }
@@ -110,6 +114,8 @@ class CceLower : public Lowering {
   void scalar(const Inst& in) override;
   void view(const Inst& in) override;
   void alloc(const Inst& in, InstId id) override;
+  void row_subset(const Inst& in);
+  void tile_value(const Inst& in);
 
   // Every tile op is one call (lower_special); the families are never reached.
   void tcopy(const Inst& in, ValueId, ValueId, bool) override { call(in); }
@@ -319,6 +325,10 @@ bool CceLower::lower_special(const Inst& in, InstId id) {
     sync(in, id);
     return true;
   }
+  if (in.op == Op::TGetVal || in.op == Op::TSetVal) {
+    tile_value(in);
+    return true;
+  }
   if (in.op == Op::Call) {
     func_call(in);
     return true;
@@ -329,6 +339,10 @@ bool CceLower::lower_special(const Inst& in, InstId id) {
   }
   if (in.op == Op::LoadScalar || in.op == Op::StoreScalar) {
     scalar_mem(in);
+    return true;
+  }
+  if (in.op == Op::Subview) {
+    row_subset(in);
     return true;
   }
   if (info.syn == Syn::Opaque && info.sem != Sem::Struct) {
@@ -359,6 +373,22 @@ void CceLower::scalar_mem(const Inst& in) {
     return line("const " + ty + " " + nm(in.res) + " = " + nm(opnd(in, 0)) + "[" + nm(opnd(in, 1)) + "];");
   }
   line(nm(opnd(in, 1)) + "[" + nm(opnd(in, 2)) + "] = " + nm(opnd(in, 0)) + ";");
+}
+
+// tgetval ins(%t, %k) -> %v / tsetval ins(%k, %v) outs(%t): PTO-ISA's
+// Tile::GetValue / SetValue, element k of the tile's storage.
+void CceLower::tile_value(const Inst& in) {
+  const bool get = in.op == Op::TGetVal;
+  if (unsigned(in.n_ins) + in.n_outs != (get ? 2u : 3u) || in.n_res != (get ? 1 : 0))
+    return fail(in, {RefusalCode::Operands, "this form of " + std::string(op_name(in.op))});
+  ValueId t = get ? opnd(in, 0) : opnd(in, 2), k = opnd(in, get ? 1 : 0), v = get ? in.res : opnd(in, 1);
+  const Type& tt = m_.type_of(t);
+  const Type& vt = m_.type_of(v);
+  std::string ty = value_type(m_, v);
+  if (tt.kind != TypeKind::TileBuf || vt.kind != TypeKind::Scalar || vt.elem != tt.elem || ty.empty())
+    return fail(in, {RefusalCode::Operands, std::string(op_name(in.op)) + " with a value not of the tile's element type"});
+  if (get) return line("const " + ty + " " + nm(v) + " = " + nm(t) + ".GetValue(" + nm(k) + ");");
+  line(nm(t) + ".SetValue(" + nm(k) + ", " + nm(v) + ");");
 }
 
 void CceLower::func_call(const Inst& in) {
@@ -578,6 +608,8 @@ void CceLower::view(const Inst& in) {
     case Op::SetValidShape:
       line(nm(opnd(in, 0)) + ".SetValidShape(" + nm(opnd(in, 1)) + ", " + nm(opnd(in, 2)) + ");");
       return;
+    case Op::Subset: case Op::Subview:
+      return row_subset(in);
     default:
       return fail(in);
   }
@@ -598,6 +630,36 @@ void CceLower::alloc(const Inst& in, InstId id) {
   }
   line(ty + " " + nm(in.res) + tile_ctor_args(t, vr, vc) + ";");
   line("TASSIGN(" + nm(in.res) + ", " + addr + ");");
+  tile_addr_[in.res] = addr;
+}
+
+// A row run of a tile (plan_row_subset): a tile of the result's type at the
+// parent's address plus the run's offset, as the official lowering places
+// a subview; explicit valid extents clamped to the sizes.
+void CceLower::row_subset(const Inst& in) {
+  bool valid_ops = false;
+  Refusal why;
+  if (!plan_row_subset(m_, in, valid_ops, why)) return fail(in, why);
+  auto a = tile_addr_.find(opnd(in, 0));
+  if (a == tile_addr_.end())
+    return fail(in, {RefusalCode::Operands, std::string(op_name(in.op)) +
+                                                " of a tile whose address is not known where it is taken (a "
+                                                "parameter, or a tile carried by a loop or a branch)"});
+  const Type& rt = m_.type_of(in.res);
+  std::string ty = value_type(m_, in.res);
+  if (ty.empty()) return fail(in, {RefusalCode::Type, ""});
+  auto extent = [&](unsigned k, int32_t size) {
+    if (!valid_ops) return std::to_string(k == 0 ? (rt.vrow < 0 ? rt.rows : rt.vrow) : (rt.vcol < 0 ? rt.cols : rt.vcol));
+    std::string x = nm(opnd(in, 3 + k)), n = std::to_string(size);
+    return "(" + x + " < 0 ? 0 : " + x + " > " + n + " ? " + n + " : " + x + ")";
+  };
+  std::string addr = names_.fresh(nm(in.res) + "_addr");
+  unsigned es = std::max(1u, dtype_bytes(rt.elem));
+  line("const uint64_t " + addr + " = " + a->second + " + (uint64_t)(" + nm(opnd(in, 1)) + " * " +
+       std::to_string(rt.cols) + " + " + nm(opnd(in, 2)) + ") * " + std::to_string(es) + ";");
+  line(ty + " " + nm(in.res) + tile_ctor_args(rt, extent(0, rt.rows), extent(1, rt.cols)) + ";");
+  line("TASSIGN(" + nm(in.res) + ", " + addr + ");");
+  tile_addr_[in.res] = addr;
 }
 
 // ---- tile ops --------------------------------------------------------------------------

@@ -561,12 +561,13 @@ void Gen::view(const Inst& in) {
       I("mov.b32", v.r[2], c);
       return;
     }
-    case Op::Subset: {
+    case Op::Subset: case Op::Subview: {
       ValueId t = op(in, 0);
       const Type& st = ty(t);
       const Type& rt = ty(in.res);
-      if (st.slayout != SLayout::NoneBox || st.blayout != BLayout::RowMajor || rt.cols != st.cols)
-        return fail(in, {RefusalCode::Shape, "pto.subset that does not keep whole rows of a row-major tile"});
+      bool valid_ops = false;
+      Refusal why;
+      if (!plan_row_subset(m_, in, valid_ops, why)) return fail(in, why);
       unsigned es = std::max(1u, dtype_bytes(st.elem));
       Val& s = val(t);
       Val& v = val(in.res);
@@ -580,6 +581,12 @@ void Gen::view(const Inst& in) {
       if (s.off >= 0 && int_constant(m_, op(in, 1), r0) && int_constant(m_, op(in, 2), c0) && r0 >= 0 && c0 >= 0 &&
           r0 < st.rows && c0 < st.cols)
         v.off = s.off + (r0 * st.cols + c0) * es;
+      if (valid_ops) {
+        Reg r = clamp_count(op(in, 3), rt.rows, false);
+        Reg c = clamp_count(op(in, 4), rt.cols, false);
+        I("mov.b32", v.r[1], r);
+        I("mov.b32", v.r[2], c);
+      }
       return;
     }
     default:

@@ -291,7 +291,9 @@ void Gen::bin(Bin k, DType d, R pg, R a, R b) {
     case Bin::Add: fl ? nan_first("FADD_ZZZ_S", false) : I("ADD_ZZZ_S", {a, a, b}); break;
     case Bin::Sub: fl ? nan_first("FSUB_ZZZ_S", false) : I("SUB_ZZZ_S", {a, a, b}); break;
     case Bin::Mul: fl ? nan_first("FMUL_ZZZ_S", false) : I("MUL_ZPmZ_S", {a, pg, a, b}); break;
-    case Bin::Div: nan_first("FDIV_ZPmZ_S", true); break;
+    // Integers truncate; x / 0 is 0 and MIN / -1 wraps (the interpreter
+    // reports the first, so no result is compared).
+    case Bin::Div: fl ? nan_first("FDIV_ZPmZ_S", true) : I(u32 ? "UDIV_ZPmZ_S" : "SDIV_ZPmZ_S", {a, pg, a, b}); break;
     case Bin::Max: case Bin::Min:
       if (!fl) {
         const char* n = k == Bin::Max ? (u32 ? "UMAX_ZPmZ_S" : "SMAX_ZPmZ_S") : (u32 ? "UMIN_ZPmZ_S" : "SMIN_ZPmZ_S");

@@ -387,14 +387,21 @@ void Gen::subset(const Inst& in, ValueId t, unsigned es) {
   stx(X(0), in.res, 2);
 }
 
-// One GM element at x0 = ptr + idx * bytes, through x1.
+// One GM element at x0 = ptr + idx * bytes (a tile's: x19 + tile + idx *
+// bytes), through x1.
 void Gen::scalar_mem(const Inst& in, const ScalarMemPlan& p) {
   ldx(X(0), p.idx);
+  if (p.limit > 0) {
+    mov_imm(X(1), uint64_t(p.limit - 1));
+    I("SUBSXrs", {xzr(), X(0), X(1), 0});
+    I("CSELXr", {X(0), X(0), X(1), int(LS)});  // unsigned: a negative index is large
+  }
   mov_imm(X(1), p.bytes);
   ldx(X(2), p.ptr);
+  if (p.tile) I("ADDXrs", {X(2), X(2), X(19), 0});
   I("MADDXrrr", {X(0), X(0), X(1), X(2)});
   const unsigned es = p.bytes;
-  if (in.op == Op::StoreScalar) {
+  if (p.store) {
     ldx(X(1), p.val);
     if (es == 8) I("STRXui", {X(1), X(0), 0});
     else I(es == 4 ? "STRWui" : es == 2 ? "STRHHui" : "STRBBui", {W(1), X(0), 0});

@@ -308,7 +308,10 @@ void Gen::bin(Bin k, DType d) {
     case Bin::Add: f32 ? vaddps(x0, x0, x1) : vpaddd(x0, x0, x1); break;
     case Bin::Sub: f32 ? vsubps(x0, x0, x1) : vpsubd(x0, x0, x1); break;
     case Bin::Mul: f32 ? vmulps(x0, x0, x1) : vpmulld(x0, x0, x1); break;
-    case Bin::Div: vdivps(x0, x0, x1); break;
+    case Bin::Div:
+      if (f32) vdivps(x0, x0, x1);
+      else idiv_lanes();
+      break;
     // Interpreter order (std::max / std::min): max(a, b) = (a < b) ? b : a,
     // min(a, b) = (b < a) ? b : a, a NaN on either side gives a. vmaxps
     // x, y = (x > y) ? x : y and vminps x, y = (x < y) ? x : y, so b goes
@@ -340,6 +343,27 @@ void Gen::bin(Bin k, DType d) {
     case Bin::Shl: vpsllvd(x0, x0, x1); break;
     case Bin::Shr: dtype_is_unsigned(d) ? vpsrlvd(x0, x0, x1) : vpsravd(x0, x0, x1); break;
   }
+}
+
+// Signed 32-bit V0 / V1, truncating, through double: both fit in its 53
+// bits, so the quotient truncates to the integer one (MIN / -1 gives
+// 2^31, which converts to the indefinite 0x80000000 = MIN, the wrap; x / 0
+// is an error in the interpreter, any value here). V8-V11 scratch, as
+// math().
+void Gen::idiv_lanes() {
+  Xmm x0 = V(0), x1 = V(1), x8 = V(8), x9 = V(9), x10 = V(10), x11 = V(11);
+  vcvtdq2pd(x8, H(0));
+  vcvtdq2pd(x10, H(1));
+  vdivpd(x8, x8, x10);
+  vcvttpd2dq(H(8), x8);
+  extract_hi(H(9), x0);
+  vcvtdq2pd(x9, H(9));
+  extract_hi(H(11), x1);
+  vcvtdq2pd(x11, H(11));
+  vdivpd(x9, x9, x11);
+  vcvttpd2dq(H(9), x9);
+  insert_hi(x8, H(9));
+  vmovaps(x0, x8);
 }
 
 // V0 = o(V0, V1) of an elementwise, tile-scalar or unary op in d's lane

@@ -379,6 +379,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class
   void elt_lanes(Op o, DType d);      // V0 = o(V0, V1): elementwise()'s loop body (x86/elementwise.cpp)
   void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32
+  void idiv_lanes();                  // V0 = V0 / V1, i32 lanes (V8-V11 scratch)
   void pow_ps();                      // V0 = pow(V0, V1), f32 (x86/math.cpp)
   void exp_pd(const Xmm& x);          // doubles in place (V10-13 scratch)
   void exp_ps_fast();                 // V0 = exp(V0) in f32 arithmetic, <= 2 ULP (V8-V13, k6, k7 scratch)

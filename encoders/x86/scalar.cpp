@@ -405,13 +405,20 @@ void Gen::subset(const Inst& in, ValueId t, unsigned es) {
   mov(qword[rbp + disp(sl(in.res, 2))], rt.vcol < 0 ? rt.cols : rt.vcol);
 }
 
-// One GM element at [ptr + idx * bytes], through rdx.
+// One GM element at [ptr + idx * bytes], or a tile's at [r15 + tile + idx *
+// bytes], through rdx.
 void Gen::scalar_mem(const Inst& in, const ScalarMemPlan& p) {
   mov(rax, q(p.ptr));
+  if (p.tile) add(rax, r15);
   mov(rcx, q(p.idx));
+  if (p.limit > 0) {
+    mov(rdx, p.limit - 1);
+    cmp(rcx, rdx);
+    cmova(rcx, rdx);
+  }
   const int es = int(p.bytes);
   const RegExp at = rax + rcx * es;
-  if (in.op == Op::StoreScalar) {
+  if (p.store) {
     mov(rdx, q(p.val));
     if (es == 1) mov(byte[at], dl);
     else if (es == 2) mov(word[at], dx);

@@ -102,5 +102,8 @@ PTO_MODEL_API void pto_model_pipe_barrier(int32_t pipe) { cur().barrier(pipe); }
 PTO_MODEL_API int64_t pto_model_block_idx(void) { return cur().idx(); }
 PTO_MODEL_API int64_t pto_model_block_num(void) { return cur().num(); }
 PTO_MODEL_API void pto_model_drain(void) { cur().drain(); }
+PTO_MODEL_API void* pto_model_tile_elem(int32_t loc, uint64_t offset, int64_t k, int32_t esize, int64_t count) {
+  return cur().tile_elem(loc, offset, k, esize, count);
+}
 
 }

@@ -50,6 +50,19 @@ Block::Block(Arch arch, bool in_order, int64_t idx, int64_t num, std::vector<Rep
   }
 }
 
+void* Block::tile_elem(int loc, uint64_t offset, int64_t k, int esize, int64_t count) {
+  drain();
+  if (loc < 0 || loc >= 7 || esize <= 0 || esize > 8 || k < 0 || k >= count ||
+      offset > mem_[loc].size() || uint64_t(k + 1) * uint64_t(esize) > mem_[loc].size() - offset) {
+    report(Report::Kind::OpError, "Tile::GetValue/SetValue: element " + std::to_string(k) + " of a " +
+                                      std::to_string(count) + "-element tile at offset " + std::to_string(offset) +
+                                      " is outside it or its memory");
+    scratch_ = 0;
+    return &scratch_;
+  }
+  return mem_[loc].data() + offset + uint64_t(k) * uint64_t(esize);
+}
+
 void Block::report(Report::Kind k, std::string text) {
   if (num_ > 1) text += " (block " + std::to_string(idx_) + ")";
   reports_.push_back({k, std::move(text)});

@@ -56,6 +56,12 @@ class Block {
   // Runs every queued item the flags let run. `all`: pipe_barrier(PIPE_ALL),
   // after which everything earlier is ordered before everything later.
   void drain(bool all = false);
+  // Element k (esize bytes) of the tile of `count` elements at `offset` of
+  // memory `loc`, for Tile::GetValue / SetValue, after draining every pipe
+  // (the scalar access is ordered after all that was issued before it;
+  // the sync around it is not checked). Out of range: an op error and a
+  // scratch element.
+  void* tile_elem(int loc, uint64_t offset, int64_t k, int esize, int64_t count);
   // Runs queued items until item `i` of pipe `p` is done (false: it cannot
   // run; drain() then reports the deadlock).
   bool run_until(int p, size_t i);
@@ -106,6 +112,7 @@ class Block {
   std::vector<AccessRec> history_;
   bool deadlocked_ = false;
   std::vector<uint8_t> mem_[7];
+  uint64_t scratch_ = 0;
   rt::TileArenas arenas_;
   uint64_t ops_run_ = 0;
   size_t races_ = 0;

@@ -58,6 +58,7 @@ uint8_t* TileAcc::at(int64_t r, int64_t c) const {
     throw RtError{"tile element (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the " +
                       std::to_string(t->rows) + "x" + std::to_string(t->cols) + " tile",
                   loc};
+  if (phys) return base + tile_elem_index(*phys, r0 + r, c0 + c) * esize;
   return base + tile_elem_index(*t, r, c) * esize;
 }
 
@@ -112,12 +113,13 @@ RtTile& Exec::tile_desc(const Inst& in, ValueId v) {
 TileAcc Exec::tile(const Inst& in, ValueId v) {
   RtTile& d = tile_desc(in, v);
   const Type& t = m.types.get(d.type);
+  const Type* phys = d.phys == kNone ? nullptr : &m.types.get(d.phys);
   size_t l = size_t(d.loc);
-  if (l >= 7 || d.offset > sizes.bytes[l] || sizes.bytes[l] - d.offset < tile_storage_bytes(t))
+  if (l >= 7 || d.offset > sizes.bytes[l] || sizes.bytes[l] - d.offset < tile_storage_bytes(phys ? *phys : t))
     fail(in, "tile %" + std::string(m.str(m.values[v].name)) + " lies outside its tile memory");
   // (The probe has no arena: base is then meaningless and never used.)
   uint8_t* base = probe ? nullptr : arena_base[l] + d.offset;
-  TileAcc a{base, &t, t.elem, std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol, in.loc};
+  TileAcc a{base, &t, t.elem, std::max(1u, dtype_bytes(t.elem)), d.vrow, d.vcol, in.loc, phys, d.r0, d.c0};
   return a;
 }
 
@@ -372,8 +374,10 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
       exec_scalar(in);
       return;
     case Syn::MakeTensorView: case Syn::PartitionView: case Syn::GetDim: case Syn::AddPtr:
-    case Syn::Subset: case Syn::SetValidShape:
       exec_view(in);
+      return;
+    case Syn::Subset: case Syn::SetValidShape:
+      exec_tile_view(in);
       return;
     case Syn::AllocTile:
       exec_alloc(in);
@@ -386,6 +390,9 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
     case Syn::Dps:
     case Syn::Opaque:
       if (info.sem == Sem::Sync) return;  // ordering only: a no-op here
+      if (in.op == Op::Subview) return exec_tile_view(in);
+      // One memory, coherent: invalidating a data cache changes nothing.
+      if (in.op == Op::CmoCacheInvalid) return;
       if (probe) {
         if (in.op == Op::TExtract || in.op == Op::TInsert) check_move_offsets(*this, in);
         return;
@@ -617,38 +624,6 @@ void Exec::exec_view(const Inst& in) {
       int64_t k = opnd(in, 1).i;
       if (k < 0 || k >= v.rank) fail(in, "dimension index out of range");
       vals[in.res].i = v.shape[k];
-      return;
-    }
-    // Both run in the probe too: they touch no tile data, and the probe's
-    // refusal is what keeps native code (which clamps a valid shape but
-    // takes a subset's offsets as they come) inside its tiles.
-    case Op::SetValidShape: {
-      RtTile& t = tile_desc(in, in_id(in, 0));
-      const Type& ty = m.types.get(t.type);
-      int64_t r = opnd(in, 1).i, c = opnd(in, 2).i;
-      if (r < 0 || c < 0 || r > ty.rows || c > ty.cols)
-        fail(in, "valid shape " + std::to_string(r) + "x" + std::to_string(c) +
-                     " exceeds the tile's " + std::to_string(ty.rows) + "x" + std::to_string(ty.cols));
-      t.vrow = int32_t(r);
-      t.vcol = int32_t(c);
-      return;
-    }
-    case Op::Subset: {
-      RtTile t = tile_desc(in, in_id(in, 0));
-      const Type& src = m.types.get(t.type);
-      if (src.slayout != SLayout::NoneBox || src.blayout != BLayout::RowMajor)
-        fail(in, "pto.subset is supported on row-major tiles only");
-      int64_t r = opnd(in, 1).i, c = opnd(in, 2).i, re = 0, ce = 0;
-      const Type& rt = m.type_of(in.res);
-      if (r < 0 || c < 0 || __builtin_add_overflow(r, rt.rows, &re) || __builtin_add_overflow(c, rt.cols, &ce) ||
-          re > src.rows || ce > src.cols)
-        fail(in, "subset window is outside the tile");
-      if (rt.cols != src.cols) fail(in, "pto.subset must keep whole rows to stay addressable");
-      t.offset += uint32_t((r * src.cols + c) * dtype_bytes(src.elem));
-      t.type = m.values[in.res].type;
-      t.vrow = rt.vrow;
-      t.vcol = rt.vcol;
-      new_tile(in.res) = t;
       return;
     }
     default:

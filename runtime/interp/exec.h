@@ -32,12 +32,17 @@ struct RtView {
   int64_t stride[8] = {};   // in elements
 };
 
-// A tile buffer: where it lives and its current valid extent.
+// A tile buffer: where it lives and its current valid extent. A
+// pto.subview that is not a run of whole rows is a window: its element
+// (r, c) is element (r0 + r, c0 + c) of a tile of type `phys` at `offset`
+// (the parent's layout and strides, as the official lowering keeps them).
 struct RtTile {
   Loc loc = Loc::Vec;
   uint32_t offset = 0;
   int32_t vrow = 0, vcol = 0;
   TypeId type = kNone;
+  TypeId phys = kNone;  // kNone: the tile is its own storage
+  int32_t r0 = 0, c0 = 0;
 };
 
 // One SSA value at run time. Scalars use i (integers, i1, index) or f
@@ -56,6 +61,11 @@ struct TileAcc {
   unsigned esize;
   int32_t vrow, vcol;   // current valid extent
   uint32_t loc;         // the op's source offset (for the error below)
+  const Type* phys = nullptr;  // a window's storage (RtTile::phys), else null
+  int32_t r0 = 0, c0 = 0;
+  // Code that addresses the storage as bytes (not through at()) must not
+  // take a window's base for a tile of its own.
+  bool window() const { return phys != nullptr; }
   // Element (r, c) of the physical tile. A position outside it (a handler
   // that missed a check on an untrusted offset) is a located runtime
   // error, never an access outside the tile arena.
@@ -170,6 +180,7 @@ class Exec {
   void check_view(const Inst& in, const RtView& v);
   void exec_scalar(const Inst& in);
   void exec_view(const Inst& in);
+  void exec_tile_view(const Inst& in);  // exec_tile_view.cpp
   void exec_alloc(const Inst& in);
   InstId find_callee(const Inst& in);
 };

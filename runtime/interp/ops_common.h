@@ -57,6 +57,17 @@ inline void need_int(Exec& ex, const Inst& in, DType d) {
     ex.fail(in, std::string(op_name(in.op)) + " needs an integer element type, got " + dn(d));
 }
 
+// Every byte of t's storage zeroed; for a subview window only the
+// elements of the window (its parent's others are not its to touch).
+inline void zero_storage(const TileAcc& t) {
+  if (!t.window()) {
+    std::memset(t.base, 0, tile_storage_bytes(*t.t));
+    return;
+  }
+  for (int64_t r = 0; r < t.t->rows; ++r)
+    for (int64_t c = 0; c < t.t->cols; ++c) std::memset(t.at(r, c), 0, t.esize);
+}
+
 inline bool is_tile(const Exec& ex, ValueId v) { return ex.m.type_of(v).kind == TypeKind::TileBuf; }
 
 // ---- binary arithmetic ---------------------------------------------------------------

@@ -298,7 +298,7 @@ void compare(Exec& ex, const Inst& in) {
   int64_t words = (int64_t(a.vcol) + bits - 1) / bits;
   words = std::min<int64_t>(words, d.vcol);
   need_phys(ex, in, d, a.vrow, words, "mask");
-  std::memset(d.base, 0, tile_storage_bytes(*d.t));
+  zero_storage(d);
   for (int64_t r = 0; r < a.vrow; ++r)
     for (int64_t w = 0; w < words; ++w) {
       uint64_t word = 0;

@@ -60,14 +60,18 @@ void tload(Exec& ex, const Inst& in) {
   check_shapes(ex, in, v, t, "tload", true);
   // The whole physical tile first takes the pad value, then the valid
   // region is copied (bit for bit: the DMA moves bytes, it does not convert).
+  // A subview window pads its own elements only.
   const Type& ty = *t.t;
-  size_t total = tile_storage_bytes(ty);
-  if (is_float(t.elem)) {
-    double p = pad_value_f(ty);
-    for (size_t off = 0; off < total; off += t.esize) store_f(t.base + off, t.elem, p);
+  const bool fl = is_float(t.elem);
+  const double pf = fl ? pad_value_f(ty) : 0;
+  const int64_t pi = fl ? 0 : pad_value_i(ty);
+  if (!t.window()) {
+    size_t total = tile_storage_bytes(ty);
+    for (size_t off = 0; off < total; off += t.esize)
+      fl ? store_f(t.base + off, t.elem, pf) : store_i(t.base + off, t.elem, pi);
   } else {
-    int64_t p = pad_value_i(ty);
-    for (size_t off = 0; off < total; off += t.esize) store_i(t.base + off, t.elem, p);
+    for (int64_t r = 0; r < ty.rows; ++r)
+      for (int64_t c = 0; c < ty.cols; ++c) fl ? t.setf(r, c, pf) : t.seti(r, c, pi);
   }
   for (int64_t r = 0; r < t.vrow; ++r)
     for (int64_t c = 0; c < t.vcol; ++c) {

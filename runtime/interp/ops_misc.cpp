@@ -6,6 +6,9 @@
 //        pairs sorted descending (ties: smaller index first) into 8-byte records
 //   TMRGSORT ins(src, blockLen): merges each group of 4 sorted blocks of
 //        blockLen elements (records included) into one descending run
+//   TSETVAL ins(k, v) outs(dst) / %v = TGETVAL ins(src, k): element k of the
+//        tile's storage order (row-major: (k / cols, k % cols); col-major:
+//        (k % rows, k / rows)), 0 <= k < rows * cols; boxed tiles refused
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -137,9 +140,51 @@ void tmrgsort(Exec& ex, const Inst& in) {
   }
 }
 
+// The (row, col) of storage element k of t, checked.
+std::pair<int64_t, int64_t> storage_pos(Exec& ex, const Inst& in, const TileAcc& t, int64_t k) {
+  const Type& ty = *t.t;
+  if (ty.slayout != SLayout::NoneBox)
+    ex.fail(in, std::string(op_name(in.op)) + " on a boxed tile is not supported by the interpreter");
+  if (k < 0 || k >= int64_t(ty.rows) * ty.cols)
+    ex.fail(in, std::string(op_name(in.op)) + ": element " + std::to_string(k) + " is outside the " +
+                    std::to_string(ty.rows) + "x" + std::to_string(ty.cols) + " tile");
+  if (ty.blayout == BLayout::ColMajor) return {k % ty.rows, k / ty.rows};
+  return {k / ty.cols, k % ty.cols};
+}
+
+void tsetval(Exec& ex, const Inst& in) {
+  TileAcc d = ex.out_tile(in, 0);
+  auto [r, c] = storage_pos(ex, in, d, ex.scalar_i(in, ex.in_id(in, 0)));
+  ValueId v = ex.in_id(in, 1);
+  // A copy, as pto.store_scalar makes one: a float keeps its bits.
+  if (ex.m.type_of(v).elem == d.elem) {
+    if (is_float(d.elem)) store_f_bits(d.at(r, c), d.elem, ex.val(v).f);
+    else store_i(d.at(r, c), d.elem, ex.val(v).i);
+  } else if (is_float(d.elem)) {
+    d.setf(r, c, ex.scalar_f(in, v));
+  } else {
+    d.seti(r, c, ex.scalar_i(in, v));
+  }
+}
+
+void tgetval(Exec& ex, const Inst& in) {
+  if (in.n_ins != 2 || in.n_res != 1) ex.fail(in, "this form of pto.tgetval is not supported by the interpreter");
+  TileAcc s = ex.in_tile(in, 0);
+  auto [r, c] = storage_pos(ex, in, s, ex.scalar_i(in, ex.in_id(in, 1)));
+  const Type& rt = ex.m.type_of(in.res);
+  RtValue& out = ex.val(in.res);
+  if (rt.kind != TypeKind::Scalar) ex.fail(in, "pto.tgetval's result is not a scalar");
+  if (rt.elem == s.elem && is_float(s.elem)) out.f = load_f_bits(s.at(r, c), s.elem);
+  else if (rt.elem == s.elem) out.i = wrap_to(s.elem, s.geti(r, c));
+  else if (dtype_is_float(rt.elem)) out.f = num_f(s, r, c);
+  else out.i = num_i(s, r, c);
+}
+
 }  // namespace
 
 void register_misc_ops(HandlerTable& t) {
+  t[size_t(Op::TSetVal)] = tsetval;
+  t[size_t(Op::TGetVal)] = tgetval;
   t[size_t(Op::TCi)] = tci;
   t[size_t(Op::TTri)] = ttri;
   t[size_t(Op::TSort32)] = tsort32;

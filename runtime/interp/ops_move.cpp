@@ -126,6 +126,7 @@ void tinsert(Exec& ex, const Inst& in) {
 void treshape(Exec& ex, const Inst& in) {
   RtTile& sd = ex.tile_desc(in, ex.in_id(in, 0));
   RtTile src = sd;
+  if (src.phys != kNone) ex.fail(in, "pto.treshape of a pto.subview window is not supported by the interpreter");
   RtTile& dd = ex.tile_desc(in, ex.out_id(in, 0));
   const Type& st = ex.m.types.get(src.type);
   const Type& dt = ex.m.types.get(dd.type);
@@ -138,6 +139,7 @@ void treshape(Exec& ex, const Inst& in) {
                     std::to_string(db));
   dd.loc = src.loc;
   dd.offset = src.offset;
+  dd.phys = kNone;
 }
 
 // TTRANS ins(src, tmp?): dst[c, r] = src[r, c] over the src valid region.
@@ -267,6 +269,7 @@ void tgatherb(Exec& ex, const Inst& in) {
   TileAcc d = ex.out_tile(in, 0), s = ex.in_tile(in, 0), off = ex.in_tile(in, 1);
   need_int(ex, in, off.elem);
   need_phys(ex, in, off, d.vrow, d.vcol, "offset");
+  if (s.window()) ex.fail(in, "pto.tgatherb from a pto.subview window is not supported by the interpreter");
   size_t bytes = tile_storage_bytes(*s.t);
   std::vector<uint8_t> copy(s.base, s.base + bytes);
   for (int64_t r = 0; r < d.vrow; ++r)

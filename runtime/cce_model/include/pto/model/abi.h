@@ -56,6 +56,9 @@ int64_t pto_model_block_idx(void);
 int64_t pto_model_block_num(void);
 // Drains every pipe: the C++ needs a value the queued ops produce.
 void pto_model_drain(void);
+// Element k (esize bytes) of a tile of `count` elements at `offset` in tile
+// memory `loc` (TileType order), once every queued op has run.
+void* pto_model_tile_elem(int32_t loc, uint64_t offset, int64_t k, int32_t esize, int64_t count);
 
 #ifdef __cplusplus
 }

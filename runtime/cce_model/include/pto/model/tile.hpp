@@ -3,6 +3,9 @@
 // descriptor only; its bytes live in the model library's tile memories.
 #pragma once
 #include <cstdint>
+#include <cstring>
+
+#include "abi.h"
 
 namespace pto {
 
@@ -38,6 +41,16 @@ struct Tile {
   void SetValidShape(int64_t r, int64_t c) {
     vrow_ = int32_t(r);
     vcol_ = int32_t(c);
+  }
+
+  // Element k of the tile's storage (PTO-ISA's flat index).
+  T GetValue(int64_t k) const {
+    T v;
+    std::memcpy(&v, pto_model_tile_elem(int32_t(TT), offset_, k, int32_t(sizeof(T)), int64_t(Rows) * Cols), sizeof v);
+    return v;
+  }
+  void SetValue(int64_t k, T v) {
+    std::memcpy(pto_model_tile_elem(int32_t(TT), offset_, k, int32_t(sizeof(T)), int64_t(Rows) * Cols), &v, sizeof v);
   }
 
   int32_t vrow_ = ValidRows == -1 ? Rows : ValidRows;
