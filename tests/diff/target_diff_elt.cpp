@@ -191,17 +191,18 @@ struct OpCase {
   Kind kind;
   bool fl, in;      // float / integer dtypes the avx2 backend covers
   bool shift;       // b (or the scalar) is a shift amount: 0..bits-1
+  bool divide = false;  // integer divisors nonzero (the interpreter's error)
 };
 
 const OpCase kOps[] = {
     {"tadd", Bin, true, true, false},         {"tsub", Bin, true, true, false},
-    {"tmul", Bin, true, true, false},         {"tdiv", Bin, true, false, false},
+    {"tmul", Bin, true, true, false},         {"tdiv", Bin, true, true, false, true},
     {"tmax", Bin, true, true, false},         {"tmin", Bin, true, true, false},
     {"tand", Bin, false, true, false},        {"tor", Bin, false, true, false},
     {"txor", Bin, false, true, false},        {"tshl", Bin, false, true, true},
     {"tshr", Bin, false, true, true},         {"tadds", TileScalar, true, true, false},
     {"tsubs", TileScalar, true, true, false}, {"tmuls", TileScalar, true, true, false},
-    {"tdivs", TileScalar, true, false, false}, {"tdivs", ScalarTile, true, false, false},
+    {"tdivs", TileScalar, true, true, false, true}, {"tdivs", ScalarTile, true, true, false, true},
     {"tmaxs", TileScalar, true, true, false}, {"tmins", TileScalar, true, true, false},
     {"tands", TileScalar, false, true, false}, {"tors", TileScalar, false, true, false},
     {"txors", TileScalar, false, true, false}, {"tshls", TileScalar, false, true, true},
@@ -336,7 +337,9 @@ void add_elt(std::vector<Case>& out, const OpCase& o, const Shape& s, DType d, b
   size_t ld = size_t(dn ? s.rows + 3 : s.cols + 3), n = ld * size_t((dn ? s.vc : s.vr) + 1);
   bool transcendental = !std::strcmp(o.op, "texp") || !std::strcmp(o.op, "tlog") || !std::strcmp(o.op, "trsqrt");
   unsigned bits = 8 * dtype_bytes(d);
-  for (uint64_t sc : uses_scalar ? scalars(d, o.shift) : std::vector<uint64_t>{0}) {
+  std::vector<uint64_t> scs = uses_scalar ? scalars(d, o.shift) : std::vector<uint64_t>{0};
+  if (o.divide && o.kind == TileScalar && !dtype_is_float(d)) std::erase(scs, uint64_t(0));
+  for (uint64_t sc : scs) {
     std::string name = std::string(o.op) + (o.kind == ScalarTile ? "(scalar first)" : "") + " " + dt + " " +
                        s.name + (dn ? " DN" : "");
     if (uses_scalar) {
@@ -348,6 +351,15 @@ void add_elt(std::vector<Case>& out, const OpCase& o, const Shape& s, DType d, b
     c.arch = arch;
     if (o.shift && o.kind == Bin)  // shift amounts within the element's bits
       for (size_t i = 0; i < n; ++i) store_elem(c.bufs[1].data, d, i, rnd() % bits);
+    // Integer divisors: random, 0 made 1, and -1 often (MIN / -1 wraps).
+    if (o.divide && !dtype_is_float(d) && o.kind != TileScalar) {
+      int b = o.kind == ScalarTile ? 0 : 1;
+      for (size_t i = 0; i < n; ++i) {
+        uint64_t v = i % 7 == 3 ? ~uint64_t(0) : rnd();
+        if ((v & ((bits >= 64 ? 0 : uint64_t(1) << bits) - 1)) == 0) v = 1;
+        store_elem(c.bufs[size_t(b)].data, d, i, v);
+      }
+    }
     // f16 / bf16 texp, tlog, trsqrt: the JIT rounds double -> f32 -> f16,
     // the interpreter double -> f16 (DESIGN §6): 1 ULP. tpow: exp(y log|x|)
     // in double against std::pow: 1 ULP in every type.
@@ -404,6 +416,7 @@ void elementwise_cases(std::vector<Case>& out) {
   for (const OpCase& o : kOps)
     for (DType d : lane_types()) {
       if (dtype_is_float(d) ? !o.fl : !o.in) continue;
+      if (o.divide && d == DType::U32) continue;  // no u32 lanes for it (docs/x86_backend.md)
       Arch arch;
       if (!pick_arch(o.op, d, arch)) continue;
       if (narrow_float(d) && o.kind == Unary) add_exhaustive(out, o, d, arch);
