@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cuda_driver.h"
+#include "elem.h"
 #include "launch.h"
 #include "ptx/fp.h"
 
@@ -81,8 +82,13 @@ namespace {
 // complement at their width, f16/bf16 as bit patterns, f32/f64 IEEE).
 uint64_t param_bits(const Arg& a, DType t, const ptx::ParamDecl& d) {
   if (a.kind == Arg::Kind::Float) {
-    if (t == DType::F16) return ptx::fp::round(a.f, 0, ptx::fp::Mode::RN, ptx::fp::kF16);
-    if (t == DType::BF16) return ptx::fp::round(a.f, 0, ptx::fp::Mode::RN, ptx::fp::kBF16);
+    if (t == DType::F16 || t == DType::BF16) {
+      // As the interpreter stores it (a NaN keeps its payload's top bits;
+      // the hardware's cvt would give the canonical NaN).
+      uint8_t h[2];
+      store_f_bits(h, t, a.f);
+      return uint64_t(h[0]) | uint64_t(h[1]) << 8;
+    }
     if (d.bytes == 4) return ptx::fp::bits(float(a.f));
     return ptx::fp::bits(a.f);
   }

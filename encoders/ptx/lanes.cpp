@@ -452,8 +452,17 @@ Reg Gen::cvt_lane(const CvtPlan& p, Reg x) {
         break;
       }
     }
+    // Saturated to 64 bits as the interpreter does: signed below 2^63,
+    // unsigned from there (2^63 .. 2^64 keep their bits; NaN -> 0).
     Reg w = reg(RC::RD);
-    I("cvt.rzi.s64.f32", w, r);  // saturated to 64 bits, NaN -> 0
+    I("cvt.rzi.s64.f32", w, r);
+    if (!p.sat) {
+      Reg wu = reg(RC::RD);
+      Reg big = reg(RC::P);
+      I("cvt.rzi.u64.f32", wu, r);
+      I("setp.ge.f32", big, r, fimm(9223372036854775808.0f));
+      I("selp.b64", w, wu, w, big);
+    }
     Reg v = reg(RC::R);
     if (p.sat) {
       clamp_s64(w, p.dd);

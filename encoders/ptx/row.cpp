@@ -741,6 +741,19 @@ void RowEmit::step(const RStep& s, int si) {
         Reg y = sp.scalar ? scal(sp.b, d) : get(sp.b, i);
         v = g.reg(x.c);
         g.I(x.c == RC::F ? "selp.f32" : "selp.b32", v, x, y, pb);
+        // A select copies bits: an f16 / bf16 signalling NaN stays one (its
+        // lane value would be quieted on the way back to 16 bits).
+        if (d == DType::F16 || d == DType::BF16) {
+          auto bits_of = [&](ValueId t, Reg lane) {
+            const TS& st = ts[t];
+            return st.bits.empty() ? g.bits_from_lane(d, lane) : st.bits[st.cls == Cls::Col ? 0 : i];
+          };
+          Reg xb = bits_of(sp.a, x), yb = sp.scalar ? g.copy_bits16(d, y) : bits_of(sp.b, y);
+          if (xb.c == yb.c) {
+            vbits = g.reg(xb.c);
+            g.I(xb.c == RC::H ? "selp.b16" : "selp.b32", vbits, xb, yb, pb);
+          }
+        }
         break;
       }
       default:

@@ -127,12 +127,15 @@ struct Decoder {
         if (!flt) return true;
         v = double(po.o.imm);
         break;
+      // 0f / 0d literals of their own width are exact bit patterns (a NaN
+      // payload included, as ptxas takes them); only a literal of the other
+      // width is converted.
       case ParsedOpnd::F32Bits:
-        if (!flt) return true;
+        if (!flt || t == Ty::F32) return true;
         v = fp::f32(uint32_t(po.o.imm));
         break;
       case ParsedOpnd::F64Bits:
-        if (!flt) return true;
+        if (!flt || t == Ty::F64) return true;
         v = fp::f64(uint64_t(po.o.imm));
         break;
       case ParsedOpnd::Decimal:

@@ -45,6 +45,12 @@ struct Case {
   // a target whose f16 rounding breaks ties the wrong way (Bochs, see
   // target_diff.cpp) is off by more than the one tie there.
   bool f16_rounds_often = false;
+  // A reduction: a target that reduces in a tree (Target::tree_reductions)
+  // may return another NaN of the row (DESIGN §6: the order is its choice).
+  bool reduction = false;
+  // Optional, for such a target only: a difference the reduction order
+  // allows (DESIGN §6's n eps sum|x| bound).
+  std::function<bool(size_t b, size_t i, uint64_t ref, uint64_t got)> tree_tolerate;
   // Optional: true when a difference at element i of buffer b is allowed.
   std::function<bool(size_t b, size_t i, uint64_t ref, uint64_t got)> tolerate;
   // Optional: what element i of buffer b is called in messages.
@@ -67,6 +73,8 @@ uint32_t rnd();
 // four times in ten, else an ordinary value.
 uint64_t sample(DType d);
 uint64_t load_elem(const std::vector<uint8_t>& buf, DType d, size_t i);
+// An element's value as a double (f32, f16, bf16; i8 and i32 as themselves).
+double elem_value(DType d, uint64_t v);
 void store_elem(std::vector<uint8_t>& buf, DType d, size_t i, uint64_t bits);
 // A buffer of n elements: random samples, or (output) the sentinel 0xDEADBEEF
 // truncated to the element size.

@@ -2,6 +2,7 @@
 // tfusedmuladd tfusedmuladdrelu tsubrelu tprelu tlrelu taxpy) and the row
 // (trowsum/max/min/prod) and column (tcolsum/max/min/prod) reductions, for every
 // element type the op table allows, over the shape classes.
+#include <cmath>
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -140,9 +141,43 @@ void add_row_reduce(std::vector<Case>& out, const char* op, DType d, const Shape
                      (dn_dst ? "" : " ND dst") + (v == 0 ? " tmp" : "");
   Case c = abc_case(name, k, d, d, n, ld, narrow_float(d) ? DType::F32 : d, 0);
   c.arch = arch;
-  if (std::string(op) == "trowprod") {
+  c.reduction = true;
+  const bool prod = std::string(op) == "trowprod";
+  if (prod) {
     for (size_t i = 0; i < n; ++i) store_elem(c.bufs[0].data, d, i, near_one(d));
     c.f16_rounds_often = true;
+  }
+  // Sums and products in another order: within (n + 2) eps of sum|x| (a
+  // product: of |result|) plus one rounding to the element type.
+  if (prod || std::string(op) == "trowsum") {
+    std::vector<uint8_t> av = c.bufs[0].data;
+    int vc = s.vc, vr = s.vr;
+    c.tree_tolerate = [=](size_t b, size_t i, uint64_t ref, uint64_t got) {
+      if (b != 2 || i >= size_t(vr)) return false;
+      double fr = elem_value(d, ref), fg = elem_value(d, got);
+      double mag = 0, lg_hi = 0, lg_lo = 0;
+      bool zero_or_inf = false;
+      for (int k = 0; k < vc; ++k) {
+        size_t at = dn_src ? size_t(k) * ld + i : i * ld + size_t(k);
+        double x = elem_value(d, load_elem(av, d, at));
+        mag += std::fabs(x);
+        zero_or_inf |= x == 0 || std::isinf(x);
+        if (x != 0 && std::isfinite(x)) (std::fabs(x) > 1 ? lg_hi : lg_lo) += std::log2(std::fabs(x));
+      }
+      // A product whose partial products may leave the type's range (a row
+      // with 0 or Inf, or factors that can overflow or underflow on the
+      // way) is 0, subnormal, Inf or NaN by the order.
+      const double emax = d == DType::F16 ? 15 : 127, emin = d == DType::F16 ? -14 : -126;
+      const bool extreme = prod && (zero_or_inf || lg_hi > emax || lg_lo < emin);
+      if (!std::isfinite(fr) || !std::isfinite(fg)) return extreme;
+      if (extreme && std::min(std::fabs(fr), std::fabs(fg)) < std::ldexp(1.0, int(emin))) return true;
+      // Each step rounds: to f32 for sums, to the element type for products.
+      double eps = d == DType::F32 || !prod ? 0x1p-23 : d == DType::BF16 ? 0x1p-8 : 0x1p-11;
+      double one = d == DType::F32 ? 0x1p-23 : d == DType::BF16 ? 0x1p-8 : 0x1p-11;
+      double tiny = d == DType::F32 ? 0x1p-149 : d == DType::BF16 ? 0x1p-133 : 0x1p-24;
+      if (prod) mag = std::fabs(fr);
+      return std::fabs(fg - fr) <= double(vc + 2) * (eps * mag + tiny) + one * std::fabs(fr);
+    };
   }
   out.push_back(std::move(c));
 }
@@ -170,6 +205,7 @@ void add_col_reduce(std::vector<Case>& out, const char* op, DType d, const Shape
   Case c = abc_case(std::string(op) + " " + dt + " " + s.name + (tmp ? " tmp" : ""), k, d, d, n, ld,
                     narrow_float(d) ? DType::F32 : d, 0);
   c.arch = arch;
+  c.reduction = true;
   if (std::string(op) == "tcolprod")
     for (size_t i = 0; i < n; ++i) store_elem(c.bufs[0].data, d, i, near_one(d));
   c.f16_rounds_often = std::string(op) == "tcolsum" || std::string(op) == "tcolprod";

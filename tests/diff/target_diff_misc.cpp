@@ -14,6 +14,26 @@ namespace x86diff {
 
 using namespace ptoas;
 
+// An input element as a double (f32, f16, bf16; integers as themselves).
+double elem_value(DType d, uint64_t v) {
+  if (d == DType::I8) return double(int8_t(v));
+  if (d == DType::I32) return double(int32_t(v));
+  uint32_t bits;
+  if (d == DType::BF16) {
+    bits = uint32_t(v) << 16;
+  } else if (d == DType::F16) {
+    uint32_t sgn = uint32_t(v & 0x8000) << 16, e = (v >> 10) & 31, m = v & 1023;
+    if (e == 31) return m ? std::nan("") : sgn ? -INFINITY : INFINITY;
+    double x = e ? std::ldexp(double(m | 1024), int(e) - 25) : std::ldexp(double(m), -24);
+    return sgn ? -x : x;
+  } else {
+    bits = uint32_t(v);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 namespace {
 
 std::string head(const Shape& s, const std::string& in, const std::string& b, const std::string& out,
@@ -49,25 +69,6 @@ void add_cvt(std::vector<Case>& out, const Shape& s, bool narrow) {
 }
 
 // ---- boxed tiles, tmov, tmatmul{,.acc,.bias}, ttri ---------------------------------
-// An input element as a double (f32, f16, bf16; integers as themselves).
-double elem_value(DType d, uint64_t v) {
-  if (d == DType::I8) return double(int8_t(v));
-  if (d == DType::I32) return double(int32_t(v));
-  uint32_t bits;
-  if (d == DType::BF16) {
-    bits = uint32_t(v) << 16;
-  } else if (d == DType::F16) {
-    uint32_t sgn = uint32_t(v & 0x8000) << 16, e = (v >> 10) & 31, m = v & 1023;
-    if (e == 31) return m ? std::nan("") : sgn ? -INFINITY : INFINITY;
-    double x = e ? std::ldexp(double(m | 1024), int(e) - 25) : std::ldexp(double(m), -24);
-    return sgn ? -x : x;
-  } else {
-    bits = uint32_t(v);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 // Matmul layouts: boxed (mat NZ -> left, right ZN, acc NZ fractal 1024),
 // nd (every tile row-major, none_box), dn (right and acc column-major,
@@ -203,14 +204,15 @@ void add_matmul(std::vector<Case>& out, const char* dt, int M, int N, int K, int
       size_t r = i / size_t(ld), j = i % size_t(ld);
       if (b != 2 || r >= size_t(M) || j >= size_t(N)) return false;
       double fr = elem_value(o, ref), fg = elem_value(o, got);
-      if (std::isnan(fr)) return std::isnan(fg);
       double sum = 0;
       for (size_t p = 0; p < size_t(K); ++p)
         sum += std::fabs(elem_value(in, load_elem(av, in, r * size_t(ld) + p)) *
                          elem_value(in, load_elem(bv, in, p * size_t(ld) + j)));
       if (mode == 1) sum *= 2;
       if (mode == 2) sum += std::fabs(elem_value(o, load_elem(cv0, o, j)));
-      if (!(sum < 1.0e38)) return true;  // overflow: the order decides between Inf, NaN and finite
+      // Overflow first: the order then decides between Inf, NaN and finite.
+      if (!(sum < 1.0e38)) return true;
+      if (std::isnan(fr)) return std::isnan(fg);
       if (std::isnan(fg)) return false;
       return std::fabs(fg - fr) <= double(K + 2) * 0x1p-23 * sum;
     };
