@@ -112,14 +112,16 @@ std::string_view type_list_text(std::string_view body) {
   return colon == std::string_view::npos ? std::string_view() : trim(body.substr(colon + 1));
 }
 
-std::string_view opaque_body(const Module& m, const Inst& in) {
+std::string_view attr_text(const Module& m, const Inst& in, std::string_view key) {
   if (size_t(in.attrs) + in.n_attrs > m.attrs.size()) return {};
-  const Attr* a = m.find_attr(in, "__body");
+  const Attr* a = m.find_attr(in, key);
   if (!a) return {};
   if (a->word != kNone) return m.str(a->word);
   if (a->text != kNone) return m.str(a->text);
   return {};
 }
+
+std::string_view opaque_body(const Module& m, const Inst& in) { return attr_text(m, in, "__body"); }
 
 bool bracket_pair(std::string_view body, std::string_view key, int64_t& a, int64_t& b) {
   size_t k = body.find(key);

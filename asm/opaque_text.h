@@ -39,7 +39,9 @@ ValueId operand_named(const Module& m, const Inst& in, std::string_view name);
 // when omitted, as the printer omits it); false for any other type.
 bool ptr_parts(std::string_view type, std::string& elem, std::string& space);
 
-// An opaque op's statement text (its __body attribute), empty if none.
+// The text of attribute `key` of `in` (an enum word or a text), empty if
+// none; opaque_body: the statement text of an opaque op (its __body).
+std::string_view attr_text(const Module& m, const Inst& in, std::string_view key);
 std::string_view opaque_body(const Module& m, const Inst& in);
 
 // The two integers of `key [a, b]` in an opaque op's text (`sizes [16,

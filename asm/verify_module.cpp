@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "opaque_text.h"
 #include "verify.h"
 
 namespace ptoas {
@@ -83,12 +84,7 @@ std::string Ctx::type_text(ValueId v) const {
 }
 
 std::string_view Ctx::attr_text(const Inst& in, std::string_view key) const {
-  if (size_t(in.attrs) + in.n_attrs > m.attrs.size()) return {};
-  const Attr* a = m.find_attr(in, key);
-  if (!a) return {};
-  if (a->word != kNone) return m.str(a->word);
-  if (a->text != kNone) return m.str(a->text);
-  return {};
+  return ptoas::attr_text(m, in, key);
 }
 
 std::string Ctx::symbol(const Inst& in, std::string_view key) const {
@@ -98,7 +94,7 @@ std::string Ctx::symbol(const Inst& in, std::string_view key) const {
   return s;
 }
 
-std::string_view Ctx::body(const Inst& in) const { return attr_text(in, "__body"); }
+std::string_view Ctx::body(const Inst& in) const { return opaque_body(m, in); }
 
 namespace {
 bool ident_char(char ch) {

@@ -341,11 +341,8 @@ bool CceLower::lower_special(const Inst& in, InstId id) {
     scalar_mem(in);
     return true;
   }
-  if (in.op == Op::Subview) {
-    row_subset(in);
-    return true;
-  }
-  if (info.syn == Syn::Opaque && info.sem != Sem::Struct) {
+  // A subview goes the driver's way to view(), as on every target.
+  if (info.syn == Syn::Opaque && info.sem != Sem::Struct && in.op != Op::Subview) {
     fail(in, {RefusalCode::Operands, ""});
     return true;
   }
