@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "tile_layout.h"
+#include "tile_plan.h"
 
 namespace ptoas::cg {
 
@@ -153,6 +154,9 @@ std::vector<std::pair<uint32_t, uint32_t>> slot_copies(const FramePlan& p, const
   return out;
 }
 
+// The arena's part after the 7 memories' tiles: subview windows' copies.
+constexpr size_t kWindowBucket = 7;
+
 bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag& diag) {
   const Inst& f = m.inst(fn);
   int errs = diag.error_count();
@@ -209,6 +213,20 @@ bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag
       for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) need += slot_count(m.type_of(m.operand(in, k)));
     for (unsigned r = 0; r < in.n_res; ++r) need += slot_count(m.type_of(in.res + r));
     if (in.op == Op::Yield || in.op == Op::Condition || in.n_regions) max_temp = std::max(max_temp, need);
+    if (in.op == Op::Subview) {
+      // A window that is not whole rows: storage of its own after every
+      // memory's tiles (cpu_lowering.h), and two temporaries to keep its
+      // valid extents while the whole window is copied.
+      bool valid_ops;
+      Refusal why;
+      WindowPlan wp;
+      if (plan_row_subset(m, in, valid_ops, why) || !plan_subview_window(m, in, wp, why)) return;
+      size_t off = (top[kWindowBucket] + 63) & ~size_t(63);
+      p.alloc_offset[id] = uint32_t(std::min<size_t>(off, kMaxTileArenaBytes));
+      top[kWindowBucket] = off + tile_storage_bytes(m.type_of(in.res));
+      max_temp = std::max(max_temp, 2u);
+      return;
+    }
     if (in.op != Op::AllocTile) return;
     const Type& t = m.type_of(in.res);
     size_t loc = size_t(t.loc);
@@ -262,6 +280,7 @@ bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag
   p.zero_ranges.clear();
   if (!planned && p.arena_bytes) p.zero_ranges.emplace_back(0, p.arena_bytes);
   walk_region(m, body, [&](InstId id, const Inst& in) {
+    if (in.op == Op::Subview && p.alloc_offset[id] != kNone) p.alloc_offset[id] += uint32_t(base[kWindowBucket]);
     if (in.op != Op::AllocTile || p.alloc_offset[id] == kNone) return;
     p.alloc_offset[id] += uint32_t(base[size_t(m.type_of(in.res).loc)]);
     if (!planned || !(tp.needs_zero[id] || (in.flags & kInstHasAddr))) return;

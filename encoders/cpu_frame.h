@@ -33,7 +33,7 @@ struct FramePlan {
   uint32_t nslots = 0;
   uint32_t temp_first = 0, temp_count = 0;  // scratch slots (yield copies, slot_copies)
   uint32_t block_idx_slot = 0, block_num_slot = 0;
-  std::vector<uint32_t> alloc_offset;  // by InstId: byte offset in the arena, kNone if none
+  std::vector<uint32_t> alloc_offset;  // by InstId (alloc_tile, a subview window): byte offset in the arena, kNone if none
   uint32_t arena_bytes = 0;            // multiple of 64
   // Arena byte ranges [first, second) to zero on entry (multiples of 8):
   // the whole arena at -O0, else the tiles opt/mem_plan.h says may be read

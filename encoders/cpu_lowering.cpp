@@ -51,7 +51,11 @@ void CpuLowering::view(const Inst& in) {
       const Type& rt = m.type_of(in.res);
       bool valid_ops = false;
       Refusal why;
-      if (!plan_row_subset(m, in, valid_ops, why)) return fail(in, why);
+      if (!plan_row_subset(m, in, valid_ops, why)) {
+        if (in.op == Op::Subview && window_view(in)) return;
+        return fail(in, why);
+      }
+      add_window_alias(t, in.res);
       subset(in, t, std::max(1u, dtype_bytes(rt.elem)));
       if (valid_ops)
         for (unsigned k = 0; k < 2; ++k) store_valid(in.res, k, m.operand(in, 3 + k), k == 0 ? rt.rows : rt.cols);
@@ -62,57 +66,34 @@ void CpuLowering::view(const Inst& in) {
   }
 }
 
-bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why) {
-  // load_scalar %p[%i] / store_scalar %v, %p[%i]; tgetval ins(%t, %i) ->
-  // %v / tsetval ins(%i, %v) outs(%t): the tile's slot 0 is its address.
-  const bool tile = in.op == Op::TGetVal || in.op == Op::TSetVal;
-  p.store = in.op == Op::StoreScalar || in.op == Op::TSetVal;
-  const unsigned n = unsigned(in.n_ins) + in.n_outs;
-  if (n != (p.store ? 3u : 2u) || in.n_res != (p.store ? 0 : 1)) {
-    why = {RefusalCode::Operands, "this form of " + std::string(op_name(in.op))};
-    return false;
+// A window subview: its storage and valid extents (static, or its explicit
+// ones clamped to its sizes); false when plan_frame gave it none.
+bool CpuLowering::window_view(const Inst& in) {
+  WindowPlan p;
+  Refusal why;
+  InstId id = current_inst();
+  if (id == kNone || frame_.alloc_offset[id] == kNone || !plan_subview_window(cpu_m_, in, p, why)) return false;
+  const Type& t = cpu_m_.type_of(in.res);
+  store_imm(in.res, 0, frame_.alloc_offset[id]);
+  for (unsigned k = 0; k < 2; ++k) {
+    int32_t phys = k == 0 ? t.rows : t.cols, stat = k == 0 ? t.vrow : t.vcol;
+    if (in.n_ins == 5) store_valid(in.res, k, cpu_m_.operand(in, 3 + k), phys);
+    else store_imm(in.res, 1 + k, stat < 0 ? phys : std::min(stat, phys));
   }
-  if (in.op == Op::TSetVal) {
-    p.idx = m.operand(in, 0);
-    p.val = m.operand(in, 1);
-    p.ptr = m.operand(in, 2);
-  } else {
-    const unsigned k = in.op == Op::StoreScalar ? 1 : 0;
-    p.ptr = m.operand(in, k);
-    p.idx = m.operand(in, k + 1);
-    p.val = p.store ? m.operand(in, 0) : in.res;
-  }
-  const Type& pt = m.type_of(p.ptr);
-  p.elem = pt.elem;
-  p.bytes = dtype_bytes(p.elem);
-  const Type& it = m.type_of(p.idx);
-  const Type& vt = m.type_of(p.val);
-  const bool holder = tile ? pt.kind == TypeKind::TileBuf : pt.kind == TypeKind::Ptr;
-  if (!holder || it.kind != TypeKind::Scalar || !is_int_like(it.elem) || vt.kind != TypeKind::Scalar ||
-      vt.elem != p.elem) {
-    why = {RefusalCode::Operands, std::string(op_name(in.op)) + " without a " + (tile ? "tile" : "pointer") +
-                                      ", an integer index and a value of its element type"};
-    return false;
-  }
-  if (tile) {
-    // Storage order is element order only without boxes; an index out of
-    // the tile is clamped into it (the interpreter reports it).
-    if (pt.slayout != SLayout::NoneBox || pt.rows <= 0 || pt.cols <= 0) {
-      why = {RefusalCode::Shape, std::string(op_name(in.op)) + " on a boxed tile"};
-      return false;
-    }
-    p.limit = int64_t(pt.rows) * pt.cols;
-    p.tile = true;
-  }
-  // The storage formats (f8, f4, hif8) have no CPU scalar form.
-  bool fl = p.elem == DType::F32 || p.elem == DType::F64 || p.elem == DType::F16 || p.elem == DType::BF16;
-  if (!fl && !is_int_like(p.elem)) {
-    why = {RefusalCode::Type, std::string(op_name(in.op)) + " of " + std::string(dtype_name(p.elem))};
-    return false;
-  }
-  p.bit = p.elem == DType::I1;
-  p.sign = !fl && !p.bit && !dtype_is_unsigned(p.elem) && p.bytes < 8;
+  add_window(in.res, p);
   return true;
+}
+
+void CpuLowering::copy_window(const Inst& at, ValueId w, const WindowPlan& p) {
+  const Type& t = cpu_m_.type_of(w);
+  const uint32_t keep = frame_.temp_first;
+  move_slot(slot(w, 1), keep);
+  move_slot(slot(w, 2), keep + 1);
+  store_imm(w, 1, t.rows);
+  store_imm(w, 2, t.cols);
+  twindow(at, p);
+  move_slot(keep, slot(w, 1));
+  move_slot(keep + 1, slot(w, 2));
 }
 
 void CpuLowering::scalar_mem(const Inst& in) {
@@ -191,6 +172,7 @@ PTOAS_PLANNED(tsel, SelPlan, plan_tsel)
 PTOAS_PLANNED(tcvt, CvtPlan, plan_tcvt)
 PTOAS_PLANNED(matmul, MatmulPlan, plan_matmul)
 PTOAS_PLANNED(twindow, WindowPlan, plan_twindow)
+PTOAS_PLANNED(tgather, GatherPlan, plan_tgather)
 #undef PTOAS_PLANNED
 
 void CpuLowering::row_reduce(const Inst& in) {

@@ -12,21 +12,6 @@
 
 namespace ptoas::cg {
 
-// pto.load_scalar / pto.store_scalar, checked: `bytes` bytes at
-// ptr + idx * bytes. A load gives the slot form (cpu_frame.h): an integer
-// sign-extended (`sign`) or zero-extended, i1 its low bit (`bit`), a
-// float's bits zero-extended (f16 / bf16 bit patterns too): a copy, so a
-// signalling NaN stays one.
-struct ScalarMemPlan {
-  ValueId ptr = kNone, idx = kNone, val = kNone;  // val: the loaded or stored value
-  DType elem = DType::None;
-  unsigned bytes = 0;
-  bool sign = false, bit = false, store = false;
-  int64_t limit = 0;  // > 0: the index is clamped (unsigned) to limit - 1
-  bool tile = false;  // ptr is a tile: its slot 0 is an offset in the tile arena
-};
-bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why);
-
 // A pto.tstore that applies relu and / or adds to GM (tstore_combined):
 // 4-byte elements of one type (f32, i32, ui32) in tile and view, a view
 // of rank 1 or 2, the tile in any layout. Element by element; each add is
@@ -83,6 +68,7 @@ class CpuLowering : public Lowering {
   virtual void twindow(const Inst& in, const WindowPlan& p) = 0;
   virtual void tci(const Inst& in, unsigned elem_bytes, bool descending) = 0;
   virtual void ttri(const Inst& in, ValueId dst, bool upper) = 0;
+  virtual void tgather(const Inst& in, const GatherPlan& p) = 0;
 
  private:
   void copy_values(const std::vector<ValueId>& from, const std::vector<ValueId>& to) final;
@@ -105,6 +91,13 @@ class CpuLowering : public Lowering {
   void twindow(const Inst& in) final;
   void tci(const Inst& in) final;
   void ttri(const Inst& in) final;
+  void tgather(const Inst& in) final;
+
+  // A window subview: storage of its own (plan_frame's alloc_offset of the
+  // subview); its copies (lowering.h) through twindow with the window's
+  // valid extents set to its shape.
+  bool window_view(const Inst& in);
+  void copy_window(const Inst& at, ValueId w, const WindowPlan& p) final;
 
   const Module& cpu_m_;
   const FramePlan& frame_;

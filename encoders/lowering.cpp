@@ -22,10 +22,11 @@ void Lowering::yield_to(InstId term, const std::vector<ValueId>& to) {
   if (term == kNone) return;
   const Inst& y = lower_m_.inst(term);
   mark(y);
-  copy_values(operand_list(lower_m_, y, 0, y.n_ins), to);
+  carry(y, operand_list(lower_m_, y, 0, y.n_ins), to);
 }
 
 void Lowering::lower_inst(const Inst& in, InstId id) {
+  current_ = id;
   if (lower_special(in, id)) return;
   const Module& m = lower_m_;
   const OpInfo& info = op_info(in.op);
@@ -47,15 +48,15 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
       const Region& body = m.region(in, 0);
       ValueId iv = m.region_arg(body, 0);
       std::vector<ValueId> iters = region_args(m, body, 1);
-      copy_values(operand_list(m, in, 3, in.n_ins - 3u), iters);
+      carry(in, operand_list(m, in, 3, in.n_ins - 3u), iters);
       begin_for(in, iv);
       yield_to(lower_region(body), iters);
       end_for(in, iv);
-      copy_values(iters, result_list(in));
+      carry(in, iters, result_list(in));
       return;
     }
     case Syn::Fuse:
-      if (!fused_region(in)) lower_region(m.region(in, 0));
+      if (names_window(m.region(in, 0)) || !fused_region(in)) lower_region(m.region(in, 0));
       return;
     case Syn::If:
       begin_if(in);
@@ -67,7 +68,7 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
     case Syn::While: {
       const Region& before = m.region(in, 0);
       const Region& after = m.region(in, 1);
-      copy_values(operand_list(m, in, 0, in.n_ins), region_args(m, before, 0));
+      carry(in, operand_list(m, in, 0, in.n_ins), region_args(m, before, 0));
       begin_while(in);
       InstId c = lower_region(before);
       if (c == kNone || m.inst(c).op != Op::Condition) return fail(in, {RefusalCode::Control, "scf.while without scf.condition"});
@@ -75,9 +76,9 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
       mark(cond);
       // The forwarded values go to the results first: they are also what
       // the after-region receives.
-      copy_values(operand_list(m, cond, 1, cond.n_ins - 1u), result_list(in));
+      carry(cond, operand_list(m, cond, 1, cond.n_ins - 1u), result_list(in));
       test_while(in, cond);
-      copy_values(result_list(in), region_args(m, after, 0));
+      carry(in, result_list(in), region_args(m, after, 0));
       yield_to(lower_region(after), region_args(m, before, 0));
       end_while(in);
       return;
@@ -91,14 +92,20 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
     case Syn::AllocTile:
       return alloc(in, id);
     case Syn::Dps: case Syn::Opaque:
-      // Sync is an ordering no-op where one core runs the whole block in
-      // program order; a prefetch or a cache invalidation (one coherent
-      // memory) has no effect on results.
-      if (info.sem == Sem::Sync || in.op == Op::TPrefetch || in.op == Op::CmoCacheInvalid) return;
+      // Sync and a fence of every pipe are ordering no-ops where one core
+      // runs the whole block in program order; a prefetch or a cache
+      // invalidation (one coherent memory) has no effect on results.
+      if (info.sem == Sem::Sync || in.op == Op::TPrefetch || in.op == Op::CmoCacheInvalid ||
+          in.op == Op::FenceBarrierAll)
+        return;
       if (in.op == Op::Subview) return view(in);
+      refresh_windows(in);
       if (in.op == Op::LoadScalar || in.op == Op::StoreScalar || in.op == Op::TGetVal || in.op == Op::TSetVal)
-        return scalar_mem(in);
-      return tile_op(in);
+        scalar_mem(in);
+      else
+        tile_op(in);
+      write_back_windows(in);
+      return;
   }
 }
 
@@ -144,6 +151,7 @@ void Lowering::tile_op(const Inst& in) {
     case Op::TMov: return tmov(in);
     case Op::TTri: return ttri(in);
     case Op::TCi: return tci(in);
+    case Op::TGather: return tgather(in);
     case Op::TMatmul: case Op::TMatmulAcc: case Op::TMatmulBias: return matmul(in);
     case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
     case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin: case Op::TRowExpandExpDif:

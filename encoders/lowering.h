@@ -11,10 +11,13 @@
 // a target implements families, not a switch over ~80 ops.
 #pragma once
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir.h"
 #include "refusal.h"
+#include "tile_plan.h"
 
 namespace ptoas::cg {
 
@@ -37,6 +40,25 @@ class Lowering {
   // Called before anything else of an instruction: true when the target
   // lowered it itself (x86: the tloads and tstores folded into a tmatmul).
   virtual bool lower_special(const Inst&, InstId) { return false; }
+  // The instruction lower_inst is lowering.
+  InstId current_inst() const { return current_; }
+
+  // ---- subview windows (lowering_windows.cpp) ----
+  // A pto.subview that is not a run of whole rows (plan_subview_window)
+  // would need its parent's row stride in every op. A target that gives
+  // such a window storage of its own records it here (add_window, from its
+  // view()); the driver then copies the whole window in from its parent
+  // before each op that names it, or a tile made from it (add_window_alias:
+  // a row run of it), and back after each op that writes one, nested
+  // windows in order, so each element mirrors the parent's as the
+  // interpreter's window does. A pto.fuse region that names a window is
+  // lowered op by op; a window carried through scf or reshaped is refused.
+  void add_window(ValueId w, const WindowPlan& refresh);
+  void add_window_alias(ValueId parent, ValueId res);
+  ValueId window_of(ValueId v) const;
+  // The whole of window w (its valid extents taken as its shape) copied by
+  // p: textract's lowering from the parent, or tinsert's back to it.
+  virtual void copy_window(const Inst& at, ValueId w, const WindowPlan& p) { (void)w, (void)p, fail(at); }
   // The code that follows belongs to `in` (line tables, size limits).
   virtual void mark(const Inst& in) = 0;
   // A located refusal: r.what is not supported on the target (empty: the
@@ -95,6 +117,7 @@ class Lowering {
   virtual void tmov(const Inst& in) = 0;
   virtual void ttri(const Inst& in) = 0;
   virtual void tci(const Inst& in) = 0;
+  virtual void tgather(const Inst& in) { fail(in); }
   virtual void matmul(const Inst& in) = 0;
   virtual void row_expand(const Inst& in) = 0;
   virtual void col_expand(const Inst& in) = 0;
@@ -102,7 +125,17 @@ class Lowering {
 
  private:
   void yield_to(InstId term, const std::vector<ValueId>& to);
+  // copy_values, refused where a value names a window's copy.
+  void carry(const Inst& at, const std::vector<ValueId>& from, const std::vector<ValueId>& to);
+  void refresh_windows(const Inst& in);
+  void write_back_windows(const Inst& in);
+  void refresh(const Inst& at, ValueId w, std::unordered_set<ValueId>& done);
+  void write_back(const Inst& at, ValueId w);
+  bool names_window(const Region& r) const;
   const Module& lower_m_;
+  InstId current_ = kNone;
+  std::unordered_map<ValueId, WindowPlan> windows_;  // a window -> the textract that refreshes it
+  std::unordered_map<ValueId, ValueId> window_of_;   // a tile -> the window whose copy it names
 };
 
 }  // namespace ptoas::cg

@@ -2,6 +2,8 @@
 // backends make before they select instructions.
 #include "tile_plan.h"
 
+#include "cpu_frame.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -65,6 +67,94 @@ bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc) {
   es = dtype_bytes(t.elem);
   desc = flag_attr(m, in, "descending");
   return es == 2 || es == 4;
+}
+
+bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why) {
+  // load_scalar %p[%i] / store_scalar %v, %p[%i]; tgetval ins(%t, %i) ->
+  // %v / tsetval ins(%i, %v) outs(%t): the tile's slot 0 is its address.
+  const bool tile = in.op == Op::TGetVal || in.op == Op::TSetVal;
+  p.store = in.op == Op::StoreScalar || in.op == Op::TSetVal;
+  const unsigned n = unsigned(in.n_ins) + in.n_outs;
+  if (n != (p.store ? 3u : 2u) || in.n_res != (p.store ? 0 : 1)) {
+    why = {RefusalCode::Operands, "this form of " + std::string(op_name(in.op))};
+    return false;
+  }
+  if (in.op == Op::TSetVal) {
+    p.idx = m.operand(in, 0);
+    p.val = m.operand(in, 1);
+    p.ptr = m.operand(in, 2);
+  } else {
+    const unsigned k = in.op == Op::StoreScalar ? 1 : 0;
+    p.ptr = m.operand(in, k);
+    p.idx = m.operand(in, k + 1);
+    p.val = p.store ? m.operand(in, 0) : in.res;
+  }
+  const Type& pt = m.type_of(p.ptr);
+  p.elem = pt.elem;
+  p.bytes = dtype_bytes(p.elem);
+  const Type& it = m.type_of(p.idx);
+  const Type& vt = m.type_of(p.val);
+  const bool holder = tile ? pt.kind == TypeKind::TileBuf : pt.kind == TypeKind::Ptr;
+  if (!holder || it.kind != TypeKind::Scalar || !is_int_like(it.elem) || vt.kind != TypeKind::Scalar ||
+      vt.elem != p.elem) {
+    why = {RefusalCode::Operands, std::string(op_name(in.op)) + " without a " + (tile ? "tile" : "pointer") +
+                                      ", an integer index and a value of its element type"};
+    return false;
+  }
+  if (tile) {
+    // Storage order is element order only without boxes; an index out of
+    // the tile is clamped into it (the interpreter reports it).
+    if (pt.slayout != SLayout::NoneBox || pt.rows <= 0 || pt.cols <= 0) {
+      why = {RefusalCode::Shape, std::string(op_name(in.op)) + " on a boxed tile"};
+      return false;
+    }
+    p.limit = int64_t(pt.rows) * pt.cols;
+    p.tile = true;
+  }
+  // The storage formats (f8, f4, hif8) have no CPU scalar form.
+  bool fl = p.elem == DType::F32 || p.elem == DType::F64 || p.elem == DType::F16 || p.elem == DType::BF16;
+  if (!fl && !is_int_like(p.elem)) {
+    why = {RefusalCode::Type, std::string(op_name(in.op)) + " of " + std::string(dtype_name(p.elem))};
+    return false;
+  }
+  p.bit = p.elem == DType::I1;
+  p.sign = !fl && !p.bit && !dtype_is_unsigned(p.elem) && p.bytes < 8;
+  return true;
+}
+
+bool plan_tgather(const Module& m, const Inst& in, GatherPlan& p, Refusal& why) {
+  p = GatherPlan{};
+  if (in.n_outs != 1 || in.n_res || in.n_ins < 2 || in.n_ins > 3 ||
+      m.type_of(m.operand(in, 1)).kind != TypeKind::TileBuf) {
+    why = {RefusalCode::Operands, "pto.tgather other than its index form (ins(src, indices[, tmp]) outs(dst))"};
+    return false;
+  }
+  p.src = m.operand(in, 0);
+  p.idx = m.operand(in, 1);
+  p.dst = m.operand(in, in.n_ins);
+  const Type& s = m.type_of(p.src);
+  const Type& i = m.type_of(p.idx);
+  const Type& d = m.type_of(p.dst);
+  if (s.kind != TypeKind::TileBuf || d.kind != TypeKind::TileBuf) return generic(why);
+  if (s.elem != d.elem || dtype_bytes(s.elem) != 4 || (i.elem != DType::I32 && i.elem != DType::U32)) {
+    why = {RefusalCode::Type, "pto.tgather of " + std::string(dtype_name(s.elem)) + " into " +
+                                  std::string(dtype_name(d.elem)) + " with " + std::string(dtype_name(i.elem)) +
+                                  " indices (4-byte elements of one type, i32 or ui32 indices are lowered)"};
+    return false;
+  }
+  if (s.slayout != SLayout::NoneBox || s.blayout != BLayout::RowMajor) {
+    why = {RefusalCode::Layout, "pto.tgather from a tile that is not row-major and unboxed"};
+    return false;
+  }
+  if (s.rows <= 0 || s.cols <= 0 || i.rows <= 0 || i.cols <= 0 || d.rows <= 0 || d.cols <= 0) {
+    why = {RefusalCode::Shape, "a tile of dynamic shape"};
+    return false;
+  }
+  p.idx_signed = i.elem == DType::I32;
+  p.n = int64_t(s.rows) * s.cols;
+  p.cap_r = std::min(d.rows, i.rows);
+  p.cap_c = std::min(d.cols, i.cols);
+  return true;
 }
 
 bool plan_elementwise(const Module& m, const Inst& in, EltPlan& p, Refusal& why) {
@@ -432,21 +522,9 @@ bool plan_tmov(const Module& m, const Inst& in, ValueId& src, ValueId& dst, bool
   return true;
 }
 
-bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) {
-  // PTOAS 0.60's quantizing tinsert (acc -> mat with a preQuantScalar).
-  if (in.n_ins > 3) {
-    why = Refusal(RefusalCode::Operands, "pto.tinsert with a preQuantScalar operand");
-    return false;
-  }
-  if (in.n_outs != 1 || in.n_ins < 3) return generic(why);
-  p = WindowPlan{};
-  p.ext = in.op == Op::TExtract;
-  p.src = m.operand(in, 0);
-  p.row = m.operand(in, 1);
-  p.col = m.operand(in, 2);
-  p.dst = m.operand(in, in.n_ins);
-  p.win = p.ext ? p.src : p.dst;
-  p.region = p.ext ? p.dst : p.src;
+// The tiles of a window copy (p.src, p.dst set): what twindow's lowerings
+// take.
+static bool window_tiles_ok(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) {
   const Type &st = m.type_of(p.src), &dt = m.type_of(p.dst);
   if (st.kind != TypeKind::TileBuf || dt.kind != TypeKind::TileBuf) return generic(why);
   p.boxed = st.slayout != SLayout::NoneBox || dt.slayout != SLayout::NoneBox;
@@ -454,11 +532,6 @@ bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) 
   if (st.elem != dt.elem) {
     why = {RefusalCode::Type, "op " + opn(in) + " that converts"};
     if (p.boxed) why.what += " " + std::string(dtype_name(st.elem)) + " to " + std::string(dtype_name(dt.elem));
-    return false;
-  }
-  std::string_view relu = m.attr_word(in, "reluPreMode");
-  if ((!relu.empty() && relu != "no_relu") || m.find_attr(in, "relu")) {
-    why = {RefusalCode::Attribute, "op " + opn(in) + " with relu"};
     return false;
   }
   if (!p.boxed) return true;
@@ -475,6 +548,53 @@ bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) 
   // be one tile.
   if (p.src == p.dst) {
     why = {RefusalCode::Operands, "op " + opn(in) + " on a boxed tile in place"};
+    return false;
+  }
+  return true;
+}
+
+bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) {
+  // PTOAS 0.60's quantizing tinsert (acc -> mat with a preQuantScalar).
+  if (in.n_ins > 3) {
+    why = Refusal(RefusalCode::Operands, "pto.tinsert with a preQuantScalar operand");
+    return false;
+  }
+  if (in.n_outs != 1 || in.n_ins < 3) return generic(why);
+  p = WindowPlan{};
+  p.ext = in.op == Op::TExtract;
+  p.src = m.operand(in, 0);
+  p.row = m.operand(in, 1);
+  p.col = m.operand(in, 2);
+  p.dst = m.operand(in, in.n_ins);
+  p.win = p.ext ? p.src : p.dst;
+  p.region = p.ext ? p.dst : p.src;
+  std::string_view relu = m.attr_word(in, "reluPreMode");
+  if ((!relu.empty() && relu != "no_relu") || m.find_attr(in, "relu")) {
+    why = {RefusalCode::Attribute, "op " + opn(in) + " with relu"};
+    return false;
+  }
+  return window_tiles_ok(m, in, p, why);
+}
+
+bool plan_subview_window(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) {
+  p = WindowPlan{};
+  if (in.op != Op::Subview || (in.n_ins != 3 && in.n_ins != 5) || in.n_res != 1) {
+    why = {RefusalCode::Operands, "this form of pto.subview"};
+    return false;
+  }
+  p.ext = true;
+  p.src = p.win = m.operand(in, 0);
+  p.dst = p.region = in.res;
+  p.row = m.operand(in, 1);
+  p.col = m.operand(in, 2);
+  const Type &st = m.type_of(p.src), &rt = m.type_of(p.dst);
+  if (st.kind == TypeKind::TileBuf && rt.kind == TypeKind::TileBuf && st.loc != rt.loc) {
+    why = {RefusalCode::Operands, "pto.subview into another memory"};
+    return false;
+  }
+  if (!window_tiles_ok(m, in, p, why)) return false;
+  if (rt.rows <= 0 || rt.cols <= 0) {
+    why = {RefusalCode::Shape, "a tile of dynamic shape"};
     return false;
   }
   return true;

@@ -29,6 +29,36 @@ bool plan_tci(const Module& m, const Inst& in, unsigned& es, bool& desc);
 // `upper` from upperOrLower. False: the generic refusal.
 bool plan_ttri(const Module& m, const Inst& in, ValueId& dst, bool& upper);
 
+// pto.load_scalar / pto.store_scalar (and tgetval / tsetval), checked: `bytes` bytes at
+// ptr + idx * bytes. A load gives the slot form (cpu_frame.h): an integer
+// sign-extended (`sign`) or zero-extended, i1 its low bit (`bit`), a
+// float's bits zero-extended (f16 / bf16 bit patterns too): a copy, so a
+// signalling NaN stays one.
+struct ScalarMemPlan {
+  ValueId ptr = kNone, idx = kNone, val = kNone;  // val: the loaded or stored value
+  DType elem = DType::None;
+  unsigned bytes = 0;
+  bool sign = false, bit = false, store = false;
+  int64_t limit = 0;  // > 0: the index is clamped (unsigned) to limit - 1
+  bool tile = false;  // ptr is a tile: its slot 0 is an offset in the tile arena
+};
+bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why);
+
+// tgather's index form, ins(src, indices[, tmp]) outs(dst): dst[r, c] =
+// element k = indices[r, c] of src in row-major order, 0 where k is
+// outside src (a negative i32 index included); r, c over dst's valid
+// region capped by what indices holds (the interpreter reports more).
+// 4-byte elements of one type, i32 / ui32 indices, src row-major and
+// unboxed (element k at storage k); dst and indices any static layout.
+// The mask and compare forms are refused.
+struct GatherPlan {
+  ValueId src = kNone, idx = kNone, dst = kNone;
+  bool idx_signed = true;
+  int64_t n = 0;               // src's elements
+  int32_t cap_r = 0, cap_c = 0;
+};
+bool plan_tgather(const Module& m, const Inst& in, GatherPlan& p, Refusal& why);
+
 // Elementwise, tile-scalar and unary ops (tadd .. tshrs, texpands, tneg ..).
 struct EltPlan {
   DType d = DType::None;
@@ -149,8 +179,13 @@ bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why);
 // tile from (op1, op2): a tile of its own at its parent's address plus
 // (op1 * cols + op2) elements. A subview's explicit valid extents
 // (op3, op4) are then clamped to its sizes (`valid_ops`). Other windows
-// would need the parent's row stride in every op: refused.
+// would need the parent's row stride in every op.
 bool plan_row_subset(const Module& m, const Inst& in, bool& valid_ops, Refusal& why);
+// Any other pto.subview on the CPU targets: a window with storage of its
+// own, copied from its parent (p: the textract that refreshes it, the
+// subview's offsets; tinsert is the same with src and dst swapped) around
+// each op that names it (CpuLowering). The tiles are twindow's.
+bool plan_subview_window(const Module& m, const Inst& in, WindowPlan& p, Refusal& why);
 
 // The code size limit of one function (CodegenOptions::code_limit): an
 // encoder checks it before each op (code_limit_error, then throws

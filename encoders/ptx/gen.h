@@ -195,6 +195,10 @@ class Gen final : public Lowering {
   void tmov(const Inst& in) override;
   void ttri(const Inst& in) override;
   void tci(const Inst& in) override;
+  void tgather(const Inst& in) override;
+  void twindow_plan(const Inst& in, const WindowPlan& p);
+  void copy_window(const Inst& at, ValueId w, const WindowPlan& p) override;
+  bool window_view(const Inst& in);
   void matmul(const Inst& in) override;
   void row_expand(const Inst& in) override;
   void col_expand(const Inst& in) override;
@@ -211,6 +215,12 @@ class Gen final : public Lowering {
   void canon(Reg x, DType d);   // a 64-bit integer made canonical for d
   void scalar_float(const Inst& in);
   void load_store_scalar(const Inst& in);
+  void tile_value(const Inst& in);  // tgetval / tsetval
+  // The driver's scalar_mem hook reaches here only for tgetval / tsetval
+  // (lower_special takes load_scalar / store_scalar), with the windows'
+  // copies around it.
+  void scalar_mem(const Inst& in) override { tile_value(in); }
+  void scalar_elem(bool load, DType e, const char* space, const std::string& at, Reg x, Reg only);
   Reg pred_of(ValueId i1);      // an i1 scalar as a predicate
   Reg as_u32(Reg rd);           // the low half of a .b64
   Reg as_u64(Reg r32, bool sign);

@@ -236,6 +236,23 @@ void Gen::twindow(const Inst& in) {
   WindowPlan p;
   Refusal why;
   if (!plan_twindow(m_, in, p, why)) return fail(in, why);
+  twindow_plan(in, p);
+}
+
+// A subview window's copy (lowering.h): twindow's loop over the whole
+// window, its valid extents taken as its shape for the copy.
+void Gen::copy_window(const Inst& at, ValueId w, const WindowPlan& p) {
+  Val& v = val(w);
+  const Reg keep_r = v.r[1], keep_c = v.r[2];
+  v.r[1] = imm32(ty(w).rows);
+  v.r[2] = imm32(ty(w).cols);
+  twindow_plan(at, p);
+  Val& after = val(w);
+  after.r[1] = keep_r;
+  after.r[2] = keep_c;
+}
+
+void Gen::twindow_plan(const Inst& in, const WindowPlan& p) {
   if (!disjoint_or_same(p.src, p.dst, false))
     return fail(in, {RefusalCode::Operands, "op " + std::string(op_name(in.op)) + " in place"});
   DType d = ty(p.dst).elem;
@@ -381,6 +398,29 @@ void Gen::tci(const Inst& in) {
     I(desc ? "sub.s32" : "add.s32", x, start, c);
     if (es == 2) I("st.shared.b16", mem(elem_addr(dst, r, c)), bits_from_lane(DType::U16, x));
     else I("st.shared.b32", mem(elem_addr(dst, r, c)), x);
+  });
+}
+
+// tgather's index form (tile_plan.h GatherPlan): d[r, c] = src element
+// k = idx[r, c] in row-major storage, 0 where k is outside src (one
+// unsigned compare sends a negative i32 out too).
+void Gen::tgather(const Inst& in) {
+  GatherPlan p;
+  Refusal why;
+  if (!plan_tgather(m_, in, p, why)) return fail(in, why);
+  if (!disjoint_or_same(p.src, p.dst, false) || !disjoint_or_same(p.idx, p.dst, false))
+    return fail(in, {RefusalCode::Operands, "pto.tgather into a tile that may share storage with its sources"});
+  block_access(*this, {p.src, p.idx}, {p.dst});
+  Val& v = val(p.dst);
+  Reg rows = min32(*this, v.r[1], imm32(p.cap_r)), cols = min32(*this, v.r[2], imm32(p.cap_c));
+  block_loop(*this, rows, cols, [&](Reg r, Reg c) {
+    Reg k = ld_elem_bits(*this, DType::U32, elem_addr(p.idx, r, c));
+    Reg in_src = reg(RC::P), a = reg(RC::R), x = reg(RC::R);
+    I("setp.lt.u32", in_src, k, (long long)p.n);
+    I("mad.lo.u32", a, k, 4, val(p.src).r[0]);
+    I("mov.b32", x, 0);
+    IP(in_src, false, "ld.shared.b32", x, mem(a));
+    st_elem_bits(*this, DType::U32, elem_addr(p.dst, r, c), x);
   });
 }
 

@@ -438,36 +438,68 @@ void Gen::load_store_scalar(const Inst& in) {
   unsigned es = std::max(1u, dtype_bytes(e));
   Reg addr = reg(RC::RD);
   I("mad.lo.s64", addr, sreg(i), es, sreg(p));
-  std::string at = mem(addr);
+  scalar_elem(load, e, "global", mem(addr), sreg(load ? in.res : op(in, 0)), Reg{});
+}
+
+// tgetval ins(%t, %k) / tsetval ins(%k, %v) outs(%t) (plan_scalar_mem):
+// element k of the tile's storage in shared memory, k clamped into the
+// tile (the interpreter reports one outside it). Every thread reads the
+// element; thread 0 alone writes it, and the barrier planner orders both
+// against the tile ops around (an access with no owner mapping).
+void Gen::tile_value(const Inst& in) {
+  ScalarMemPlan p;
+  Refusal why;
+  if (!plan_scalar_mem(m_, in, p, why)) return fail(in, why);
+  if (!has_regs(ty(p.val))) return fail(in);
+  access({tile_access(p.ptr, p.store)});
+  Reg k = reg(RC::RD), a = reg(RC::R);
+  I("min.u64", k, sreg(p.idx), uint64_t(p.limit - 1));
+  I("cvt.u32.u64", a, k);
+  I("mad.lo.u32", a, a, p.bytes, val(p.ptr).r[0]);
+  Reg first;
+  if (p.store) {
+    first = reg(RC::P);
+    I("setp.eq.u32", first, tid_, 0);
+  }
+  scalar_elem(!p.store, p.elem, "shared", mem(a), sreg(p.val), first);
+}
+
+// One element of type e at `at` in state space `sp`: loaded into x (the
+// scalar's register form: canonical integers, f16 / bf16 as their f32
+// value), or x stored, by the threads where `only` holds (none: all).
+void Gen::scalar_elem(bool load, DType e, const char* sp, const std::string& at, Reg x, Reg only) {
+  unsigned es = std::max(1u, dtype_bytes(e));
+  const std::string s(sp);
   if (load) {
-    Reg x = sreg(in.res);
-    if (e == DType::F32) I("ld.global.f32", x, at);
-    else if (e == DType::F64) I("ld.global.f64", x, at);
+    if (e == DType::F32) I("ld." + s + ".f32", x, at);
+    else if (e == DType::F64) I("ld." + s + ".f64", x, at);
     else if (e == DType::F16 || e == DType::BF16) {
       Reg h = reg(RC::H);
-      I("ld.global.b16", h, at);
+      I("ld." + s + ".b16", h, at);
       I("mov.f32", x, lane_from_bits(e, h));
     } else {
-      const char* t = es == 8 ? "ld.global.u64" : es == 4 ? (!dtype_is_unsigned(e) ? "ld.global.s32" : "ld.global.u32")
-                    : es == 2 ? (!dtype_is_unsigned(e) ? "ld.global.s16" : "ld.global.u16")
-                              : (!dtype_is_unsigned(e) ? "ld.global.s8" : "ld.global.u8");
+      const bool sg = !dtype_is_unsigned(e);
+      const std::string t = es == 8 ? "u64" : std::string(sg ? "s" : "u") + std::to_string(es * 8);
       if (es == 8) {
-        I(t, x, at);
+        I("ld." + s + "." + t, x, at);
       } else {
         Reg r = reg(RC::R);
-        I(t, r, at);
-        I(!dtype_is_unsigned(e) ? "cvt.s64.s32" : "cvt.u64.u32", x, r);
+        I("ld." + s + "." + t, r, at);
+        I(sg ? "cvt.s64.s32" : "cvt.u64.u32", x, r);
       }
       canon(x, e);
     }
     return;
   }
-  Reg v = sreg(op(in, 0));
-  if (e == DType::F32) I("st.global.f32", at, v);
-  else if (e == DType::F64) I("st.global.f64", at, v);
-  else if (e == DType::F16 || e == DType::BF16) I("st.global.b16", at, copy_bits16(e, v));
-  else if (es == 8) I("st.global.u64", at, v);
-  else I(es == 4 ? "st.global.u32" : es == 2 ? "st.global.u16" : "st.global.u8", at, as_u32(v));
+  auto st = [&](const std::string& op, const O& v) {
+    if (only) IP(only, false, "st." + s + "." + op, at, v);
+    else I("st." + s + "." + op, at, v);
+  };
+  if (e == DType::F32) st("f32", x);
+  else if (e == DType::F64) st("f64", x);
+  else if (e == DType::F16 || e == DType::BF16) st("b16", copy_bits16(e, x));
+  else if (es == 8) st("u64", x);
+  else st(es == 4 ? "u32" : es == 2 ? "u16" : "u8", as_u32(x));
 }
 
 // store_scalar is a copy (the interpreter's store_f_bits): a NaN keeps the
@@ -567,7 +599,11 @@ void Gen::view(const Inst& in) {
       const Type& rt = ty(in.res);
       bool valid_ops = false;
       Refusal why;
-      if (!plan_row_subset(m_, in, valid_ops, why)) return fail(in, why);
+      if (!plan_row_subset(m_, in, valid_ops, why)) {
+        if (in.op == Op::Subview && window_view(in)) return;
+        return fail(in, why);
+      }
+      add_window_alias(t, in.res);
       unsigned es = std::max(1u, dtype_bytes(st.elem));
       Val& s = val(t);
       Val& v = val(in.res);
@@ -592,6 +628,29 @@ void Gen::view(const Inst& in) {
     default:
       return fail(in);
   }
+}
+
+// A subview window that is not whole rows: its copy in shared memory
+// (plan_smem) and its valid extents (static, or its explicit ones clamped
+// to its sizes); false when it has no storage.
+bool Gen::window_view(const Inst& in) {
+  WindowPlan p;
+  Refusal why;
+  InstId id = current_inst();
+  if (id == kNone || smem_plan_.off[id] == kNone || !plan_subview_window(m_, in, p, why)) return false;
+  const Type& t = ty(in.res);
+  Val& v = val(in.res);
+  I("add.u32", v.r[0], smem_, smem_plan_.off[id]);
+  v.off = smem_plan_.off[id];
+  if (in.n_ins == 5) {
+    I("mov.b32", v.r[1], clamp_count(op(in, 3), t.rows, false));
+    I("mov.b32", v.r[2], clamp_count(op(in, 4), t.cols, false));
+  } else {
+    I("mov.b32", v.r[1], t.vrow < 0 ? t.rows : std::min(t.vrow, t.rows));
+    I("mov.b32", v.r[2], t.vcol < 0 ? t.cols : std::min(t.vcol, t.cols));
+  }
+  add_window(in.res, p);
+  return true;
 }
 
 // The tile's shared address and valid extents: static, or run-time counts

@@ -143,6 +143,18 @@ bool plan_smem(Gen& g, SmemPlan& plan) {
   }
   const Inst* over = nullptr;
   uint64_t over_end = 0;
+  // Subview windows that are not whole rows (lowering.h): a copy each,
+  // after every location's tiles.
+  walk_region(m, m.region(f, 0), [&](InstId id, const Inst& in) {
+    bool valid_ops;
+    Refusal why;
+    WindowPlan wp;
+    if (in.op != Op::Subview || plan_row_subset(m, in, valid_ops, why) || !plan_subview_window(m, in, wp, why)) return;
+    top = (top + 15) & ~uint64_t(15);
+    plan.off[id] = uint32_t(std::min<uint64_t>(top, UINT32_MAX - 1));
+    top += tile_storage_bytes(m.type_of(in.res));
+    if (top > g.arch_.max_smem && !over) over = &in, over_end = top;
+  });
   walk_region(m, m.region(f, 0), [&](InstId id, const Inst& in) {
     if (in.op != Op::AllocTile || skip[id]) return;
     const Type& t = m.type_of(in.res);
@@ -162,7 +174,7 @@ bool plan_smem(Gen& g, SmemPlan& plan) {
   });
   if (over) {
     g.d_.error(over->loc, 0,
-               "pto.alloc_tile: the tiles of this kernel need " + std::to_string(top) + " bytes of shared memory (this one ends at " +
+               std::string(over->op == Op::Subview ? "pto.subview" : "pto.alloc_tile") + ": the tiles of this kernel need " + std::to_string(top) + " bytes of shared memory (this one ends at " +
                    std::to_string(over_end) + "); a " + std::string(g.arch_.name) + " block has at most " +
                    std::to_string(g.arch_.max_smem) + " [limit]");
     return false;

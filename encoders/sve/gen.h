@@ -243,6 +243,7 @@ class Gen : public CpuLowering {
   void ttrans(const Inst& in) override;
   void tconcat(const Inst& in) override;
   void treshape(const Inst& in, ValueId src, ValueId dst) override;
+  void tgather(const Inst& in, const GatherPlan& p) override;
   void tcvt(const Inst& in, const CvtPlan& pl) override;
   // Any-layout addressing (sve/layout.cpp): byte offset parts of a row or
   // column index as a scalar or as a vector of consecutive indices.

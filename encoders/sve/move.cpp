@@ -203,6 +203,41 @@ void Gen::tconcat(const Inst& in) {
   }
 }
 
+// tgather's index form (tile_plan.h GatherPlan), one vector of a dst row
+// at a time: the indices gathered through their tile's layout, lanes whose
+// index is below src's element count (unsigned, so a negative i32 is out)
+// gather src element k at byte 4k, the others are 0 (a zeroing gather),
+// and the row is scattered through dst's layout.
+void Gen::tgather(const Inst& in, const GatherPlan& p) {
+  const ptoas::Type& dt = ty(p.dst);
+  const ptoas::Type& it = ty(p.idx);
+  AxisMap dr, dc, ir, ic;
+  if (!axis(in, dt, true, dr) || !axis(in, dt, false, dc) || !axis(in, it, true, ir) || !axis(in, it, false, ic)) return;
+  (void)p.idx_signed;  // 32-bit lanes: i32 and ui32 compare alike unsigned
+  I("PTRUE_S", {P(7), 31});
+  valid_region(p.dst, p.cap_r, p.cap_c);
+  tile_ptr(X(0), p.dst);
+  tile_ptr(X(1), p.idx);
+  tile_ptr(X(3), p.src);
+  mov_imm(X(16), uint64_t(p.n));
+  I("DUP_ZR_S", {Z(6), W(16)});
+  mov(X(12), xzr());
+  row_loop({}, {}, [&](R pg) {
+    axis_vec(Z(4), ic, X(11));
+    I("GLD1W_UXTW_REAL", {Z(1), pg, X(4), Z(4)});
+    I("CMPHI_PPzZZ_S", {P(1), pg, Z(6), Z(1)});
+    I("LSL_ZZI_S", {Z(1), Z(1), 2});
+    I("GLD1W_UXTW_REAL", {Z(0), P(1), X(3), Z(1)});
+    axis_vec(Z(4), dc, X(11));
+    I("SST1W_UXTW", {Z(0), pg, X(2), Z(4)});
+  }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {
+    axis_scalar(X(2), dr, X(12));
+    I("ADDXrs", {X(2), X(2), X(0), 0});
+    axis_scalar(X(4), ir, X(12));
+    I("ADDXrs", {X(4), X(4), X(1), 0});
+  });
+}
+
 // treshape: no copy, dst takes src's storage (same location and byte size).
 void Gen::treshape(const Inst&, ValueId src, ValueId dst) {  // no copy: dst takes src's storage
   ldx(X(0), src, 0);

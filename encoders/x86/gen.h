@@ -323,6 +323,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   void stack_scratch(uint32_t bytes);  // rsp -= bytes, each page touched (clobbers rax)
   void ttri(const Inst& in, ValueId d, bool upper) override;
   void tci(const Inst& in, unsigned es, bool desc) override;
+  void tgather(const Inst& in, const GatherPlan& p) override;  // x86/move.cpp
   void matmul(const Inst& in, const MatmulPlan& pl) override;
   // tmatmul lowerings (x86/matmul.cpp): register-blocked micro-kernels over
   // operands packed into scratch below rsp (false: the scratch would exceed

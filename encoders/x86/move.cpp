@@ -236,6 +236,34 @@ void Gen::tconcat(const Inst& in) {
   }
 }
 
+// tgather's index form (tile_plan.h GatherPlan), element by element: an
+// index is widened to 64 bits (sign or zero) so that one unsigned compare
+// against src's element count also sends negative ones to 0.
+void Gen::tgather(const Inst& in, const GatherPlan& p) {
+  const ptoas::Type& dt = ty(p.dst);
+  const ptoas::Type& it = ty(p.idx);
+  valid_rc(p.dst, p.cap_r, p.cap_c);
+  tile_ptr(rbx, p.src);
+  grid_loop([&]() -> bool {
+    if (!elem_off(in, dt, r13, rsi)) return false;
+    lea(r10, ptr[rax + r15]);
+    add(r10, q(p.dst, 0));
+    if (!elem_off(in, it, r13, rsi)) return false;
+    add(rax, r15);
+    add(rax, q(p.idx, 0));
+    if (p.idx_signed) movsxd(rcx, dword[rax]);
+    else mov(ecx, dword[rax]);
+    xor_(edx, edx);
+    Label out;
+    cmp(rcx, int(p.n));
+    jae(out);
+    mov(edx, dword[rbx + rcx * 4]);
+    L(out);
+    mov(dword[r10], edx);
+    return true;
+  });
+}
+
 // tcvt between lane types over the source's valid region (docs/semantics.md
 // §10, docs/x86_backend.md): float -> float rounds to nearest even, integer
 // -> integer wraps, integer -> float rounds once, float -> integer rounds by

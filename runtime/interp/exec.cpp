@@ -391,8 +391,9 @@ void Exec::exec_inst(const Inst& in, std::vector<RtValue>& term, bool& stop, boo
     case Syn::Opaque:
       if (info.sem == Sem::Sync) return;  // ordering only: a no-op here
       if (in.op == Op::Subview) return exec_tile_view(in);
-      // One memory, coherent: invalidating a data cache changes nothing.
-      if (in.op == Op::CmoCacheInvalid) return;
+      // One memory, coherent, in program order: invalidating a data cache
+      // or fencing every pipe changes nothing.
+      if (in.op == Op::CmoCacheInvalid || in.op == Op::FenceBarrierAll) return;
       if (probe) {
         if (in.op == Op::TExtract || in.op == Op::TInsert) check_move_offsets(*this, in);
         return;
