@@ -700,6 +700,7 @@ int main(int argc, char** argv) {
   misc_cases(cases);
   ops_cases(cases);
   view_cases(cases);
+  subview_gather_cases(cases);
   // -O2 computes f32 exp in f32 arithmetic: DESIGN §6's exp class, 2 ULP.
   // ptx's exp is its own polynomial, within 1 ULP (docs/ptx_backend.md).
   if (g_o2 || o.target == "ptx")

@@ -120,6 +120,8 @@ void ops_cases(std::vector<Case>& out);
 // target_diff_views.cpp: tload / tstore through views of rank 1 to 5, every
 // tile layout, packed / padded / strided / transposed strides.
 void view_cases(std::vector<Case>& out);
+// target_diff_windows.cpp: tgather's index form, pto.subview windows.
+void subview_gather_cases(std::vector<Case>& out);
 // Op / dtype pairs the case generators left out because the op table allows
 // them on neither a3 nor a5 ("trelu i16").
 const std::vector<std::string>& skipped_pairs();

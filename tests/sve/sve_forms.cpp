@@ -305,6 +305,7 @@ void compile_x86_cases(Counts& c) {
   x86diff::reduce_cases(cases);
   x86diff::ops_cases(cases);
   x86diff::view_cases(cases);
+  x86diff::subview_gather_cases(cases);
   std::set<std::pair<std::string, ptoas::Arch>> seen;  // cases differ by their data, kernels less often
   for (const x86diff::Case& k : cases) {
     if (seen.insert({k.text, k.arch}).second) compile_text(k.name, k.text, k.arch, c);
