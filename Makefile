@@ -25,8 +25,8 @@ FUZZ_SECONDS ?= 600
 BENCH_ARGS ?=
 FUZZ_ARGS ?=
 FUZZ_TARGET ?= fuzz_frontend
-FUZZ_CC ?= clang-14
-FUZZ_CXX ?= clang++-14
+FUZZ_CC ?= clang-19
+FUZZ_CXX ?= clang++-19
 
 .PHONY: all deps build test samples bench fuzz check-full clean
 

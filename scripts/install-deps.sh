@@ -5,8 +5,8 @@ set -euo pipefail
 PKGS=(build-essential cmake git pkg-config
   re2c bison libcli11-dev catch2
   libxbyak-dev libzydis-dev zydis-tools
-  llvm-16-dev lld-16 liblld-16-dev libzstd-dev libedit-dev zlib1g-dev
-  clang-14 libclang-rt-14-dev
+  llvm-19-dev lld-19 liblld-19-dev libzstd-dev libedit-dev zlib1g-dev
+  clang-19 libclang-rt-19-dev
   python3-numpy
   libopenblas-dev
   bochs bochsbios vgabios bochs-term

@@ -167,7 +167,7 @@ void Gen::tsel(const Inst& in, const SelPlan& pl) {
     I("INDEX_RI_S", {Z(2), W(11), 1});
     I("LSR_ZZI_S", {Z(3), Z(2), 5});
     I("LSL_ZZI_S", {Z(3), Z(3), 2});
-    I("GLD1W_UXTW_REAL", {Z(4), pg, X(3), Z(3)});
+    I("GLD1W_UXTW", {Z(4), pg, X(3), Z(3)});
     I("LSL_ZZI_S", {Z(2), Z(2), 27});
     I("LSR_ZZI_S", {Z(2), Z(2), 27});  // c % 32
     I("LSR_ZPmZ_S", {Z(4), pg, Z(4), Z(2)});

@@ -32,11 +32,11 @@ void Gen::tile_ptr(R x, ValueId t) {
 void Gen::ld_e(DType d, R z, R pg, R base, R idx, bool gather) {
   if (gather) {  // idx is a vector of byte offsets
     switch (d) {
-      case DType::F16: case DType::BF16: case DType::U16: I("GLD1H_S_UXTW_REAL", {z, pg, base, idx}); break;
-      case DType::I16: I("GLD1SH_S_UXTW_REAL", {z, pg, base, idx}); break;
-      case DType::I8: I("GLD1SB_S_UXTW_REAL", {z, pg, base, idx}); break;
-      case DType::U8: I("GLD1B_S_UXTW_REAL", {z, pg, base, idx}); break;
-      default: I("GLD1W_UXTW_REAL", {z, pg, base, idx}); break;
+      case DType::F16: case DType::BF16: case DType::U16: I("GLD1H_S_UXTW", {z, pg, base, idx}); break;
+      case DType::I16: I("GLD1SH_S_UXTW", {z, pg, base, idx}); break;
+      case DType::I8: I("GLD1SB_S_UXTW", {z, pg, base, idx}); break;
+      case DType::U8: I("GLD1B_S_UXTW", {z, pg, base, idx}); break;
+      default: I("GLD1W_UXTW", {z, pg, base, idx}); break;
     }
     if (d == DType::F16) I("FCVT_ZPmZ_HtoS", {z, z, pg, z});
     else if (d == DType::BF16) I("LSL_ZZI_S", {z, z, 16});
@@ -472,9 +472,9 @@ void Gen::row_reduce(const Inst& in, ValueId src, ValueId dst) {
   mov(X(2), X(1));   // this group's column pointer
   mov(X(3), X(10));  // columns left
   auto gather = [&](R z) {
-    const char* n = es == 4 ? "GLD1W_UXTW_REAL"
-                    : es == 2 ? (d == DType::I16 ? "GLD1SH_S_UXTW_REAL" : "GLD1H_S_UXTW_REAL")
-                              : (d == DType::I8 ? "GLD1SB_S_UXTW_REAL" : "GLD1B_S_UXTW_REAL");
+    const char* n = es == 4 ? "GLD1W_UXTW"
+                    : es == 2 ? (d == DType::I16 ? "GLD1SH_S_UXTW" : "GLD1H_S_UXTW")
+                              : (d == DType::I8 ? "GLD1SB_S_UXTW" : "GLD1B_S_UXTW");
     I(n, {z, P(0), X(2), Z(7)});
     if (d == DType::F16) I("FCVT_ZPmZ_HtoS", {z, z, P(0), z});
     else if (d == DType::BF16) I("LSL_ZZI_S", {z, z, 16});

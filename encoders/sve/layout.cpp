@@ -12,7 +12,7 @@ namespace ptoas::cg::sve::gen {
 
 namespace {
 const char* gather_name(unsigned es) {
-  return es == 4 ? "GLD1W_UXTW_REAL" : es == 2 ? "GLD1H_S_UXTW_REAL" : "GLD1B_S_UXTW_REAL";
+  return es == 4 ? "GLD1W_UXTW" : es == 2 ? "GLD1H_S_UXTW" : "GLD1B_S_UXTW";
 }
 const char* scatter_name(unsigned es) { return es == 4 ? "SST1W_UXTW" : es == 2 ? "SST1H_S_UXTW" : "SST1B_S_UXTW"; }
 int log2_of(int64_t v) {
@@ -335,13 +335,13 @@ void Gen::matmul(const Inst& in, const MatmulPlan& pl) {
     bind(kdone);
     if (acc_in) {  // cin[i, j] + acc
       axis_vec(Z(4), icm, X(11));
-      I("GLD1W_UXTW_REAL", {Z(1), pg, X(7), Z(4)});
+      I("GLD1W_UXTW", {Z(1), pg, X(7), Z(4)});
       if (f32) I("FADD_ZZZ_S", {Z(0), Z(1), Z(0)});
       else I("ADD_ZZZ_S", {Z(0), Z(1), Z(0)});
     }
     if (bias) {  // acc + bias[0, j]
       axis_vec(Z(4), biasc, X(11));
-      I("GLD1W_UXTW_REAL", {Z(1), pg, X(4), Z(4)});
+      I("GLD1W_UXTW", {Z(1), pg, X(4), Z(4)});
       if (f32) I("FADD_ZZZ_S", {Z(0), Z(0), Z(1)});
       else I("ADD_ZZZ_S", {Z(0), Z(0), Z(1)});
     }

@@ -12,7 +12,7 @@ namespace ptoas::cg::sve::gen {
 
 namespace {
 const char* gather_of(unsigned es) {
-  return es == 4 ? "GLD1W_UXTW_REAL" : es == 2 ? "GLD1H_S_UXTW_REAL" : "GLD1B_S_UXTW_REAL";
+  return es == 4 ? "GLD1W_UXTW" : es == 2 ? "GLD1H_S_UXTW" : "GLD1B_S_UXTW";
 }
 const char* scatter_of(unsigned es) { return es == 4 ? "SST1W_UXTW" : es == 2 ? "SST1H_S_UXTW" : "SST1B_S_UXTW"; }
 }  // namespace
@@ -224,10 +224,10 @@ void Gen::tgather(const Inst& in, const GatherPlan& p) {
   mov(X(12), xzr());
   row_loop({}, {}, [&](R pg) {
     axis_vec(Z(4), ic, X(11));
-    I("GLD1W_UXTW_REAL", {Z(1), pg, X(4), Z(4)});
+    I("GLD1W_UXTW", {Z(1), pg, X(4), Z(4)});
     I("CMPHI_PPzZZ_S", {P(1), pg, Z(6), Z(1)});
     I("LSL_ZZI_S", {Z(1), Z(1), 2});
-    I("GLD1W_UXTW_REAL", {Z(0), P(1), X(3), Z(1)});
+    I("GLD1W_UXTW", {Z(0), P(1), X(3), Z(1)});
     axis_vec(Z(4), dc, X(11));
     I("SST1W_UXTW", {Z(0), pg, X(2), Z(4)});
   }, [&] { I("ADDXri", {X(12), X(12), 1, 0}); }, [&] {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares tests/gpu/run.sh for a machine with an NVIDIA GPU (the device
 # tool's H200), on this machine: the device image has CUDA, Python and CMake
-# but not this project's build dependencies (LLVM 16, Zydis, Xbyak, CLI11,
+# but not this project's build dependencies (LLVM 19, Zydis, Xbyak, CLI11,
 # Catch2, re2c, bison), so the binaries are built here and travel.
 #
 #   tests/gpu/prepare.sh [BUILD_DIR]      (default: build)

@@ -8,7 +8,7 @@
 // alone, with 4- and 8-byte instructions, so the AMDGPU backend only adds
 // its spec; exit 77 (skipped) when this LLVM has no AMDGPU target.
 //
-// The expected bytes are what `llvm-mc-16 -show-encoding` prints for the
+// The expected bytes are what `llvm-mc-19 -show-encoding` prints for the
 // same text.
 #include <cstdio>
 #include <cstring>

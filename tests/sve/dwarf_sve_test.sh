@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # DWARF in the AArch64 objects of ptoas -target=sve (the target-neutral
-# writer of docs/debug_info.md): llvm-dwarfdump-16 --verify is clean; the
+# writer of docs/debug_info.md): llvm-dwarfdump-19 --verify is clean; the
 # compile unit names the .pto file, the compilation directory and the
 # producer, one subprogram per function; --debug-line lists the .pto file
 # and one row per instruction group of the --emit=asm listing; the debug
@@ -12,7 +12,7 @@
 set -u
 ptoas=$1 src=$2
 command -v readelf > /dev/null || { echo "SKIP: no readelf"; exit 77; }
-dwarfdump=$(command -v llvm-dwarfdump-16 || command -v llvm-dwarfdump || true)
+dwarfdump=$(command -v llvm-dwarfdump-19 || command -v llvm-dwarfdump || true)
 [ -n "$dwarfdump" ] || { echo "SKIP: no llvm-dwarfdump"; exit 77; }
 a2l=$(command -v aarch64-linux-gnu-addr2line || true)
 fail() { echo "FAIL: $*"; exit 1; }

@@ -3,9 +3,9 @@
 # ptodis's disassembly agree instruction for instruction, and so do the
 # .pto source lines above the groups (from the object's DWARF line table);
 # the vector add's `pto.tload` line shows `whilelo` and `ld1w`, its
-# `pto.tadd` line `fadd`; aarch64-linux-gnu-objdump and llvm-objdump-16
+# `pto.tadd` line `fadd`; aarch64-linux-gnu-objdump and llvm-objdump-19
 # (where installed) count the same instructions; `$d` mapping symbols make
-# data words `.word` (an object from llvm-mc-16, where installed); bad,
+# data words `.word` (an object from llvm-mc-19, where installed); bad,
 # truncated and corrupted objects give clean errors (ptodis_robust.sh).
 # Usage: ptodis_sve_test.sh PTOAS PTODIS SOURCE_DIR
 set -u
@@ -50,9 +50,9 @@ for k in "$src/samples/vadd/vadd.pto" "$src/tests/x86/kernels/axpy_relu.pto" "$s
     [ "$o" = "$count" ] || fail "$b: aarch64-linux-gnu-objdump shows $o instructions, ptodis $count"
     [[ $objdumps == *binutils* ]] || objdumps+=" binutils"
   fi
-  if command -v llvm-objdump-16 > /dev/null; then
-    o=$(llvm-objdump-16 -d --mattr=+sve,+fullfp16,+bf16 "$b.o" | grep -cP '^ +[0-9a-f]+: [0-9a-f]{8} ')
-    [ "$o" = "$count" ] || fail "$b: llvm-objdump-16 shows $o instructions, ptodis $count"
+  if command -v llvm-objdump-19 > /dev/null; then
+    o=$(llvm-objdump-19 -d --mattr=+sve,+fullfp16,+bf16 "$b.o" | grep -cP '^ +[0-9a-f]+: [0-9a-f]{8} ')
+    [ "$o" = "$count" ] || fail "$b: llvm-objdump-19 shows $o instructions, ptodis $count"
     [[ $objdumps == *llvm* ]] || objdumps+=" llvm"
   fi
   n=$((n + 1))
@@ -68,10 +68,10 @@ grep -q "pto.tload ins.* => fadd$" vadd.groups && fail "an fadd shown under a pt
 "$ptodis" --function vadd vadd.o | grep -q "^vadd (global" || fail "--function"
 # $x / $d mapping symbols: a data word that is also a valid instruction
 # (nop) must be shown as data.
-if command -v llvm-mc-16 > /dev/null; then
+if command -v llvm-mc-19 > /dev/null; then
   printf '\t.text\n\t.globl\tf\n\t.type\tf,@function\nf:\n\twhilelo\tp0.s, x0, x1\n\tb\t1f\n\t.word\t0xd503201f\n1:\tret\n\t.size\tf, .-f\n' > map.s
-  llvm-mc-16 -triple=aarch64 -mattr=+sve -filetype=obj map.s -o map.o || fail "llvm-mc-16"
-  readelf -sW map.o | grep -q ' \$d' || fail "llvm-mc-16 wrote no \$d mapping symbol"
+  llvm-mc-19 -triple=aarch64 -mattr=+sve -filetype=obj map.s -o map.o || fail "llvm-mc-19"
+  readelf -sW map.o | grep -q ' \$d' || fail "llvm-mc-19 wrote no \$d mapping symbol"
   "$ptodis" map.o > map.dis || fail "ptodis on the mapping-symbol object"
   insts map.dis | tr '\t' ' ' > map.txt
   printf 'whilelo p0.s, x0, x1\nb 0xc\n.word 0xd503201f\nret\n' | diff - map.txt || fail "\$x/\$d mapping symbols"

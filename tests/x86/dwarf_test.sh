@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # DWARF test: the objects of ptoas -target=avx2 carry DWARF 5 line info and
 # a compile unit (docs/debug_info.md) that the standard tools read:
-#   llvm-dwarfdump-16 --verify is clean; the unit names the .pto file, the
+#   llvm-dwarfdump-19 --verify is clean; the unit names the .pto file, the
 #   compilation directory, the producer; one subprogram per function;
 #   relocations: .text only PC32 to .rodata, debug sections only absolute
 #   ones against .text / function symbols and section offsets;
@@ -15,7 +15,7 @@
 set -u
 ptoas=$1 ptodis=$2 src=$3
 for t in readelf addr2line; do command -v $t >/dev/null || { echo "SKIP: no $t"; exit 77; }; done
-dwarfdump=$(command -v llvm-dwarfdump-16 || command -v llvm-dwarfdump || true)
+dwarfdump=$(command -v llvm-dwarfdump-19 || command -v llvm-dwarfdump || true)
 gdb=$(command -v gdb || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -315,13 +315,34 @@ def zydis_texts(zydis, codes, work, tag):
 
 # ---- the table ----------------------------------------------------------------------
 
+# Ops whose two sources commute: LLVM 18 and up swap them where that gives
+# the 2-byte VEX prefix (a high source register moves to VEX.vvvv).
+COMMUTATIVE = {"vaddps", "vaddpd", "vmulps", "vmulpd", "vpaddd", "vpaddq", "vpaddw", "vpaddb", "vpmulld",
+               "vpmullw", "vpand", "vpor", "vpxor", "vandps", "vandpd", "vorps", "vorpd", "vxorps", "vxorpd",
+               "vpcmpeqd", "vpcmpeqw", "vpcmpeqb", "vpcmpeqq", "vpminsd", "vpmaxsd", "vpminud", "vpmaxud",
+               "vpminsw", "vpmaxsw", "vpminuw", "vpmaxuw", "vpminsb", "vpmaxsb", "vpminub", "vpmaxub"}
+# vcmpps / vcmppd predicates that do not depend on the operand order.
+SYMMETRIC_CMP = {0x00, 0x03, 0x04, 0x07, 0x08, 0x0b, 0x0c, 0x0f, 0x10, 0x13, 0x14, 0x17, 0x18, 0x1b, 0x1c, 0x1f}
+
+
 def same_meaning(a, b):
-    """ZydisDisasm texts that mean the same: equal, or xchg with its
-    operands swapped."""
+    """ZydisDisasm texts that mean the same: equal, xchg with its operands
+    swapped, or a commutative three-operand op with its sources swapped."""
     if a == b:
         return True
     ma, mb = re.match(r"^xchg (\S+), (\S+)$", a), re.match(r"^xchg (\S+), (\S+)$", b)
-    return bool(ma and mb and ma.groups() == mb.groups()[::-1])
+    if ma and mb and ma.groups() == mb.groups()[::-1]:
+        return True
+    ma = re.match(r"^(\S+) (\w+), (\w+), (\w+)(, (0x[0-9A-Fa-f]+))?$", a)
+    mb = re.match(r"^(\S+) (\w+), (\w+), (\w+)(, (0x[0-9A-Fa-f]+))?$", b)
+    if not ma or not mb or ma.group(1) != mb.group(1) or ma.group(2) != mb.group(2):
+        return False
+    if (ma.group(3), ma.group(4)) != (mb.group(4), mb.group(3)) or ma.group(6) != mb.group(6):
+        return False
+    op = ma.group(1)
+    if op in ("vcmpps", "vcmppd"):
+        return ma.group(6) is not None and int(ma.group(6), 16) in SYMMETRIC_CMP
+    return op in COMMUTATIVE and ma.group(6) is None
 
 
 def read_table(path):
