@@ -191,6 +191,11 @@ int amdgpu() {
     return 77;
   }
   if (Mc::get(kSpec) != mc || mc == ptoas::cg::sve::a64_mc()) fail("the AMDGPU instance is not one of its own");
+  // The chips the AMDGPU backend targets: LLVM 16 did not know gfx942
+  // (it warned and fell back to a generic CPU), which is why the project
+  // moved to LLVM 19.
+  for (const char* chip : {"gfx90a", "gfx942", "gfx1100"})
+    if (!mc->subtarget().isCPUStringValid(chip)) fail(std::string("this LLVM does not know ") + chip);
   // 4 bytes (SOP1), 4 bytes with an inline constant, 8 bytes (VOP3).
   round_trip(*mc, inst(*mc, "S_MOV_B32_vi", {R("SGPR0"), R("SGPR1")}), {0x01, 0x00, 0x80, 0xbe}, "s_mov_b32 s0, s1");
   round_trip(*mc, inst(*mc, "S_MOV_B32_vi", {R("SGPR0"), I(1)}), {0x81, 0x00, 0x80, 0xbe}, "s_mov_b32 s0, 1");
