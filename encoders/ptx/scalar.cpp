@@ -436,9 +436,22 @@ void Gen::load_store_scalar(const Inst& in) {
       !(is_int_like(e) || e == DType::F32 || e == DType::F64 || e == DType::F16 || e == DType::BF16))
     return fail(in);
   unsigned es = std::max(1u, dtype_bytes(e));
+  // Every thread computes every scalar, but a GM element that one
+  // statement writes and a later one reads (a counter in memory) must be
+  // the same for all of them: thread 0 alone stores, and the barrier
+  // planner puts a bar.sync between the store and the accesses to global
+  // memory on either side of it (any address: no owner mapping).
+  Access gm;
+  gm.space = 1, gm.lo = 0, gm.hi = INT64_MAX, gm.write = !load;
+  access({gm});
   Reg addr = reg(RC::RD);
   I("mad.lo.s64", addr, sreg(i), es, sreg(p));
-  scalar_elem(load, e, "global", mem(addr), sreg(load ? in.res : op(in, 0)), Reg{});
+  Reg first;
+  if (!load) {
+    first = reg(RC::P);
+    I("setp.eq.u32", first, tid_, 0);
+  }
+  scalar_elem(load, e, "global", mem(addr), sreg(load ? in.res : op(in, 0)), first);
 }
 
 // tgetval ins(%t, %k) / tsetval ins(%k, %v) outs(%t) (plan_scalar_mem):
@@ -528,7 +541,6 @@ Reg Gen::copy_bits16(DType e, Reg v) {
 bool Gen::lower_special(const Inst& in, InstId) {
   if (in.op != Op::LoadScalar && in.op != Op::StoreScalar) return false;
   mark(in);
-  // A store must be seen by the threads that read the element later.
   load_store_scalar(in);
   return true;
 }
