@@ -28,7 +28,7 @@ FUZZ_TARGET ?= fuzz_frontend
 FUZZ_CC ?= clang-19
 FUZZ_CXX ?= clang++-19
 
-.PHONY: all deps build test samples bench fuzz check-full clean
+.PHONY: all deps build test samples bench fuzz check-full clean install
 
 all: build
 
@@ -46,6 +46,11 @@ test: build
 	ctest --test-dir build --output-on-failure -j$(JOBS)
 	tests/corpus/run.sh "$(CORPUS_DIR)" --ptoas build/ptoas
 	tests/corpus/run.sh "$(CORPUS60_DIR)" --ptoas build/ptoas --known tests/corpus/known/ptoas-0.60.txt --overrides tests/corpus/overrides/ptoas-0.60.tsv
+
+# The programs, their data and man pages under PREFIX (relocatable).
+PREFIX ?= /usr/local
+install: build
+	cmake --install build --prefix "$(PREFIX)"
 
 samples: build
 	@set -e; for t in interp $$(build/ptoas --print-targets | awk '$$3 != "-" { print $$1 }'); do \

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "data_dir.h"
 #include "model_api.h"
 
 namespace ptoas::rt {
@@ -60,10 +61,12 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-std::string include_dir(const CceRunOptions& o) {
+// The CPU model's headers: the caller's, $PTOAS_CCE_MODEL_INCLUDE, else
+// share/ptoas/cce_model/include (data_dir.h); "" with where in *where.
+std::string include_dir(const CceRunOptions& o, std::string* where = nullptr) {
   if (!o.include_dir.empty()) return o.include_dir;
   if (const char* e = std::getenv("PTOAS_CCE_MODEL_INCLUDE"); e && *e) return e;
-  return PTOAS_CCE_MODEL_INCLUDE_DIR;
+  return data_path("cce_model/include", where);
 }
 
 double since(std::chrono::steady_clock::time_point t0) {
@@ -128,8 +131,14 @@ bool cce_compile(std::string_view cpp, const CceRunOptions& o, CceKernel& k, std
       return false;
     }
   }
-  std::string cmd = shell_quote(o.cxx) + " -std=c++17 -O1 -fPIC -shared -I" +
-                    shell_quote(include_dir(o)) + " -o " + shell_quote(so) + " " + shell_quote(src);
+  std::string where, inc = include_dir(o, &where);
+  if (inc.empty()) {
+    err = "the CPU model's headers (cce_model/include) are not in " + where;
+    cleanup();
+    return false;
+  }
+  std::string cmd = shell_quote(o.cxx) + " -std=c++17 -O1 -fPIC -shared -I" + shell_quote(inc) + " -o " +
+                    shell_quote(so) + " " + shell_quote(src);
   for (auto& d : o.defines) cmd += " " + shell_quote("-D" + d);
   for (auto& fl : o.extra_flags) cmd += " " + shell_quote(fl);
   cmd += " 2>&1";

@@ -13,13 +13,12 @@
 #include "payload_format.h"
 #include "subprocess.h"
 
-// Written by runtime/CMakeLists.txt: where the build put the loader (""
-// when aarch64-linux-gnu-gcc was missing), and why it is missing.
+#include "data_dir.h"
+
+// Written by runtime/CMakeLists.txt: why the build has no loader (when
+// aarch64-linux-gnu-gcc was missing).
 #if __has_include("sve_loader_config.h")
 #include "sve_loader_config.h"
-#endif
-#ifndef PTOAS_SVE_LOADER_PATH
-#define PTOAS_SVE_LOADER_PATH ""
 #endif
 #ifndef PTOAS_SVE_LOADER_WHY
 #define PTOAS_SVE_LOADER_WHY "this build has no SVE loader"
@@ -34,10 +33,11 @@ std::string qemu_path(std::string* why = nullptr) {
   return emulator_program("PTOAS_QEMU", "qemu-aarch64", "qemu-aarch64", "qemu-user", why);
 }
 
-// The loader: $PTOAS_SVE_LOADER, else the one this build made.
-std::string loader_path() {
+// The loader: $PTOAS_SVE_LOADER, else share/ptoas/sve_loader (data_dir.h);
+// "" with where it was looked for in *where.
+std::string loader_path(std::string* where = nullptr) {
   if (const char* e = std::getenv("PTOAS_SVE_LOADER"); e && *e) return e;
-  return PTOAS_SVE_LOADER_PATH;
+  return data_path("sve_loader", where);
 }
 
 // qemu's -cpu value for a vector length. sveN=on alone leaves user mode at
@@ -172,9 +172,11 @@ unsigned qemu_default_vl_bits() {
 
 bool qemu_available(std::string* why) {
   if (qemu_path(why).empty()) return false;
-  std::string l = loader_path();
+  std::string where;
+  std::string l = loader_path(&where);
   if (l.empty()) {
-    if (why) *why = PTOAS_SVE_LOADER_WHY;
+    if (why) *why = std::string(PTOAS_SVE_LOADER_WHY).empty() ? "the SVE loader is not in " + where
+                                                            : std::string(PTOAS_SVE_LOADER_WHY);
     return false;
   }
   if (::access(l.c_str(), R_OK) != 0) {
