@@ -103,39 +103,12 @@ void CpuLowering::scalar_mem(const Inst& in) {
   scalar_mem(in, p);
 }
 
-bool plan_store_combine(const Module& m, const Inst& in, const FramePlan& f, StoreCombinePlan& p, Refusal& why) {
-  const Type& tt = m.type_of(p.tile);
-  const Type& vt = m.type_of(p.view);
-  unsigned n = f.slots[p.view].count;
-  p.rank = n >= 1 ? (n - 1u) / 2u : 0;
-  std::string what = p.atomic ? "pto.tstore with atomic add" : "pto.tstore with relu";
-  if (tt.kind != TypeKind::TileBuf || (vt.kind != TypeKind::PartitionView && vt.kind != TypeKind::TensorView)) {
-    why = {RefusalCode::Operands, what + " of anything but a tile to a view"};
-    return false;
-  }
-  if (tt.elem != vt.elem || (tt.elem != DType::F32 && tt.elem != DType::I32 && tt.elem != DType::U32)) {
-    why = {RefusalCode::Type, what + " from " + std::string(dtype_name(tt.elem)) + " to " +
-                                  std::string(dtype_name(vt.elem)) + " (f32, i32, ui32 to the same type are)"};
-    return false;
-  }
-  if (p.rank < 1 || p.rank > 2 || tt.rows <= 0 || tt.cols <= 0) {
-    why = {RefusalCode::Shape, what + " to a view of rank " + std::to_string(p.rank)};
-    return false;
-  }
-  (void)in;
-  return true;
-}
-
-bool plain_tstore(const Module& m, const Inst& in) {
-  std::string_view a = m.attr_word(in, "atomicType"), r = m.attr_word(in, "reluPreMode");
-  return in.op == Op::TStore && (a.empty() || a == "atomic_none") && (r.empty() || r == "no_relu");
-}
-
 void CpuLowering::tstore_combined(const Inst& in, ValueId t, ValueId v, bool relu, bool atomic) {
   StoreCombinePlan p;
   p.tile = t, p.view = v, p.relu = relu, p.atomic = atomic;
   Refusal why;
-  if (!plan_store_combine(cpu_m_, in, frame_, p, why)) return fail(in, why);
+  const unsigned n = frame_.slots[v].count;
+  if (!plan_store_combine(cpu_m_, in, n >= 1 ? (n - 1u) / 2u : 0, p, why)) return fail(in, why);
   store_combined(in, p);
 }
 

@@ -12,19 +12,6 @@
 
 namespace ptoas::cg {
 
-// A pto.tstore that applies relu and / or adds to GM (tstore_combined):
-// 4-byte elements of one type (f32, i32, ui32) in tile and view, a view
-// of rank 1 or 2, the tile in any layout. Element by element; each add is
-// atomic, so blocks running at once all add.
-struct StoreCombinePlan {
-  ValueId tile = kNone, view = kNone;
-  unsigned rank = 0;
-  bool relu = false, atomic = false;
-};
-bool plan_store_combine(const Module& m, const Inst& in, const FramePlan& f, StoreCombinePlan& p, Refusal& why);
-// True for a pto.tstore that plainly copies (no atomic add, no relu).
-bool plain_tstore(const Module& m, const Inst& in);
-
 class CpuLowering : public Lowering {
  public:
   CpuLowering(const Module& m, const FramePlan& frame) : Lowering(m), cpu_m_(m), frame_(frame) {}

@@ -122,6 +122,33 @@ bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal&
   return true;
 }
 
+bool plan_store_combine(const Module& m, const Inst& in, unsigned rank, StoreCombinePlan& p, Refusal& why) {
+  const Type& tt = m.type_of(p.tile);
+  const Type& vt = m.type_of(p.view);
+  p.rank = rank;
+  std::string what = p.atomic ? "pto.tstore with atomic add" : "pto.tstore with relu";
+  if (tt.kind != TypeKind::TileBuf || (vt.kind != TypeKind::PartitionView && vt.kind != TypeKind::TensorView)) {
+    why = {RefusalCode::Operands, what + " of anything but a tile to a view"};
+    return false;
+  }
+  if (tt.elem != vt.elem || (tt.elem != DType::F32 && tt.elem != DType::I32 && tt.elem != DType::U32)) {
+    why = {RefusalCode::Type, what + " from " + std::string(dtype_name(tt.elem)) + " to " +
+                                  std::string(dtype_name(vt.elem)) + " (f32, i32, ui32 to the same type are)"};
+    return false;
+  }
+  if (p.rank < 1 || p.rank > 2 || tt.rows <= 0 || tt.cols <= 0) {
+    why = {RefusalCode::Shape, what + " to a view of rank " + std::to_string(p.rank)};
+    return false;
+  }
+  (void)in;
+  return true;
+}
+
+bool plain_tstore(const Module& m, const Inst& in) {
+  std::string_view a = m.attr_word(in, "atomicType"), r = m.attr_word(in, "reluPreMode");
+  return in.op == Op::TStore && (a.empty() || a == "atomic_none") && (r.empty() || r == "no_relu");
+}
+
 bool plan_tgather(const Module& m, const Inst& in, GatherPlan& p, Refusal& why) {
   p = GatherPlan{};
   if (in.n_outs != 1 || in.n_res || in.n_ins < 2 || in.n_ins > 3 ||

@@ -44,6 +44,20 @@ struct ScalarMemPlan {
 };
 bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal& why);
 
+// A pto.tstore that applies relu and / or adds to GM (tstore_combined):
+// 4-byte elements of one type (f32, i32, ui32) in tile and view, a view
+// of rank 1 or 2, the tile in any layout. Element by element; each add is
+// atomic, so blocks running at once all add.
+struct StoreCombinePlan {
+  ValueId tile = kNone, view = kNone;
+  unsigned rank = 0;
+  bool relu = false, atomic = false;
+};
+// `rank`: the view's rank as the target holds it (p.tile, p.view set).
+bool plan_store_combine(const Module& m, const Inst& in, unsigned rank, StoreCombinePlan& p, Refusal& why);
+// True for a pto.tstore that plainly copies (no atomic add, no relu).
+bool plain_tstore(const Module& m, const Inst& in);
+
 // tgather's index form, ins(src, indices[, tmp]) outs(dst): dst[r, c] =
 // element k = indices[r, c] of src in row-major order, 0 where k is
 // outside src (a negative i32 index included); r, c over dst's valid

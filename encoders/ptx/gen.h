@@ -196,6 +196,7 @@ class Gen final : public Lowering {
   void ttri(const Inst& in) override;
   void tci(const Inst& in) override;
   void tgather(const Inst& in) override;
+  void tstore_combined(const Inst& in, ValueId t, ValueId v, bool relu, bool atomic) override;
   void twindow_plan(const Inst& in, const WindowPlan& p);
   void copy_window(const Inst& at, ValueId w, const WindowPlan& p) override;
   bool window_view(const Inst& in);

@@ -424,4 +424,72 @@ void Gen::tgather(const Inst& in) {
   });
 }
 
+// tstore with relu and / or atomic add (tile_plan.h StoreCombinePlan; the
+// CPU targets' semantics): a block loop over the tile's valid region
+// capped by the view; relu keeps x > 0 (NaN and -0 give +0); an i32 / ui32
+// add is red.global.add (wrapping), an f32 add a compare-and-swap loop
+// around add.rn with the interpreter's NaN rule (red.add.f32 would flush
+// subnormals).
+void Gen::tstore_combined(const Inst& in, ValueId t, ValueId v, bool relu, bool atomic) {
+  StoreCombinePlan p;
+  p.tile = t, p.view = v, p.relu = relu, p.atomic = atomic;
+  Refusal why;
+  const unsigned n = unsigned(val(v).r.size());
+  if (!plan_store_combine(m_, in, n >= 1 ? (n - 1u) / 2u : 0, p, why)) return fail(in, why);
+  const Type& tt = ty(t);
+  const bool fl = tt.elem == DType::F32, sgn = tt.elem == DType::I32;
+  Access gm;
+  gm.space = 1, gm.lo = 0, gm.hi = INT64_MAX, gm.write = true;
+  std::vector<Access> acc{tile_access(t, false), gm};
+  access(acc);
+  Val& tv = val(t);
+  Val& vv = val(v);
+  Reg rows = min32(*this, tv.r[1], imm32(tt.rows)), cols = min32(*this, tv.r[2], imm32(tt.cols));
+  Reg s0 = reg(RC::RD), s1 = reg(RC::RD);
+  if (p.rank == 2) {
+    rows = min32(*this, rows, as_u32(vv.r[1]));
+    cols = min32(*this, cols, as_u32(vv.r[2]));
+    I("mul.lo.s64", s0, vv.r[3], 4);
+    I("mul.lo.s64", s1, vv.r[4], 4);
+  } else {
+    rows = min32(*this, rows, imm32(1));
+    cols = min32(*this, cols, as_u32(vv.r[1]));
+    I("mov.b64", s0, 0);
+    I("mul.lo.s64", s1, vv.r[2], 4);
+  }
+  block_loop(*this, rows, cols, [&](Reg r, Reg c) {
+    Reg x = ld_elem_bits(*this, DType::U32, elem_addr(t, r, c));
+    if (relu && fl) {
+      Reg f = reg(RC::F), pos = reg(RC::P);
+      I("mov.b32", f, x);
+      I("setp.gt.f32", pos, f, f32imm(0));
+      I("selp.b32", x, x, 0, pos);
+    } else if (relu && sgn) {
+      I("max.s32", x, x, 0);
+    }
+    Reg a = reg(RC::RD), r64 = reg(RC::RD), c64 = reg(RC::RD);
+    I("cvt.u64.u32", r64, r);
+    I("cvt.u64.u32", c64, c);
+    I("mad.lo.s64", a, r64, s0, vv.r[0]);
+    I("mad.lo.s64", a, c64, s1, a);
+    if (!atomic) {
+      I("st.global.b32", mem(a), x);
+    } else if (!fl) {
+      I("red.global.add.u32", mem(a), x);
+    } else {
+      Reg xf = reg(RC::F), old = reg(RC::R), got = reg(RC::R), of = reg(RC::F), sum = reg(RC::R), same = reg(RC::P);
+      I("mov.b32", xf, x);
+      I("ld.global.b32", old, mem(a));
+      std::string retry = new_label();
+      bind(retry);
+      I("mov.b32", of, old);
+      I("mov.b32", sum, bin(Bin::Add, DType::F32, xf, of));
+      I("atom.global.cas.b32", got, mem(a), old, sum);
+      I("setp.ne.b32", same, got, old);
+      I("mov.b32", old, got);
+      bra_if(same, false, retry);
+    }
+  });
+}
+
 }  // namespace ptoas::cg::ptx
