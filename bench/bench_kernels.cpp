@@ -807,12 +807,14 @@ int main(int argc, char** argv) {
   struct CompileRow {
     std::string kernel;
     double pto = -1, gxx = -1;
+    double cce = -1, ptx = -1;  // ptoas -target=cce (the default) / ptx: C++ / PTX text
   };
   std::vector<CompileRow> crows;
   if (opt.compile) {
     const int reps = opt.quick ? 7 : 9;  // single ms-scale processes: the minimum needs several
     std::printf("\n== compile time per kernel: process wall time, best of %d rounds over the kernels\n", reps);
     std::printf("   ptoas -target=avx2 K.pto -o K.o   vs   %s -O2 -c K.cpp -o K.o\n", BENCH_CXX_COMPILER);
+    std::printf("   and ptoas K.pto -o K.cpp (cce, the default), ptoas -target=ptx K.pto -o K.ptx (ptxas not included)\n");
     char tmpl[] = "/tmp/bench_compile.XXXXXX";
     const char* tmp = mkdtemp(tmpl);
     // Rounds over all kernels, each round one ptoas and one g++ run per
@@ -835,17 +837,23 @@ int main(int argc, char** argv) {
         std::string obj = std::string(tmp ? tmp : "/tmp") + "/" + cr.kernel + ".o";
         sample(cr.pto, {PTOAS_BIN, "-target=avx2", src_dir() + "/bench/kernels/" + cr.kernel + ".pto", "-o", obj});
         sample(cr.gxx, {BENCH_CXX_COMPILER, "-O2", "-c", src_dir() + "/bench/cxx/" + cr.kernel + ".cpp", "-o", obj});
+        const std::string src = src_dir() + "/bench/kernels/" + cr.kernel + ".pto";
+        sample(cr.cce, {PTOAS_BIN, src, "-o", obj + ".cpp"});
+        sample(cr.ptx, {PTOAS_BIN, "-target=ptx", src, "-o", obj + ".ptx"});
       }
+    auto ms = [](double t) { return t < 0 ? std::string("   refused") : fmt("%7.1f ms", t * 1e3); };
     for (const CompileRow& cr : crows) {
+      std::string other = "   cce " + ms(cr.cce) + "   ptx " + ms(cr.ptx);
       if (cr.pto < 0 || cr.gxx < 0)
-        std::printf("%-12s %s\n", cr.kernel.c_str(),
-                    cr.pto < 0 ? "ptoas failed (unsupported for avx2?): left out" : "g++ failed: left out");
+        std::printf("%-12s %s%s\n", cr.kernel.c_str(),
+                    cr.pto < 0 ? "ptoas failed (unsupported for avx2?): left out" : "g++ failed: left out", other.c_str());
       else
-        std::printf("%-12s ptoas %8.1f ms   g++ %8.1f ms   g++/ptoas %6.1f\n", cr.kernel.c_str(), cr.pto * 1e3,
-                    cr.gxx * 1e3, cr.gxx / cr.pto);
+        std::printf("%-12s ptoas %8.1f ms   g++ %8.1f ms   g++/ptoas %6.1f%s\n", cr.kernel.c_str(), cr.pto * 1e3,
+                    cr.gxx * 1e3, cr.gxx / cr.pto, other.c_str());
     }
     if (tmp) {
-      for (auto& cr : crows) std::remove((std::string(tmp) + "/" + cr.kernel + ".o").c_str());
+      for (auto& cr : crows)
+        for (const char* ext : {".o", ".o.cpp", ".o.ptx"}) std::remove((std::string(tmp) + "/" + cr.kernel + ext).c_str());
       rmdir(tmp);
     }
   }
