@@ -213,14 +213,10 @@ bool plan_frame(const Module& m, InstId fn, const Target& tg, FramePlan& p, Diag
       for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) need += slot_count(m.type_of(m.operand(in, k)));
     for (unsigned r = 0; r < in.n_res; ++r) need += slot_count(m.type_of(in.res + r));
     if (in.op == Op::Yield || in.op == Op::Condition || in.n_regions) max_temp = std::max(max_temp, need);
-    if (in.op == Op::Subview) {
+    if (WindowPlan wp; subview_window(m, in, wp)) {
       // A window that is not whole rows: storage of its own after every
-      // memory's tiles (cpu_lowering.h), and two temporaries to keep its
+      // memory's tiles (lowering.h), and two temporaries to keep its
       // valid extents while the whole window is copied.
-      bool valid_ops;
-      Refusal why;
-      WindowPlan wp;
-      if (plan_row_subset(m, in, valid_ops, why) || !plan_subview_window(m, in, wp, why)) return;
       size_t off = (top[kWindowBucket] + 63) & ~size_t(63);
       p.alloc_offset[id] = uint32_t(std::min<size_t>(off, kMaxTileArenaBytes));
       top[kWindowBucket] = off + tile_storage_bytes(m.type_of(in.res));

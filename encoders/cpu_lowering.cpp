@@ -51,11 +51,7 @@ void CpuLowering::view(const Inst& in) {
       const Type& rt = m.type_of(in.res);
       bool valid_ops = false;
       Refusal why;
-      if (!plan_row_subset(m, in, valid_ops, why)) {
-        if (in.op == Op::Subview && window_view(in)) return;
-        return fail(in, why);
-      }
-      add_window_alias(t, in.res);
+      if (!plan_row_subset(m, in, valid_ops, why)) return fail(in, why);
       subset(in, t, std::max(1u, dtype_bytes(rt.elem)));
       if (valid_ops)
         for (unsigned k = 0; k < 2; ++k) store_valid(in.res, k, m.operand(in, 3 + k), k == 0 ? rt.rows : rt.cols);
@@ -69,10 +65,8 @@ void CpuLowering::view(const Inst& in) {
 // A window subview: its storage and valid extents (static, or its explicit
 // ones clamped to its sizes); false when plan_frame gave it none.
 bool CpuLowering::window_view(const Inst& in) {
-  WindowPlan p;
-  Refusal why;
   InstId id = current_inst();
-  if (id == kNone || frame_.alloc_offset[id] == kNone || !plan_subview_window(cpu_m_, in, p, why)) return false;
+  if (id == kNone || frame_.alloc_offset[id] == kNone) return false;
   const Type& t = cpu_m_.type_of(in.res);
   store_imm(in.res, 0, frame_.alloc_offset[id]);
   for (unsigned k = 0; k < 2; ++k) {
@@ -80,7 +74,6 @@ bool CpuLowering::window_view(const Inst& in) {
     if (in.n_ins == 5) store_valid(in.res, k, cpu_m_.operand(in, 3 + k), phys);
     else store_imm(in.res, 1 + k, stat < 0 ? phys : std::min(stat, phys));
   }
-  add_window(in.res, p);
   return true;
 }
 
@@ -107,8 +100,7 @@ void CpuLowering::tstore_combined(const Inst& in, ValueId t, ValueId v, bool rel
   StoreCombinePlan p;
   p.tile = t, p.view = v, p.relu = relu, p.atomic = atomic;
   Refusal why;
-  const unsigned n = frame_.slots[v].count;
-  if (!plan_store_combine(cpu_m_, in, n >= 1 ? (n - 1u) / 2u : 0, p, why)) return fail(in, why);
+  if (!plan_store_combine(cpu_m_, in, p, why)) return fail(in, why);
   store_combined(in, p);
 }
 

@@ -83,7 +83,7 @@ class CpuLowering : public Lowering {
   // A window subview: storage of its own (plan_frame's alloc_offset of the
   // subview); its copies (lowering.h) through twindow with the window's
   // valid extents set to its shape.
-  bool window_view(const Inst& in);
+  bool window_view(const Inst& in) final;
   void copy_window(const Inst& at, ValueId w, const WindowPlan& p) final;
 
   const Module& cpu_m_;

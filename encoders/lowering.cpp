@@ -87,8 +87,10 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
     case Syn::ArithSelect: case Syn::ArithCast: case Syn::NoArgs:
       return scalar(in);
     case Syn::MakeTensorView: case Syn::PartitionView: case Syn::GetDim: case Syn::AddPtr:
-    case Syn::Subset: case Syn::SetValidShape:
+    case Syn::SetValidShape:
       return view(in);
+    case Syn::Subset:
+      return tile_view(in);
     case Syn::AllocTile:
       return alloc(in, id);
     case Syn::Dps: case Syn::Opaque:
@@ -98,7 +100,7 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
       if (info.sem == Sem::Sync || in.op == Op::TPrefetch || in.op == Op::CmoCacheInvalid ||
           in.op == Op::FenceBarrierAll)
         return;
-      if (in.op == Op::Subview) return view(in);
+      if (in.op == Op::Subview) return tile_view(in);
       refresh_windows(in);
       if (in.op == Op::LoadScalar || in.op == Op::StoreScalar || in.op == Op::TGetVal || in.op == Op::TSetVal)
         scalar_mem(in);

@@ -44,18 +44,17 @@ class Lowering {
   InstId current_inst() const { return current_; }
 
   // ---- subview windows (lowering_windows.cpp) ----
-  // A pto.subview that is not a run of whole rows (plan_subview_window)
-  // would need its parent's row stride in every op. A target that gives
-  // such a window storage of its own records it here (add_window, from its
-  // view()); the driver then copies the whole window in from its parent
-  // before each op that names it, or a tile made from it (add_window_alias:
-  // a row run of it), and back after each op that writes one, nested
-  // windows in order, so each element mirrors the parent's as the
-  // interpreter's window does. A pto.fuse region that names a window is
-  // lowered op by op; a window carried through scf or reshaped is refused.
-  void add_window(ValueId w, const WindowPlan& refresh);
-  void add_window_alias(ValueId parent, ValueId res);
-  ValueId window_of(ValueId v) const;
+  // A pto.subview that is not a run of whole rows (subview_window) would
+  // need its parent's row stride in every op. A target that gives such a
+  // window storage of its own says so from window_view (its address and
+  // valid extents; false: no storage, and view() reports the subview).
+  // The driver then copies the whole window in from its parent before
+  // each op that names it, or a tile made from it (a row run of it), and
+  // back after each op that writes one, nested windows in order, so each
+  // element mirrors the parent's as the interpreter's window does. A
+  // pto.fuse region that names a window is lowered op by op; a window
+  // carried through scf or reshaped is refused.
+  virtual bool window_view(const Inst&) { return false; }
   // The whole of window w (its valid extents taken as its shape) copied by
   // p: textract's lowering from the parent, or tinsert's back to it.
   virtual void copy_window(const Inst& at, ValueId w, const WindowPlan& p) { (void)w, (void)p, fail(at); }
@@ -127,6 +126,10 @@ class Lowering {
   void yield_to(InstId term, const std::vector<ValueId>& to);
   // copy_values, refused where a value names a window's copy.
   void carry(const Inst& at, const std::vector<ValueId>& from, const std::vector<ValueId>& to);
+  // A subset or subview: a window (window_view), else the target's view()
+  // (a row run, which names its parent's window if the parent is one).
+  void tile_view(const Inst& in);
+  ValueId window_of(ValueId v) const;
   void refresh_windows(const Inst& in);
   void write_back_windows(const Inst& in);
   void refresh(const Inst& at, ValueId w, std::unordered_set<ValueId>& done);

@@ -6,13 +6,14 @@
 
 namespace ptoas::cg {
 
-void Lowering::add_window(ValueId w, const WindowPlan& refresh) {
-  windows_[w] = refresh;
-  window_of_[w] = w;
-}
-
-void Lowering::add_window_alias(ValueId parent, ValueId res) {
-  if (ValueId w = window_of(parent); w != kNone) window_of_[res] = w;
+void Lowering::tile_view(const Inst& in) {
+  if (WindowPlan p; subview_window(lower_m_, in, p) && window_view(in)) {
+    windows_[in.res] = p;
+    window_of_[in.res] = in.res;
+    return;
+  }
+  view(in);
+  if (ValueId w = window_of(lower_m_.operand(in, 0)); w != kNone && in.n_res == 1) window_of_[in.res] = w;
 }
 
 ValueId Lowering::window_of(ValueId v) const {

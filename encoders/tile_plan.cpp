@@ -122,10 +122,10 @@ bool plan_scalar_mem(const Module& m, const Inst& in, ScalarMemPlan& p, Refusal&
   return true;
 }
 
-bool plan_store_combine(const Module& m, const Inst& in, unsigned rank, StoreCombinePlan& p, Refusal& why) {
+bool plan_store_combine(const Module& m, const Inst& in, StoreCombinePlan& p, Refusal& why) {
   const Type& tt = m.type_of(p.tile);
   const Type& vt = m.type_of(p.view);
-  p.rank = rank;
+  p.rank = vt.rank;
   std::string what = p.atomic ? "pto.tstore with atomic add" : "pto.tstore with relu";
   if (tt.kind != TypeKind::TileBuf || (vt.kind != TypeKind::PartitionView && vt.kind != TypeKind::TensorView)) {
     why = {RefusalCode::Operands, what + " of anything but a tile to a view"};
@@ -601,6 +601,12 @@ bool plan_twindow(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) 
     return false;
   }
   return window_tiles_ok(m, in, p, why);
+}
+
+bool subview_window(const Module& m, const Inst& in, WindowPlan& p) {
+  bool valid_ops;
+  Refusal why;
+  return in.op == Op::Subview && !plan_row_subset(m, in, valid_ops, why) && plan_subview_window(m, in, p, why);
 }
 
 bool plan_subview_window(const Module& m, const Inst& in, WindowPlan& p, Refusal& why) {

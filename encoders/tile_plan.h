@@ -53,8 +53,8 @@ struct StoreCombinePlan {
   unsigned rank = 0;
   bool relu = false, atomic = false;
 };
-// `rank`: the view's rank as the target holds it (p.tile, p.view set).
-bool plan_store_combine(const Module& m, const Inst& in, unsigned rank, StoreCombinePlan& p, Refusal& why);
+// p.tile, p.view set.
+bool plan_store_combine(const Module& m, const Inst& in, StoreCombinePlan& p, Refusal& why);
 // True for a pto.tstore that plainly copies (no atomic add, no relu).
 bool plain_tstore(const Module& m, const Inst& in);
 
@@ -200,6 +200,11 @@ bool plan_row_subset(const Module& m, const Inst& in, bool& valid_ops, Refusal& 
 // subview's offsets; tinsert is the same with src and dst swapped) around
 // each op that names it (CpuLowering). The tiles are twindow's.
 bool plan_subview_window(const Module& m, const Inst& in, WindowPlan& p, Refusal& why);
+// A pto.subview the window copies take: not a run of whole rows
+// (plan_row_subset refuses it) and its tiles are twindow's (p: the
+// refreshing textract). What the frame planners give storage to and the
+// driver lowers as a window (lowering.h).
+bool subview_window(const Module& m, const Inst& in, WindowPlan& p);
 
 // The code size limit of one function (CodegenOptions::code_limit): an
 // encoder checks it before each op (code_limit_error, then throws

@@ -199,7 +199,7 @@ class Gen final : public Lowering {
   void tstore_combined(const Inst& in, ValueId t, ValueId v, bool relu, bool atomic) override;
   void twindow_plan(const Inst& in, const WindowPlan& p);
   void copy_window(const Inst& at, ValueId w, const WindowPlan& p) override;
-  bool window_view(const Inst& in);
+  bool window_view(const Inst& in) override;
   void matmul(const Inst& in) override;
   void row_expand(const Inst& in) override;
   void col_expand(const Inst& in) override;
@@ -222,6 +222,7 @@ class Gen final : public Lowering {
   // copies around it.
   void scalar_mem(const Inst& in) override { tile_value(in); }
   void scalar_elem(bool load, DType e, const char* space, const std::string& at, Reg x, Reg only);
+  Reg thread0();
   Reg pred_of(ValueId i1);      // an i1 scalar as a predicate
   Reg as_u32(Reg rd);           // the low half of a .b64
   Reg as_u64(Reg r32, bool sign);

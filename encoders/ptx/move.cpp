@@ -434,8 +434,7 @@ void Gen::tstore_combined(const Inst& in, ValueId t, ValueId v, bool relu, bool 
   StoreCombinePlan p;
   p.tile = t, p.view = v, p.relu = relu, p.atomic = atomic;
   Refusal why;
-  const unsigned n = unsigned(val(v).r.size());
-  if (!plan_store_combine(m_, in, n >= 1 ? (n - 1u) / 2u : 0, p, why)) return fail(in, why);
+  if (!plan_store_combine(m_, in, p, why)) return fail(in, why);
   const Type& tt = ty(t);
   const bool fl = tt.elem == DType::F32, sgn = tt.elem == DType::I32;
   Access gm;

@@ -446,12 +446,7 @@ void Gen::load_store_scalar(const Inst& in) {
   access({gm});
   Reg addr = reg(RC::RD);
   I("mad.lo.s64", addr, sreg(i), es, sreg(p));
-  Reg first;
-  if (!load) {
-    first = reg(RC::P);
-    I("setp.eq.u32", first, tid_, 0);
-  }
-  scalar_elem(load, e, "global", mem(addr), sreg(load ? in.res : op(in, 0)), first);
+  scalar_elem(load, e, "global", mem(addr), sreg(load ? in.res : op(in, 0)), load ? Reg{} : thread0());
 }
 
 // tgetval ins(%t, %k) / tsetval ins(%k, %v) outs(%t) (plan_scalar_mem):
@@ -469,12 +464,15 @@ void Gen::tile_value(const Inst& in) {
   I("min.u64", k, sreg(p.idx), uint64_t(p.limit - 1));
   I("cvt.u32.u64", a, k);
   I("mad.lo.u32", a, a, p.bytes, val(p.ptr).r[0]);
-  Reg first;
-  if (p.store) {
-    first = reg(RC::P);
-    I("setp.eq.u32", first, tid_, 0);
-  }
-  scalar_elem(!p.store, p.elem, "shared", mem(a), sreg(p.val), first);
+  scalar_elem(!p.store, p.elem, "shared", mem(a), sreg(p.val), p.store ? thread0() : Reg{});
+}
+
+// A predicate true in thread 0 alone: the one that stores a scalar every
+// thread computed.
+Reg Gen::thread0() {
+  Reg p = reg(RC::P);
+  I("setp.eq.u32", p, tid_, 0);
+  return p;
 }
 
 // One element of type e at `at` in state space `sp`: loaded into x (the
@@ -611,11 +609,7 @@ void Gen::view(const Inst& in) {
       const Type& rt = ty(in.res);
       bool valid_ops = false;
       Refusal why;
-      if (!plan_row_subset(m_, in, valid_ops, why)) {
-        if (in.op == Op::Subview && window_view(in)) return;
-        return fail(in, why);
-      }
-      add_window_alias(t, in.res);
+      if (!plan_row_subset(m_, in, valid_ops, why)) return fail(in, why);
       unsigned es = std::max(1u, dtype_bytes(st.elem));
       Val& s = val(t);
       Val& v = val(in.res);
@@ -646,10 +640,8 @@ void Gen::view(const Inst& in) {
 // (plan_smem) and its valid extents (static, or its explicit ones clamped
 // to its sizes); false when it has no storage.
 bool Gen::window_view(const Inst& in) {
-  WindowPlan p;
-  Refusal why;
   InstId id = current_inst();
-  if (id == kNone || smem_plan_.off[id] == kNone || !plan_subview_window(m_, in, p, why)) return false;
+  if (id == kNone || smem_plan_.off[id] == kNone) return false;
   const Type& t = ty(in.res);
   Val& v = val(in.res);
   I("add.u32", v.r[0], smem_, smem_plan_.off[id]);
@@ -661,7 +653,6 @@ bool Gen::window_view(const Inst& in) {
     I("mov.b32", v.r[1], t.vrow < 0 ? t.rows : std::min(t.vrow, t.rows));
     I("mov.b32", v.r[2], t.vcol < 0 ? t.cols : std::min(t.vcol, t.cols));
   }
-  add_window(in.res, p);
   return true;
 }
 

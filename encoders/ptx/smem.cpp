@@ -146,10 +146,7 @@ bool plan_smem(Gen& g, SmemPlan& plan) {
   // Subview windows that are not whole rows (lowering.h): a copy each,
   // after every location's tiles.
   walk_region(m, m.region(f, 0), [&](InstId id, const Inst& in) {
-    bool valid_ops;
-    Refusal why;
-    WindowPlan wp;
-    if (in.op != Op::Subview || plan_row_subset(m, in, valid_ops, why) || !plan_subview_window(m, in, wp, why)) return;
+    if (WindowPlan wp; !subview_window(m, in, wp)) return;
     top = (top + 15) & ~uint64_t(15);
     plan.off[id] = uint32_t(std::min<uint64_t>(top, UINT32_MAX - 1));
     top += tile_storage_bytes(m.type_of(in.res));
