@@ -1,0 +1,112 @@
+// The executor's state (exec*.cpp): one workgroup's waves, their register
+// files and memory-counter bookkeeping, the workgroup's LDS with the
+// per-byte facts the checks need, and the operand access every family of
+// instructions shares.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "amdgpu_emu.h"
+#include "ir.h"
+
+namespace ptoas::amdgpu_emu {
+
+// A register waiting for its memory operation (`serial` 0: not pending).
+struct Pending {
+  uint32_t serial = 0;
+  uint32_t inst = 0;  // the instruction that will write it
+};
+
+// An outstanding memory operation: the registers it writes when it is done.
+struct MemOp {
+  uint32_t serial = 0;
+  bool vgpr = false;
+  uint16_t first = 0;
+  uint8_t count = 0;  // 0: writes no register (a store)
+};
+
+struct Wave {
+  unsigned id = 0;            // within the workgroup
+  unsigned lanes = 0;         // lanes that exist (a last partial wave has fewer)
+  std::vector<uint32_t> v;    // VGPR r of lane l at v[r * wave + l]
+  uint32_t s[kScalarRegs] = {};
+  bool scc = false;
+  uint32_t pc = 0;
+  bool done = false, at_barrier = false;
+  Pending vpend[256], spend[kScalarRegs];
+  std::deque<MemOp> vm, vs, lds;  // retire in order
+  std::vector<MemOp> smem;        // retire only at lgkmcnt(0)
+  uint32_t serial = 0;
+};
+
+class Exec {
+ public:
+  Exec(const Module& m, const Kernel& k, const LaunchSpec& spec, Stats& stats);
+  bool run(std::string& err);
+
+  // --- used by the instruction families ---
+  const Kernel& k;
+  const unsigned W;  // lanes per wave
+  const unsigned gen;
+
+  uint64_t exec_mask(const Wave& w) const {
+    return W == 64 ? (uint64_t(w.s[kExec + 1]) << 32 | w.s[kExec]) : w.s[kExec];
+  }
+  uint32_t& vr(Wave& w, unsigned r, unsigned lane) { return w.v[size_t(r) * W + lane]; }
+
+  // Source operands (inline constants, literals, modifiers) in the
+  // operand's width; `f` says whether a 64-bit operand is a double (a
+  // literal is then its high half) and whether neg/abs apply.
+  uint32_t src32(const Wave& w, const Opnd& o, unsigned lane) const;
+  uint64_t src64(const Wave& w, const Opnd& o, unsigned lane, bool is_f64) const;
+  uint16_t src16(const Wave& w, const Opnd& o, unsigned lane) const;
+  // A lane mask operand (vcc, s[4:5], vcc_lo, s4).
+  uint64_t mask(const Wave& w, const Opnd& o) const;
+  void set_mask(Wave& w, const Opnd& o, uint64_t m);
+  // Scalar operands.
+  uint32_t s32(const Wave& w, const Opnd& o) const;
+  uint64_t s64(const Wave& w, const Opnd& o) const;
+  void set_s(Wave& w, const Opnd& o, uint64_t v);
+
+  // A located fault; returns false so callers can `return fault(...)`.
+  bool fault(const Wave& w, int lane, const std::string& detail);
+
+  // Memory: a host pointer to `n` bytes at `addr` inside one registered
+  // buffer (or the kernarg segment, when `kernarg_ok`), else null.
+  uint8_t* global(uint64_t addr, size_t n, bool kernarg_ok) const;
+  // The outstanding-operation bookkeeping of an issued memory instruction.
+  void issue(Wave& w, std::deque<MemOp>* queue, bool smem, const Opnd* dst);
+
+  // The LDS of the workgroup and what the checks know of each byte.
+  std::vector<uint8_t> lds, lds_init, lds_writer;  // writer: wave id + 1 (0: none since launch)
+  std::vector<uint32_t> lds_wgen, lds_readers, lds_rgen;
+  uint32_t gen_barrier = 0;  // barriers completed in this workgroup
+  unsigned group = 0;
+
+ private:
+  bool step(Wave& w);
+  bool check_uses(Wave& w, const Inst& in);
+  void wait(Wave& w, const Inst& in);
+  void retire(Wave& w, const MemOp& op);
+  bool run_group(unsigned g);
+
+  const Module& m_;
+  const LaunchSpec& spec_;
+  Stats& stats_;
+  std::vector<uint8_t> kernarg_;
+  std::vector<Wave> waves_;
+  std::string err_;
+  double deadline_ = 0;
+};
+
+// The instruction families; each returns false after reporting a fault.
+bool exec_salu(Exec& x, Wave& w, const Inst& in);
+bool exec_valu_int(Exec& x, Wave& w, const Inst& in);
+bool exec_valu_float(Exec& x, Wave& w, const Inst& in);
+bool exec_mem(Exec& x, Wave& w, const Inst& in);
+
+std::string reg_name(bool vgpr, unsigned r);
+
+}  // namespace ptoas::amdgpu_emu
