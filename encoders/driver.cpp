@@ -132,11 +132,16 @@ bool write_object(const Module& m, const ModuleCode& code, std::string& out, std
     out = std::move(o.text);
     return true;
   }
+  if (o.kind == Output::Kind::Bytes) {
+    out.assign(o.bytes.begin(), o.bytes.end());
+    return true;
+  }
   return serialize_elf(o.object, out, err);
 }
 
 std::string asm_listing(const Module& m, const ModuleCode& code) {
   const Target& t = *code.target;
+  if (t.listing) return t.listing(m, code);
   if (!t.decode) {  // a text target: its text is its listing
     std::string o, err;
     write_object(m, code, o, err);

@@ -94,12 +94,14 @@ struct ObjectFile {
 };
 
 // A backend's output: what OutputKind (target.h) promises, text for Text
-// targets, an ObjectFile for ElfObject and GpuObject ones.
+// targets, an ObjectFile for ElfObject ones, and for GpuObject ones either
+// an ObjectFile or the bytes of a file a linker made (AMDGPU: lld's .hsaco).
 struct Output {
-  enum class Kind : uint8_t { Text, Object };
+  enum class Kind : uint8_t { Text, Object, Bytes };
   Kind kind = Kind::Text;
   std::string text = {};
   ObjectFile object = {};
+  std::vector<uint8_t> bytes = {};
 };
 
 }  // namespace ptoas::cg

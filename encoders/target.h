@@ -48,6 +48,10 @@ struct CodegenOptions {
   // GPU targets: the architecture (--gpu-arch; empty: the target's default).
   // A view (the options stay a literal type): the tools keep the string.
   std::string_view gpu_arch = {};
+  // The ptx generator as the amdgpu target's SIMT lowering: no out-of-line
+  // blocks (cold code after the entry's ret), so that lanes leaving a
+  // branch meet again in program order (docs/amdgpu_backend.md).
+  bool structured_simt = false;
 };
 
 // One instruction of a listing: its offset in the function and its text.
@@ -91,6 +95,9 @@ struct Target {
   bool (*build_output)(const Module& m, const ModuleCode& code, Output& out, std::string& err) = nullptr;
   // --emit=asm: the instructions of one function's code (`base`: its address).
   std::vector<ListedInst> (*decode)(const uint8_t* code, size_t n, uint64_t base) = nullptr;
+  // --emit=asm for a target whose listing is not its decoded code or its
+  // output text (amdgpu: the assembler text it assembles).
+  std::string (*listing)(const Module& m, const ModuleCode& code) = nullptr;
   std::string_view asm_comment = "#";  // the listing's comment leader
   std::string_view asm_preamble = {};       // its first directives
   // The JIT thunk (codegen.h JitImage); nullptr: no JIT.

@@ -13,8 +13,9 @@
 # removed again unless something failed),
 # PTOAS_FLAGS (extra ptoas flags), PTORUN_FLAGS (extra ptorun flags, e.g.
 # --time), SVE_VL (bits; passed on to ptorun), GPU_ARCH (sm_80 ... sm_120:
-# -target=ptx generates for that SM, ptorun --gpu-arch), PTOAS_PTX_RUNNER
-# (interp, gpu or auto; passed on to ptorun).
+# -target=ptx generates for that SM; gfx942, gfx90a or gfx1100 for
+# -target=amdgpu; ptorun --gpu-arch), PTOAS_PTX_RUNNER (interp, gpu or
+# auto; passed on to ptorun).
 # -target=avx512 on a CPU without AVX-512 runs under Bochs (ptorun says so;
 # PTOAS_FORCE_BOCHS=1 forces it, PTOAS_BOCHS_TIMEOUT sets its limit in
 # seconds); without bochs installed each kernel is a SKIP.
@@ -23,6 +24,8 @@
 # not find aarch64-linux-gnu-gcc, each kernel is a SKIP.
 # -target=ptx runs ptoas's PTX on an NVIDIA GPU through the CUDA driver when
 # there is one, else on the project's PTX interpreter (ptorun says which).
+# -target=amdgpu runs ptoas's code object on the project's AMDGPU
+# interpreter (no AMD GPU here; ptorun says so).
 #
 # Each sample is samples/<name>/ with a run.env (sourced; see
 # samples/README.md), a golden.py and its kernel(s).
@@ -73,7 +76,7 @@ fi
 [ -n "${SVE_VL:-}" ] && export SVE_VL
 [ -n "${PTOAS_PTX_RUNNER:-}" ] && export PTOAS_PTX_RUNNER
 gpu_flag=()
-[ "$target" = ptx ] && [ -n "${GPU_ARCH:-}" ] && gpu_flag=(--gpu-arch="$GPU_ARCH")
+case "$target" in ptx|amdgpu) [ -n "${GPU_ARCH:-}" ] && gpu_flag=(--gpu-arch="$GPU_ARCH") ;; esac
 
 if [ "$which" = all ]; then
   names=()

@@ -24,6 +24,7 @@
 #include "file_output.h"
 #include "opt.h"
 #include "ptort.h"
+#include "amdgpu_run.h"
 #include "ptx_run.h"
 #include "qemu_runner.h"
 
@@ -218,7 +219,8 @@ int main(int argc, char** argv) {
     // cce runs on the project's CPU model of PTO-ISA (cce_build.h); ptx on
     // a GPU or the project's PTX interpreter (ptx_run.h).
     bool ptx = tg->isa == ptoas::cg::Isa::Nvptx && (tg->has_backend() || !ptx_file.empty());
-    if (!tg->packed_thunk && tg->isa != ptoas::cg::Isa::AscendNpu && !ptx) {
+    bool amdgpu = tg->isa == ptoas::cg::Isa::Amdgcn && tg->has_backend();
+    if (!tg->packed_thunk && tg->isa != ptoas::cg::Isa::AscendNpu && !ptx && !amdgpu) {
       std::fprintf(stderr, "ptorun: error: target %s %s; use --target=interp\n", target.c_str(),
                    tg->has_backend() ? "has no JIT" : "is not implemented yet");
       return kExitBadInput;
@@ -345,6 +347,17 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ptorun: no NVIDIA GPU here (%s); running the PTX on the project's interpreter\n",
                    why.c_str());
   }
+  // amdgpu: ptoas's code object on the project's AMDGPU interpreter (no
+  // machine here has an AMD GPU; said on stderr).
+  ptoas::rt::AmdgpuKernel amdgpu_kernel;
+  if (tg && tg->isa == ptoas::cg::Isa::Amdgcn) {
+    amdgpu_kernel.timeout_s = timeout_s;
+    if (!ptoas::rt::amdgpu_build(module, fn, cg_opts, amdgpu_kernel, diag, err)) {
+      if (!err.empty()) error(err);
+      return kExitBadInput;
+    }
+    std::fprintf(stderr, "ptorun: running the code object on %s\n", amdgpu_kernel.where.c_str());
+  }
   std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(module, fn);
   auto param = [&](const std::string& name) -> const ptoas::rt::ParamInfo* {
     std::string n = !name.empty() && name[0] == '%' ? name.substr(1) : name;
@@ -369,6 +382,10 @@ int main(int argc, char** argv) {
   if (ptx_kernel.program) {
     req.run_blocks = ptoas::rt::ptx_run_blocks;
     req.run_ctx = &ptx_kernel;
+  }
+  if (amdgpu_kernel.program) {
+    req.run_blocks = ptoas::rt::amdgpu_run_blocks;
+    req.run_ctx = &amdgpu_kernel;
   }
   req.sve_vl_bits = sve_vl;
   req.timeout_s = timeout_s;
@@ -424,6 +441,9 @@ int main(int argc, char** argv) {
                                      : (std::to_string(ptx_kernel.stats.warp_steps) + " warp instructions, " +
                                         std::to_string(ptx_kernel.stats.thread_steps) + " thread instructions")
                                            .c_str());
+    if (amdgpu_kernel.program)
+      std::fprintf(stderr, "ptorun: %s: %llu wave instructions, %llu waves\n", amdgpu_kernel.where.c_str(),
+                   (unsigned long long)amdgpu_kernel.stats.instructions, (unsigned long long)amdgpu_kernel.stats.waves);
   }
   // Every output or none: each goes to a temporary file, and they are
   // renamed into place only when all were written (asm/file_output.h).

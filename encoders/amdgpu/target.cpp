@@ -1,21 +1,216 @@
-// The amdgpu target: AMDGPU code objects (notes/GPU_NOTES.md). Declared,
-// with no backend yet: ptoas answers --emit=ir for it.
+// The amdgpu target (docs/amdgpu_backend.md): the ptx generator's PTX for
+// each function, decoded (ptoptx), selected into GCN instructions
+// (isel*.cpp), allocated (regalloc.cpp), given its waits (waitcnt.cpp) and
+// assembled and linked in-process into one code object (code_object.h).
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "code_object.h"
+#include "hazard_check.h"
 #include "codegen.h"
+#include "isel.h"
+#include "ptx/ptx.h"
+#include "regalloc.h"
+#include "waitcnt.h"
 
 namespace ptoas::cg {
 
+namespace amdgpu {
+
+// code_object_link.cpp, in the programs that link ptoas_amdgpu_link.
+__attribute__((weak)) bool link_code_object(const std::vector<uint8_t>& obj, std::vector<uint8_t>& hsaco,
+                                            std::string& err);
+
 namespace {
 
-// The fuse pass forms no regions: there is no fused-region lowering here.
+// The byte offset of the function's op at .pto line:col (the PTX's .loc),
+// for a located refusal; the function itself when none matches.
+uint32_t source_offset(const Module& m, InstId fn, uint32_t line, uint32_t col) {
+  const Inst& f = m.inst(fn);
+  if (!m.src || !line) return f.loc;
+  uint32_t best = f.loc;
+  std::vector<const Region*> todo{&m.region(f, 0)};
+  while (!todo.empty()) {
+    const Region* r = todo.back();
+    todo.pop_back();
+    for (unsigned i = 0; i < r->inst_count; ++i) {
+      const Inst& in = m.inst(m.region_inst(*r, i));
+      LineCol lc = m.src->line_col(in.loc);
+      if (lc.line == line && lc.col == col) return in.loc;
+      if (lc.line == line) best = in.loc;
+      for (unsigned k = 0; k < in.n_regions; ++k) todo.push_back(&m.region(in, k));
+    }
+  }
+  return best;
+}
+
+// The kernel's parameters as metadata args (pointers are global buffers).
+std::vector<KernelArg> kernel_args(const Module& m, InstId fn, const ptx::Entry& e, const KernelAbi& abi) {
+  std::vector<KernelArg> args;
+  const Region& body = m.region(m.inst(fn), 0);
+  for (size_t i = 0; i < e.param_offset.size(); ++i) {
+    KernelArg a;
+    a.name = e.param_name[i];
+    a.offset = e.param_offset[i];
+    a.size = e.param_bytes[i];
+    bool ptr = i < body.arg_count && m.type_of(m.region_arg(body, unsigned(i))).kind == TypeKind::Ptr;
+    a.value_kind = ptr ? "global_buffer" : "by_value";
+    args.push_back(a);
+  }
+  args.push_back({"pto_block_count", abi.block_count_off, 4, "hidden_block_count_x"});
+  return args;
+}
+
+// A function's kernel, carried from compile() to build_output() in its
+// FuncCode::target_note (one line: the numbers, then one word per arg).
+std::string encode_note(const KernelCode& k) {
+  std::ostringstream o;
+  o << k.kernarg_size << ' ' << k.lds_bytes << ' ' << k.next_free_vgpr << ' ' << k.next_free_sgpr << ' '
+    << k.workgroup_size;
+  for (const KernelArg& a : k.args) o << ' ' << a.name << ':' << a.offset << ':' << a.size << ':' << a.value_kind;
+  return o.str();
+}
+
+KernelCode decode_note(const FuncCode& f) {
+  KernelCode k;
+  k.name = f.name;
+  k.body = f.text;
+  std::istringstream in(f.target_note);
+  in >> k.kernarg_size >> k.lds_bytes >> k.next_free_vgpr >> k.next_free_sgpr >> k.workgroup_size;
+  std::string w;
+  while (in >> w) {
+    KernelArg a;
+    size_t p1 = w.find(':'), p2 = w.find(':', p1 + 1), p3 = w.find(':', p2 + 1);
+    if (p3 == std::string::npos) continue;
+    a.name = w.substr(0, p1);
+    a.offset = uint32_t(std::stoul(w.substr(p1 + 1, p2 - p1 - 1)));
+    a.size = uint32_t(std::stoul(w.substr(p2 + 1, p3 - p2 - 1)));
+    a.value_kind = w.substr(p3 + 1);
+    k.args.push_back(a);
+  }
+  return k;
+}
+
+const Chip* chip_for(const CodegenOptions& o, Diag& diag) {
+  const Chip* c = o.gpu_arch.empty() ? &default_chip() : find_chip(o.gpu_arch);
+  if (!c) diag.error_global("unknown --gpu-arch '" + std::string(o.gpu_arch) + "' for amdgpu (" + chip_names() + ")");
+  return c;
+}
+
+bool compile_function(const Module& m, InstId fn, const Target&, const CodegenOptions& o, FuncCode& out,
+                      Diag& diag) {
+  const Chip* chip = chip_for(o, diag);
+  if (!chip) return false;
+  // The SIMT lowering: the ptx target's code for sm_80.
+  const Target& ptx_t = target("ptx");
+  CodegenOptions po = o;
+  po.gpu_arch = "sm_80";
+  po.structured_simt = true;
+  FuncCode pf;
+  if (!ptx_t.compile(m, fn, ptx_t, po, pf, diag)) return false;
+  ModuleCode pm{&ptx_t, {}, {}};
+  pm.funcs.push_back(pf);
+  Output ptx_out;
+  std::string err;
+  if (!build_output(m, pm, ptx_out, err)) {
+    diag.error(m.inst(fn).loc, 0, "amdgpu: " + err);
+    return false;
+  }
+  std::unique_ptr<ptx::Program> prog = ptx::Program::parse(ptx_out.text, err, "ptx");
+  if (!prog || prog->module().entries.size() != 1) {
+    diag.error(m.inst(fn).loc, 0, "amdgpu: the PTX of this function does not decode: " + err + " [internal]");
+    return false;
+  }
+  const ptx::Module& xm = prog->module();
+  const ptx::Entry& e = xm.entries[0];
+  MFunc mf;
+  KernelAbi abi;
+  IselError ie;
+  if (!select_entry(*chip, xm, e, mf, abi, ie)) {
+    uint32_t off = m.inst(fn).loc;
+    if (ie.inst < e.code.size() && e.code[ie.inst].loc) {
+      const ptx::Loc& l = xm.locs[e.code[ie.inst].loc - 1];
+      off = source_offset(m, fn, l.line, l.col);
+    }
+    diag.error(off, 0, ie.msg + " on amdgpu [unsupported-op]");
+    return false;
+  }
+  std::string why;
+  if (!allocate_registers(*chip, mf, why)) {
+    diag.error(m.inst(fn).loc, 0, "function @" + std::string(m.attr_word(m.inst(fn), "sym_name")) + " " + why +
+                                      " on amdgpu [limit]");
+    return false;
+  }
+  insert_waits(*chip, mf);
+  out.name = std::string(m.attr_word(m.inst(fn), "sym_name"));
+  out.global = m.attr_word(m.inst(fn), "sym_visibility") != "private";
+  out.text = print_body(mf, std::to_string(fn));
+  if (!check_hazards(*chip, out.text, std::max(1u, mf.used_v), std::max(1u, mf.used_s), err)) {
+    diag.error(m.inst(fn).loc, 0, err + " [internal]");
+    return false;
+  }
+  KernelCode k;
+  k.kernarg_size = abi.kernarg_bytes;
+  k.lds_bytes = abi.lds_bytes;
+  k.next_free_vgpr = std::max(1u, mf.used_v);
+  k.next_free_sgpr = std::max(1u, mf.used_s);
+  k.workgroup_size = abi.workgroup;
+  k.args = kernel_args(m, fn, e, abi);
+  out.target_note = std::string(chip->name) + " " + encode_note(k);
+  return true;
+}
+
+CodeObjectInput object_input(const Module& m, const ModuleCode& code) {
+  CodeObjectInput in;
+  in.chip = &default_chip();
+  in.source_name = m.src ? m.src->name() : std::string();
+  for (const FuncCode& f : code.funcs) {
+    size_t sp = f.target_note.find(' ');
+    if (const Chip* c = find_chip(f.target_note.substr(0, sp))) in.chip = c;
+    FuncCode g = f;
+    g.target_note = sp == std::string::npos ? std::string() : f.target_note.substr(sp + 1);
+    in.kernels.push_back(decode_note(g));
+  }
+  return in;
+}
+
+bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err) {
+  out = Output{.kind = Output::Kind::Bytes};
+  std::vector<uint8_t> obj;
+  if (!assemble_code_object(object_input(m, code), obj, err)) return false;
+  if (!&link_code_object) {
+    err = "this program was built without the AMDGPU linker (lld; ptoas, ptorun and the amdgpu tests have it)";
+    return false;
+  }
+  CodeObjectInput in = object_input(m, code);
+  return link_code_object(obj, out.bytes, err) && check_code_object(in, out.bytes, err);
+}
+
+std::string listing(const Module& m, const ModuleCode& code) { return code_object_asm(object_input(m, code)); }
+
+// The fuse pass forms the ptx target's regions: the PTX is this target's input.
+bool fusable(const Module& m, const Inst& in) { return target("ptx").opt.fusable(m, in); }
+
+}  // namespace
+
+}  // namespace amdgpu
+
+namespace {
+
 constexpr Target kAmdgpu{
     .name = "amdgpu",
-    .summary = "AMD GPUs: code objects (not implemented yet: --emit=ir)",
+    .summary = "AMD GPUs: linked code objects (.hsaco) for gfx942, gfx90a, gfx1100",
     .isa = Isa::Amdgcn,
     .output = OutputKind::GpuObject,
     .default_emit = "obj",
-    .emits = "ir",
+    .emits = "obj asm ir",
     .extension = ".hsaco",
-    .opt = {.vector_bytes = 256, .vector_regs = 0, .fusable = never_fusable},
+    .gpu_archs = "gfx942 gfx90a gfx1100",
+    .opt = {.vector_bytes = 128, .vector_regs = 0, .fusable = amdgpu::fusable},
+    .compile = amdgpu::compile_function,
+    .build_output = amdgpu::build_output,
+    .listing = amdgpu::listing,
 };
 
 }  // namespace

@@ -380,12 +380,16 @@ Reg Gen::nan_fix(Reg x, Reg a, Reg b) {
   I("mov.f32", out, x);
   I("setp.nan.f32", px, x, x);
   std::string fix = new_label(), back = new_label();
-  bra_if(px, false, fix);
-  bind(back);
   std::string* keep = out_;
-  out_ = &cold_;
-  bind(fix);
-  if (last_line_) emit(".loc 1 " + std::to_string(last_line_) + " " + std::to_string(last_col_));
+  if (o_.structured_simt) {
+    bra_if(px, true, back);
+  } else {
+    bra_if(px, false, fix);
+    bind(back);
+    out_ = &cold_;
+    bind(fix);
+    if (last_line_) emit(".loc 1 " + std::to_string(last_line_) + " " + std::to_string(last_col_));
+  }
   Reg v = reg(RC::R), q = reg(RC::R);
   I("mov.b32", v, 0xffc00000u);
   for (Reg s : {b, a}) {
@@ -397,6 +401,10 @@ Reg Gen::nan_fix(Reg x, Reg a, Reg b) {
     I("selp.b32", v, q, v, ps);
   }
   I("mov.b32", out, v);
+  if (o_.structured_simt) {
+    bind(back);
+    return out;
+  }
   I("bra", back);
   out_ = keep;
   return out;

@@ -112,7 +112,7 @@ struct Inst {
 };
 
 struct Loc {
-  uint32_t file = 0, line = 0;
+  uint32_t file = 0, line = 0, col = 0;
 };
 
 // A variable in shared, local or module-global memory.

@@ -407,6 +407,7 @@ bool Parser::loc_directive() {
   Loc loc;
   loc.file = uint32_t(std::min<uint64_t>(f, 1u << 30));
   loc.line = uint32_t(std::min<uint64_t>(l, 1u << 30));
+  loc.col = uint32_t(std::min<uint64_t>(c, 1u << 30));
   m_.locs.push_back(loc);
   cur_loc_ = uint32_t(m_.locs.size());
   return true;

@@ -411,18 +411,22 @@ expect_rc 1 "--syntax-only rejects a syntax error" || true
 run --syntax-only good.pto
 expect_rc 0 "--syntax-only on a good file" || true
 
-# ---- not implemented yet ------------------------------------------------------------------
+# ---- GPU targets ----------------------------------------------------------------------------
 
-run --emit=asm --target=amdgpu good.pto
-expect_rc 1 "--emit=asm" || true
-expect_out err.txt "not implemented yet" "--emit=asm message"
 run good.pto
 expect_rc 0 "default target cce" || true
 expect_out out.txt '#include "pto/pto-inst.hpp"' "default target cce writes C++"
+run --emit=asm --target=amdgpu good.pto
+expect_rc 0 "--emit=asm --target=amdgpu" || true
+expect_out out.txt '.amdgcn_target "amdgcn-amd-amdhsa--gfx942"' "amdgpu assembler text (default gfx942)"
+run --emit=asm --target=amdgpu --gpu-arch=gfx1100 good.pto
+expect_out out.txt ".amdhsa_wavefront_size32 1" "--gpu-arch=gfx1100 is wave32"
 run --target=amdgpu good.pto -o outdir/x.hsaco
-expect_rc 1 "--target=amdgpu" || true
-expect_out err.txt "target amdgpu is not implemented yet" "amdgpu message"
-[ -e outdir/x.hsaco ] && fail "not-implemented target wrote its output"
+expect_rc 0 "--target=amdgpu" || true
+[ "$(head -c 4 outdir/x.hsaco | od -An -tx1 | tr -d ' ')" = 7f454c46 ] || fail "amdgpu -o x.hsaco is not an ELF file"
+run --target=amdgpu --gpu-arch=gfx999 good.pto -o outdir/y.hsaco
+expect_rc 2 "unknown amdgpu --gpu-arch" || true
+[ -e outdir/y.hsaco ] && fail "an unknown --gpu-arch wrote its output"
 run --target=ptx good.pto
 expect_rc 0 "--target=ptx" || true
 expect_out out.txt ".target sm_80" "ptx text to stdout"

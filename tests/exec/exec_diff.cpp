@@ -60,6 +60,7 @@
 #include "launch.h"
 #include "opt.h"
 #include "ptort.h"
+#include "amdgpu_run.h"
 #include "ptx_run.h"
 #include "qemu_runner.h"
 
@@ -74,12 +75,15 @@ bool is_cce(const cg::Target& t) { return t.isa == cg::Isa::AscendNpu && t.compi
 // ptx runs on a GPU when PTOAS_PTX_RUNNER says so (gpu, or auto with one
 // present), else on the project's PTX interpreter (runtime/ptx_run.h).
 bool is_ptx(const cg::Target& t) { return t.isa == cg::Isa::Nvptx; }
+// amdgpu runs on the project's AMDGPU interpreter (runtime/amdgpu_run.h);
+// amdgpu-O2:gfx1100 picks the chip (default gfx942).
+bool is_amdgpu(const cg::Target& t) { return t.isa == cg::Isa::Amdgcn && t.compile; }
 
 struct Config {
   std::string target;  // interp avx2 avx512 sve cce
   int olevel = 2;
   unsigned vl = 0;     // sve: bits
-  std::string runner;  // ptx: "interp" or "gpu" (ptx-O2:gpu); empty: PTOAS_PTX_RUNNER
+  std::string runner;  // ptx: "interp" or "gpu" (ptx-O2:gpu); empty: PTOAS_PTX_RUNNER; amdgpu: the chip
   std::string name() const {
     return target + "-O" + std::to_string(olevel) + (vl ? "@" + std::to_string(vl) : "") +
            (runner.empty() ? "" : ":" + runner);
@@ -88,7 +92,8 @@ struct Config {
 
 // Runs on this machine in-process: no emulator, no CPU feature needed.
 bool in_process(const Config& c) {
-  return c.target == "interp" || is_cce(cg::target(c.target)) || is_ptx(cg::target(c.target));
+  return c.target == "interp" || is_cce(cg::target(c.target)) || is_ptx(cg::target(c.target)) ||
+         is_amdgpu(cg::target(c.target));
 }
 
 bool parse_configs(const std::string& list, std::vector<Config>& out, std::string& err) {
@@ -98,7 +103,7 @@ bool parse_configs(const std::string& list, std::vector<Config>& out, std::strin
     if (size_t colon = item.find(':'); colon != std::string::npos) {
       c.runner = item.substr(colon + 1);
       item = item.substr(0, colon);
-      if (c.runner != "interp" && c.runner != "gpu") {
+      if (c.runner != "interp" && c.runner != "gpu" && item.rfind("amdgpu-", 0) != 0) {
         err = "bad runner '" + c.runner + "' (ptx-O2:interp or ptx-O2:gpu)";
         return false;
       }
@@ -116,12 +121,12 @@ bool parse_configs(const std::string& list, std::vector<Config>& out, std::strin
     c.target = item.substr(0, dash);
     c.olevel = item[dash + 2] - '0';
     const cg::Target* t = c.target == "interp" ? nullptr : cg::find_target(c.target);
-    if (c.target != "interp" && (!t || (!t->packed_thunk && !is_cce(*t) && !is_ptx(*t)))) {
+    if (c.target != "interp" && (!t || (!t->packed_thunk && !is_cce(*t) && !is_ptx(*t) && !is_amdgpu(*t)))) {
       err = "unknown target '" + c.target + "' (interp or one ptorun runs: ptoas --print-targets marks them jit or model)";
       return false;
     }
-    if (!c.runner.empty() && !(t && is_ptx(*t))) {
-      err = "a runner (:interp, :gpu) is for ptx only: '" + item + "'";
+    if (!c.runner.empty() && !(t && (is_ptx(*t) || is_amdgpu(*t)))) {
+      err = "a runner (:interp, :gpu; amdgpu: the chip) is for ptx and amdgpu only: '" + item + "'";
       return false;
     }
     const bool a64 = t && t->isa == cg::Isa::AArch64;
@@ -364,6 +369,27 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
     }
     fill();
     if (!rt::ptx_run_blocks(&pk, args, nb, err)) {
+      msg = err;
+      return RunStatus::RunFailed;
+    }
+    return RunStatus::Ok;
+  }
+  if (is_amdgpu(ct)) {
+    // ptoas's code object on the AMDGPU interpreter. A backend refusal is
+    // not a difference; an object the interpreter rejects, or a fault in
+    // the run (race, a read before its s_waitcnt, out of bounds), is.
+    rt::AmdgpuKernel ak;
+    ak.timeout_s = g_timeout;
+    cg::CodegenOptions co;
+    co.gpu_arch = c.runner;
+    if (!rt::amdgpu_build(m, fn, co, ak, diag, err)) {
+      msg = err.empty() ? diag.text() : err;
+      bool refused = err.empty() && (msg.find(" [unsupported-") != std::string::npos ||
+                                     msg.find(" [limit]") != std::string::npos);
+      return refused ? RunStatus::Refused : RunStatus::RunFailed;
+    }
+    fill();
+    if (!rt::amdgpu_run_blocks(&ak, args, nb, err)) {
       msg = err;
       return RunStatus::RunFailed;
     }

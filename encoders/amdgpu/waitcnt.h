@@ -1,0 +1,24 @@
+// The waits GCN does not do by itself (notes/GPU_NOTES.md AMDGPU §6), on
+// the allocated machine IR: an s_waitcnt before any instruction that reads
+// or overwrites a register a load has not written yet (loads retire in
+// order per counter; SMEM does not, so a pending SMEM load waits for all),
+// everything drained at labels and branches, and the s_nops (or gfx11's
+// s_waitcnt_depctr) the chip's hazard rules ask for between a VALU write
+// and its reader.
+#pragma once
+#include "chip.h"
+#include "mir.h"
+
+namespace ptoas::cg::amdgpu {
+
+void insert_waits(const Chip& chip, MFunc& f);
+
+// What an instruction is, by mnemonic (shared with the hazard checker).
+bool is_valu(const std::string& op);
+bool is_trans(const std::string& op);
+bool is_vmem(const std::string& op);
+bool is_lds(const std::string& op);
+bool is_smem(const std::string& op);
+bool vmem_returns(const MInst& mi);  // a load, or an atomic with glc
+
+}  // namespace ptoas::cg::amdgpu

@@ -1,0 +1,103 @@
+// Running a kernel's AMDGPU code object on the interpreter (amdgpu_run.h).
+#include "amdgpu_run.h"
+
+#include <cstring>
+
+#include "elem.h"
+#include "launch.h"
+
+namespace ptoas::rt {
+
+namespace {
+
+// A parameter's bytes in the kernarg segment, as the PTX declares it
+// (the amdgpu backend keeps the PTX parameter layout).
+unsigned param_bytes(const ParamInfo& p) {
+  if (p.kind == ParamInfo::Kind::Ptr) return 8;
+  switch (p.elem) {
+    case DType::I64: case DType::U64: case DType::Index: case DType::F64: return 8;
+    case DType::I32: case DType::U32: case DType::F32: return 4;
+    case DType::I16: case DType::U16: case DType::F16: case DType::BF16: return 2;
+    default: return 1;
+  }
+}
+
+}  // namespace
+
+bool amdgpu_build(Module& m, InstId fn, const cg::CodegenOptions& o, AmdgpuKernel& k, Diag& diag, std::string& err) {
+  k.entry = std::string(m.attr_word(m.inst(fn), "sym_name"));
+  uint32_t off = 0;
+  for (const ParamInfo& p : kernel_params(m, fn)) {
+    unsigned b = param_bytes(p);
+    off = (off + b - 1) / b * b;
+    k.param_types.push_back(p.elem);
+    k.offset.push_back(off);
+    k.size.push_back(b);
+    off += b;
+  }
+  k.block_count_off = (off + 7) / 8 * 8;
+  k.kernarg_bytes = k.block_count_off + 8;
+  const cg::Target& t = cg::target("amdgpu");
+  cg::ModuleCode code;
+  if (!cg::compile_module(m, t, code, diag, o)) return false;
+  std::string bytes;
+  if (!cg::write_object(m, code, bytes, err)) return false;
+  k.hsaco.assign(bytes.begin(), bytes.end());
+  k.program = amdgpu_emu::Program::load(k.hsaco, err);
+  if (!k.program) {
+    err = "the code object does not load on the AMDGPU interpreter:\n" + err;
+    return false;
+  }
+  k.chip = k.program->chip();
+  k.where = "the project's AMDGPU interpreter (" + k.chip + ", no AMD GPU here)";
+  return true;
+}
+
+bool amdgpu_run_blocks(void* ctx, const std::vector<Arg>& args, int64_t blocks, std::string& err) {
+  auto* k = static_cast<AmdgpuKernel*>(ctx);
+  if (blocks < 1 || blocks > (int64_t(1) << 31) - 1) {
+    err = "an AMDGPU grid holds 1 to 2^31-1 workgroups";
+    return false;
+  }
+  if (args.size() != k->offset.size()) {
+    err = "the kernel takes " + std::to_string(k->offset.size()) + " arguments, not " + std::to_string(args.size());
+    return false;
+  }
+  amdgpu_emu::LaunchSpec s;
+  s.kernel = k->entry;
+  s.kernarg.assign(k->kernarg_bytes, 0);
+  s.grid_x = unsigned(blocks);
+  s.block_x = k->workgroup;
+  s.timeout_s = k->timeout_s;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Arg& a = args[i];
+    uint8_t* p = s.kernarg.data() + k->offset[i];
+    if (a.kind == Arg::Kind::Ptr) {
+      uint64_t v = reinterpret_cast<uint64_t>(a.data);
+      std::memcpy(p, &v, 8);
+      s.buffers.push_back({a.data, a.bytes});
+      continue;
+    }
+    DType t = k->param_types[i];
+    if (a.kind == Arg::Kind::Float) {
+      // f16 / bf16 as their bits, f32 / f64 IEEE (as the PTX parameter).
+      if (k->size[i] == 2 || t == DType::F32 || t == DType::F64) {
+        uint8_t b[8] = {};
+        store_f_bits(b, t, a.f);
+        std::memcpy(p, b, k->size[i]);
+        continue;
+      }
+    }
+    uint64_t v = uint64_t(a.i);
+    std::memcpy(p, &v, k->size[i]);
+  }
+  uint32_t n = uint32_t(blocks);
+  std::memcpy(s.kernarg.data() + k->block_count_off, &n, 4);
+  if (!k->program->launch(s, k->stats, err)) {
+    err = "on " + k->where + ": " + err;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ptoas::rt

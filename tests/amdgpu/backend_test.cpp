@@ -1,0 +1,204 @@
+// The amdgpu backend on real kernels (the samples), for each chip:
+// * the static checker (encoders/amdgpu/hazard_check.h) accepts what the
+//   backend emits, and rejects it with one s_nop or one s_waitcnt deleted;
+// * the linked object's check rejects a wave32 kernel whose descriptor
+//   was flipped to say wave64;
+// * a round trip: the instructions the linked .hsaco holds, disassembled
+//   by the interpreter's reader, are the instructions ptoas emitted.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+
+#include "amdgpu/code_object_reader.h"
+#include "codegen.h"
+#include "diag.h"
+#include "frontend.h"
+#include "hazard_check.h"
+#include "opt.h"
+
+using namespace ptoas;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+struct Compiled {
+  cg::ModuleCode code;
+  std::vector<uint8_t> hsaco;
+  std::string err;
+};
+
+// samples/<name>/<name>.pto compiled for amdgpu on `chip` at -O2.
+bool compile(const std::string& name, const std::string& chip, Compiled& c) {
+  std::string path = std::string(PTOAS_SOURCE_DIR) + "/samples/" + name + "/" + name + ".pto";
+  SourceFile src(path, slurp(path));
+  Diag diag(&src);
+  Module m;
+  FrontendOptions fo;
+  if (!run_frontend(src, fo, m, diag)) {
+    c.err = diag.text();
+    return false;
+  }
+  const cg::Target& t = cg::target("amdgpu");
+  opt::Options oo;
+  oo.level = opt::Level(2);
+  cg::CodegenOptions co;
+  co.gpu_arch = chip;
+  if (!opt::optimize(m, oo, cg::opt_target(t), diag) || !cg::compile_module(m, t, c.code, diag, co)) {
+    c.err = diag.text();
+    return false;
+  }
+  std::string bytes;
+  if (!cg::write_object(m, c.code, bytes, c.err)) return false;
+  c.hsaco.assign(bytes.begin(), bytes.end());
+  return true;
+}
+
+// The instruction lines of a body (no labels, no .loc).
+std::vector<std::string> instructions(const std::string& body) {
+  std::vector<std::string> out;
+  std::istringstream in(body);
+  for (std::string l; std::getline(in, l);) {
+    size_t b = l.find_first_not_of(' ');
+    if (b == std::string::npos || l[b] == '.') continue;
+    out.push_back(l.substr(b));
+  }
+  return out;
+}
+
+unsigned next_free(const cg::FuncCode& f, int k) {
+  // The kernel's register counts, as the target note carries them.
+  std::istringstream in(f.target_note);
+  std::string chip;
+  unsigned kernarg = 0, lds = 0, v = 0, s = 0;
+  in >> chip >> kernarg >> lds >> v >> s;
+  return k == 0 ? v : s;
+}
+
+const char* const kChips[] = {"gfx942", "gfx90a", "gfx1100"};
+
+}  // namespace
+
+TEST_CASE("the checker accepts the samples and catches a removed s_waitcnt") {
+  for (const char* chip : kChips) {
+    for (const char* name : {"softmax", "vadd", "rmsnorm"}) {
+      Compiled c;
+      INFO(chip << " " << name);
+      bool ok = compile(name, chip, c);
+      INFO(c.err);
+      REQUIRE(ok);
+      const cg::FuncCode& f = c.code.funcs.at(0);
+      const cg::amdgpu::Chip& ch = *cg::amdgpu::find_chip(chip);
+      std::string err;
+      CHECK(cg::amdgpu::check_hazards(ch, f.text, next_free(f, 0), next_free(f, 1), err));
+      // Every s_waitcnt the backend put before a use is needed: removing
+      // any one of them (the ones naming a counter) must fail the check.
+      size_t from = 0, tried = 0;
+      while ((from = f.text.find("  s_waitcnt vmcnt", from)) != std::string::npos && tried < 8) {
+        std::string cut = f.text.substr(0, from) + f.text.substr(f.text.find('\n', from) + 1);
+        INFO("removed the s_waitcnt at byte " << from);
+        CHECK_FALSE(cg::amdgpu::check_hazards(ch, cut, next_free(f, 0), next_free(f, 1), err));
+        ++from, ++tried;
+      }
+      CHECK(tried > 0);
+    }
+  }
+}
+
+TEST_CASE("the checker catches a removed hazard s_nop on gfx942") {
+  Compiled c;
+  REQUIRE(compile("softmax", "gfx942", c));
+  const cg::FuncCode& f = c.code.funcs.at(0);
+  const cg::amdgpu::Chip& ch = *cg::amdgpu::find_chip("gfx942");
+  std::string err;
+  REQUIRE(cg::amdgpu::check_hazards(ch, f.text, next_free(f, 0), next_free(f, 1), err));
+  size_t from = 0, tried = 0;
+  while ((from = f.text.find("  s_nop", from)) != std::string::npos && tried < 8) {
+    std::string cut = f.text.substr(0, from) + f.text.substr(f.text.find('\n', from) + 1);
+    CHECK_FALSE(cg::amdgpu::check_hazards(ch, cut, next_free(f, 0), next_free(f, 1), err));
+    CHECK(err.find("wait states") != std::string::npos);
+    ++from, ++tried;
+  }
+  CHECK(tried > 0);
+  // Registers past the counts the descriptor gets are caught too.
+  CHECK_FALSE(cg::amdgpu::check_hazards(ch, f.text, 2, next_free(f, 1), err));
+}
+
+TEST_CASE("a wave32 kernel whose descriptor says wave64 is caught") {
+  Compiled c;
+  bool ok = compile("vadd", "gfx1100", c);
+  INFO(c.err);
+  REQUIRE(ok);
+  amdgpu_emu::CodeObject co;
+  std::string err;
+  REQUIRE(amdgpu_emu::read_code_object(c.hsaco, co, err));
+  REQUIRE(co.kernels.size() == 1);
+  cg::amdgpu::CodeObjectInput in;
+  in.chip = cg::amdgpu::find_chip("gfx1100");
+  cg::amdgpu::KernelCode k;
+  k.name = co.kernels[0].name;
+  std::istringstream note(c.code.funcs[0].target_note);
+  std::string chip;
+  note >> chip >> k.kernarg_size >> k.lds_bytes >> k.next_free_vgpr >> k.next_free_sgpr;
+  in.kernels.push_back(k);
+  REQUIRE(cg::amdgpu::check_code_object(in, c.hsaco, err));
+  // Clear ENABLE_WAVEFRONT_SIZE32 (kernel_code_properties bit 10) in the
+  // descriptor's bytes.
+  // The descriptor's place in the file: the one 64-byte window holding
+  // its fields.
+  const auto& kd = co.kernels[0].kd;
+  auto u32 = [&](size_t o) { return uint32_t(c.hsaco[o]) | c.hsaco[o + 1] << 8 | c.hsaco[o + 2] << 16 | uint32_t(c.hsaco[o + 3]) << 24; };
+  size_t at = SIZE_MAX;
+  for (size_t o = 0; o + 64 <= c.hsaco.size(); o += 4)
+    if (u32(o) == kd.group_segment_fixed_size && u32(o + 8) == kd.kernarg_size && u32(o + 48) == kd.rsrc1 &&
+        u32(o + 52) == kd.rsrc2 && (c.hsaco[o + 56] | c.hsaco[o + 57] << 8) == kd.code_properties)
+      at = o;
+  REQUIRE(at != SIZE_MAX);
+  REQUIRE(kd.wave32());
+  std::vector<uint8_t> bad = c.hsaco;
+  bad[at + 57] &= uint8_t(~(1u << 2));
+  CHECK_FALSE(cg::amdgpu::check_code_object(in, bad, err));
+  CHECK(err.find("wave64") != std::string::npos);
+}
+
+TEST_CASE("round trip: the linked object holds exactly the emitted instructions") {
+  for (const char* chip : kChips) {
+    for (const char* name : {"softmax", "layernorm", "flash_merge"}) {
+      INFO(chip << " " << name);
+      Compiled c;
+      bool ok = compile(name, chip, c);
+      INFO(c.err);
+      REQUIRE(ok);
+      amdgpu_emu::CodeObject co;
+      std::string err;
+      REQUIRE(amdgpu_emu::read_code_object(c.hsaco, co, err));
+      REQUIRE(co.kernels.size() == 1);
+      std::vector<std::string> want = instructions(c.code.funcs[0].text);
+      const auto& got = co.kernels[0].insts;
+      REQUIRE(got.size() >= want.size());
+      // Branch targets print as addresses: compare the mnemonics there,
+      // whole instructions elsewhere (LLVM's text, e64/e32 suffixes
+      // dropped by the comparison of the first word's stem).
+      size_t same = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        std::string w = want[i].substr(0, want[i].find(' '));
+        std::string g = got[i].text.substr(0, got[i].text.find_first_of(" \t"));
+        auto stem = [](std::string s) {
+          for (const char* suf : {"_e32", "_e64"})
+            if (s.size() > 4 && s.compare(s.size() - 4, 4, suf) == 0) s.resize(s.size() - 4);
+          return s;
+        };
+        if (stem(w) == stem(g)) ++same;
+        else FAIL_CHECK("instruction " << i << ": emitted '" << want[i] << "', the object holds '" << got[i].text << "'");
+      }
+      CHECK(same == want.size());
+    }
+  }
+}
