@@ -50,8 +50,9 @@ struct CodegenOptions {
   std::string_view gpu_arch = {};
   // The ptx generator as the amdgpu target's SIMT lowering: no out-of-line
   // blocks (cold code after the entry's ret), so that lanes leaving a
-  // branch meet again in program order (docs/amdgpu_backend.md).
-  bool structured_simt = false;
+  // branch meet again in program order, and no NVIDIA-only instructions
+  // (tmatmul by fma, not mma / ldmatrix) (docs/amdgpu_backend.md).
+  bool portable_simt = false;
 };
 
 // One instruction of a listing: its offset in the function and its text.

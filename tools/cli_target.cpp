@@ -85,6 +85,7 @@ std::string print_targets() {
     const char* runs = t->packed_thunk                               ? "jit"
                        : t->isa == cg::Isa::AscendNpu && t->compile ? "model"
                        : t->isa == cg::Isa::Nvptx && t->compile     ? "gpu"
+                       : t->isa == cg::Isa::Amdgcn && t->compile    ? "emu"
                                                                     : "-";
     std::snprintf(line, sizeof line, "%-8s %-10s %-5s %-18s %.*s\n", std::string(t->name).c_str(),
                   std::string(output_name(t->has_backend() ? t->output : cg::OutputKind::None)).c_str(), runs,

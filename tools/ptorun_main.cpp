@@ -88,8 +88,10 @@ int main(int argc, char** argv) {
   ptoas::cli::add_target_option(
       app, target,
       "Where to run: interp (the reference interpreter), or a target ptorun runs (--print-targets of ptoas "
-      "marks them jit, model or gpu). ptx: on this machine's NVIDIA GPU through the CUDA driver, else on the "
-      "project's PTX interpreter (ptorun says which; PTOAS_PTX_RUNNER=interp|gpu|auto chooses). cce: the C++ ptoas writes (sync inserted unless the program has its own), "
+      "marks them jit, model, gpu or emu). ptx: on this machine's NVIDIA GPU through the CUDA driver, else on the "
+      "project's PTX interpreter (ptorun says which; PTOAS_PTX_RUNNER=interp|gpu|auto chooses). amdgpu: the code "
+      "object ptoas writes for --gpu-arch (default gfx942) on the project's AMDGPU interpreter (no AMD GPU is "
+      "used). cce: the C++ ptoas writes (sync inserted unless the program has its own), "
       "compiled with g++ against the project's CPU model of PTO-ISA, which runs the blocks and fails the run "
       "on a race, deadlock or flag misuse. JIT-compiled: x86-64 targets natively, or all blocks in one run of the Bochs "
       "emulator when this CPU lacks their extensions (Bochs must be installed; PTOAS_FORCE_BOCHS=1 uses it "

@@ -2,6 +2,8 @@
 // dispatch to the op families (isel.h).
 #include "isel.h"
 
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 namespace ptoas::cg::amdgpu {
@@ -104,10 +106,45 @@ uint32_t Isel::vnew(RegFile file, unsigned dwords) {
   return uint32_t(f_.regs.size() - 1);
 }
 
+namespace {
+
+// VOP1 / VOP2 ops, whose first source may be a 32-bit literal (the others
+// are VOP3 on gfx9, which has no literal operand).
+bool literal_ok(std::string_view op) {
+  static constexpr std::string_view kOps[] = {
+      "v_mov_b32", "v_and_b32", "v_or_b32", "v_xor_b32", "v_add_u32", "v_sub_u32", "v_add_f32",
+      "v_sub_f32", "v_mul_f32", "v_min_f32", "v_max_f32", "v_min_i32", "v_max_i32", "v_min_u32",
+      "v_max_u32", "v_lshlrev_b32", "v_lshrrev_b32", "v_ashrrev_i32"};
+  for (std::string_view k : kOps)
+    if (op == k) return true;
+  return false;
+}
+
+bool is_vgpr(const MOp& o, const std::vector<VReg>& regs) {
+  if (o.kind == MOp::Reg) return regs[o.reg].file == RegFile::V;
+  return o.text.size() > 1 && o.text[0] == 'v' && (std::isdigit((unsigned char)o.text[1]) || o.text[1] == '[');
+}
+
+}  // namespace
+
 void Isel::I(std::string_view op, std::initializer_list<MOp> ops, std::string tail) {
   MInst mi;
   mi.op = mn(op);
   mi.ops = ops;
+  // A literal (written in hex) where the encoding cannot hold one moves to
+  // a VGPR: not in a VOP3-only op, not beside a non-VGPR source.
+  if (op.substr(0, 2) == "v_" && op != "v_mov_b32") {
+    size_t first_src = (op.find("_co_") != std::string_view::npos || op.rfind("v_mad_", 0) == 0 ||
+                        op.rfind("v_addc", 0) == 0 || op.rfind("v_subb", 0) == 0) ? 2 : 1;
+    for (size_t k = first_src; k < mi.ops.size(); ++k) {
+      MOp& o = mi.ops[k];
+      if (o.kind != MOp::Text || o.text.rfind("0x", 0) != 0) continue;
+      bool ok = literal_ok(op) && k == first_src;
+      for (size_t j = first_src; j < mi.ops.size() && ok; ++j)
+        if (j != k && !is_vgpr(mi.ops[j], f_.regs)) ok = false;
+      if (!ok) o = U(const32(uint32_t(std::strtoull(o.text.c_str(), nullptr, 16))));
+    }
+  }
   mi.tail = std::move(tail);
   // An instruction under a guard writes only the guard's lanes: the
   // others keep their values, so a written register is also read.

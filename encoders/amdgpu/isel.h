@@ -88,6 +88,7 @@ class Isel {
   bool setp(const ptx::Inst& in);
   bool selp(const ptx::Inst& in);
   bool cvt(const ptx::Inst& in);
+  bool cvt_f32_to_64(const ptx::Inst& in, uint32_t d);
   bool mov(const ptx::Inst& in);
   bool load(const ptx::Inst& in);
   bool store(const ptx::Inst& in);

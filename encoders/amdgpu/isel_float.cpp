@@ -104,6 +104,9 @@ bool Isel::float_op(const ptx::Inst& in) {
       return true;
     }
     case Op::Rsqrt: I("v_rsq_f32", {D(d), a()}); return true;
+    case Op::Copysign:  // d = b with a's sign
+      I("v_bfi_b32", {D(d), U(const32(0x7fffffff)), src32(opnd(in, 2)), src32(opnd(in, 1))});
+      return true;
     case Op::Ex2: {
       // Below -126 the result is subnormal: 2^(x+64) * 2^-64.
       uint32_t x = src32v(opnd(in, 1)), m = mask(), t = v32(), s = v32(), e = v32(), k = v32();

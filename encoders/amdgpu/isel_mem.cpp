@@ -119,6 +119,19 @@ bool Isel::load(const ptx::Inst& in) {
     }
     return true;
   }
+  if (eb == 1 && (total == 2 || total == 4)) {
+    // Bytes: one 16- or 32-bit access, then each byte taken out.
+    uint32_t t = v32();
+    if (total == 2) emit("global_load_ushort", "ds_read_u16", D(t));
+    else emit("global_load_dword", "ds_read_b32", D(t));
+    for (unsigned k = 0; k < n; ++k) {
+      const Opnd& e = e_.ops[d0.reg + k];
+      if (e.kind != Opnd::Reg) continue;
+      bool sx = ptx::ty_signed(in.type) && e_.reg_bits[e.reg] > 8;
+      I(sx ? "v_bfe_i32" : "v_bfe_u32", {D(dst(e)), U(t), T(std::to_string(8 * k)), T("8")});
+    }
+    return true;
+  }
   if (total != 4 && total != 8 && total != 16) return false;
   unsigned dw = total / 4;
   uint32_t t = n == 1 && eb == 8 ? dst(d0) : vnew(RegFile::V, dw);
@@ -172,6 +185,19 @@ bool Isel::store(const ptx::Inst& in) {
   }
   if (n == 1 && eb == 8) {
     emit("global_store_dwordx2", "ds_write_b64", U(src64(s0)));
+    return true;
+  }
+  if (eb == 1 && (total == 2 || total == 4)) {
+    uint32_t t = v32();
+    I("v_and_b32", {D(t), T("0xff"), src32(e_.ops[s0.reg])});
+    for (unsigned k = 1; k < n; ++k) {
+      uint32_t b = v32(), h = v32();
+      I("v_and_b32", {D(b), T("0xff"), src32(e_.ops[s0.reg + k])});
+      I("v_lshlrev_b32", {D(h), T(std::to_string(8 * k)), U(b)});
+      I("v_or_b32", {DU(t), U(t), U(h)});
+    }
+    if (total == 2) emit("global_store_short", "ds_write_b16", U(t));
+    else emit("global_store_dword", "ds_write_b32", U(t));
     return true;
   }
   if (total != 4 && total != 8 && total != 16) return false;

@@ -605,6 +605,7 @@ bool Isel::cvt(const ptx::Inst& in) {
     I(is_signed(st) ? "v_cvt_f32_i32" : "v_cvt_f32_u32", {D(d), src32(s)});
     return true;
   }
+  if (dint && st == Ty::F32 && bits_of(dt) == 64) return cvt_f32_to_64(in, d);
   if (dint && st == Ty::F32) {
     if (bits_of(dt) != 32) return false;
     uint32_t x = src32v(s), r = x;
@@ -635,6 +636,21 @@ bool Isel::cvt(const ptx::Inst& in) {
     I("v_cvt_f32_f16", {D(d), src32(s)});
     return true;
   }
+  if (dt == Ty::F64 && sint) {
+    // hi * 2^32 + lo: both exact in f64, one rounding in the fma.
+    unsigned sw = bits_of(st);
+    if (sw <= 32) {
+      I(is_signed(st) ? "v_cvt_f64_i32" : "v_cvt_f64_u32", {D(d), src32(s)});
+      return true;
+    }
+    uint32_t x = src64(s), hi = v64(), lo = v64(), k = v64();
+    I(is_signed(st) ? "v_cvt_f64_i32" : "v_cvt_f64_u32", {D(hi), U(x, 1)});
+    I("v_cvt_f64_u32", {D(lo), U(x, 0)});
+    I("v_mov_b32", {D(k, 0), T("0")});
+    I("v_mov_b32", {D(k, 1), T("0x41f00000")});  // 2^32
+    I("v_fma_f64", {D(d), U(hi), U(k), U(lo)});
+    return true;
+  }
   if (dt == Ty::F64 && st == Ty::F32) {
     I("v_cvt_f64_f32", {D(d), src32(s)});
     return true;
@@ -645,6 +661,63 @@ bool Isel::cvt(const ptx::Inst& in) {
     return true;
   }
   return false;
+}
+
+// f32 -> s64 / u64 (rounded as .rzi/.rni/.rmi/.rpi say): PTX's saturating
+// conversion (NaN: 0). Below 2^31 in magnitude the 32-bit conversion; above,
+// the integer is the significand shifted by the exponent (exact: such an
+// f32 is a whole number).
+bool Isel::cvt_f32_to_64(const ptx::Inst& in, uint32_t d) {
+  using ptx::Rnd;
+  bool sg = is_signed(in.type);
+  const char* round = in.rnd == Rnd::RNI ? "v_rndne_f32" : in.rnd == Rnd::RMI ? "v_floor_f32"
+                      : in.rnd == Rnd::RPI ? "v_ceil_f32" : in.rnd == Rnd::RZI ? "v_trunc_f32" : nullptr;
+  if (!round) return false;
+  uint32_t t = v32();
+  I(round, {D(t), src32(opnd(in, 1), true)});
+  // The small case.
+  uint32_t lo = v32(), small = v64();
+  I(sg ? "v_cvt_i32_f32" : "v_cvt_u32_f32", {D(lo), U(t)});
+  I("v_mov_b32", {D(small, 0), U(lo)});
+  if (sg) I("v_ashrrev_i32", {D(small, 1), T("31"), U(lo)});
+  else I("v_mov_b32", {D(small, 1), T("0")});
+  // The large case: significand << (exponent - 150), negated for a sign.
+  uint32_t e = v32(), mant = v64(), big = v64(), nbig = v64();
+  I("v_bfe_u32", {D(e), U(t), T("23"), T("8")});
+  I("v_sub_u32", {D(e), U(e), U(const32(150))});
+  I("v_and_b32", {D(mant, 0), U(const32(0x7fffff)), U(t)});
+  I("v_or_b32", {D(mant, 0), U(const32(0x800000)), U(mant, 0)});
+  I("v_mov_b32", {D(mant, 1), T("0")});
+  I("v_lshlrev_b64", {D(big), U(e), U(mant)});
+  neg64(nbig, big);
+  uint32_t neg = mask(), large = mask(), over = mask(), nan = mask(), r = v64();
+  I("v_cmp_gt_f32_e64", {D(neg), T("0"), U(t)});
+  I("v_cmp_le_f32_e64", {D(large), U(const32(sg ? 0x4f000000 : 0x4f800000)), U(t, 0xff, 2)});
+  if (!sg) {  // negative values saturate to 0, as the small case does
+    uint32_t z = mask();
+    I(mask_op("s_andn2"), {D(z), U(large), U(neg)});
+    large = z;
+  }
+  I("v_cndmask_b32_e64", {D(r, 0), U(big, 0), U(nbig, 0), U(neg)});
+  I("v_cndmask_b32_e64", {D(r, 1), U(big, 1), U(nbig, 1), U(neg)});
+  I("v_cndmask_b32_e64", {DU(r, 0), U(small, 0), U(r, 0), U(large)});
+  I("v_cndmask_b32_e64", {DU(r, 1), U(small, 1), U(r, 1), U(large)});
+  // Past the range: the extreme of the sign; NaN: 0.
+  I("v_cmp_le_f32_e64", {D(over), U(const32(sg ? 0x5f000000 : 0x5f800000)), U(t, 0xff, 2)});
+  uint32_t hi_sat = v32(), lo_sat = v32();
+  if (sg) {
+    I("v_cndmask_b32_e64", {D(lo_sat), T("-1"), T("0"), U(neg)});
+    I("v_cndmask_b32_e64", {D(hi_sat), U(const32(0x7fffffff)), U(const32(0x80000000)), U(neg)});
+  } else {
+    I("v_cndmask_b32_e64", {D(lo_sat), T("-1"), T("0"), U(neg)});
+    I("v_cndmask_b32_e64", {D(hi_sat), T("-1"), T("0"), U(neg)});
+  }
+  I("v_cndmask_b32_e64", {DU(r, 0), U(r, 0), U(lo_sat), U(over)});
+  I("v_cndmask_b32_e64", {DU(r, 1), U(r, 1), U(hi_sat), U(over)});
+  I("v_cmp_u_f32_e64", {D(nan), U(t), U(t)});
+  I("v_cndmask_b32_e64", {D(d, 0), U(r, 0), T("0"), U(nan)});
+  I("v_cndmask_b32_e64", {D(d, 1), U(r, 1), T("0"), U(nan)});
+  return true;
 }
 
 }  // namespace ptoas::cg::amdgpu

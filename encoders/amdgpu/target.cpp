@@ -106,7 +106,7 @@ bool compile_function(const Module& m, InstId fn, const Target&, const CodegenOp
   const Target& ptx_t = target("ptx");
   CodegenOptions po = o;
   po.gpu_arch = "sm_80";
-  po.structured_simt = true;
+  po.portable_simt = true;
   FuncCode pf;
   if (!ptx_t.compile(m, fn, ptx_t, po, pf, diag)) return false;
   ModuleCode pm{&ptx_t, {}, {}};

@@ -381,7 +381,7 @@ Reg Gen::nan_fix(Reg x, Reg a, Reg b) {
   I("setp.nan.f32", px, x, x);
   std::string fix = new_label(), back = new_label();
   std::string* keep = out_;
-  if (o_.structured_simt) {
+  if (o_.portable_simt) {
     bra_if(px, true, back);
   } else {
     bra_if(px, false, fix);
@@ -401,7 +401,7 @@ Reg Gen::nan_fix(Reg x, Reg a, Reg b) {
     I("selp.b32", v, q, v, ps);
   }
   I("mov.b32", out, v);
-  if (o_.structured_simt) {
+  if (o_.portable_simt) {
     bind(back);
     return out;
   }

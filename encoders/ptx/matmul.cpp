@@ -171,7 +171,7 @@ void Gen::matmul(const Inst& in) {
       return fail(in, {RefusalCode::Operands, "pto.tmatmul whose result shares storage with an operand"});
   access({tile_access(p.a, false), tile_access(p.b, false), p.cin != kNone ? tile_access(p.cin, false) : Access{},
           p.bias != kNone ? tile_access(p.bias, false) : Access{}, tile_access(p.c, true)});
-  if ((p.ae == DType::F16 || p.ae == DType::BF16 || p.i32) && mma_ok(p)) return matmul_mma(in, p);
+  if ((p.ae == DType::F16 || p.ae == DType::BF16 || p.i32) && mma_ok(p) && !o_.portable_simt) return matmul_mma(in, p);
   matmul_fma(in, p);
 }
 

@@ -72,7 +72,7 @@ const std::unordered_map<std::string_view, NameInfo>& names() {
       {"v_floor_f32", {Op::VFloorF32}}, {"v_ceil_f32", {Op::VCeilF32}}, {"v_cvt_f32_u32", {Op::VCvtF32U32}},
       {"v_cvt_f32_i32", {Op::VCvtF32I32}}, {"v_cvt_u32_f32", {Op::VCvtU32F32}}, {"v_cvt_i32_f32", {Op::VCvtI32F32}},
       {"v_cvt_f16_f32", {Op::VCvtF16F32}}, {"v_cvt_f32_f16", {Op::VCvtF32F16}}, {"v_cvt_f64_f32", {Op::VCvtF64F32}},
-      {"v_cvt_f32_f64", {Op::VCvtF32F64}}, {"v_add_f64", {Op::VAddF64}}, {"v_mul_f64", {Op::VMulF64}},
+      {"v_cvt_f32_f64", {Op::VCvtF32F64}}, {"v_cvt_f64_i32", {Op::VCvtF64I32}}, {"v_cvt_f64_u32", {Op::VCvtF64U32}}, {"v_add_f64", {Op::VAddF64}}, {"v_mul_f64", {Op::VMulF64}},
       {"v_fma_f64", {Op::VFmaF64}}, {"v_rcp_f64", {Op::VRcpF64}}, {"v_rsq_f64", {Op::VRsqF64}},
       {"v_sqrt_f64", {Op::VSqrtF64}},
       // memory
@@ -265,7 +265,7 @@ unsigned expected_operands(Op op) {
     case Op::VSqrtF32: case Op::VRsqF32: case Op::VExpF32: case Op::VLogF32: case Op::VRndneF32: case Op::VTruncF32:
     case Op::VFloorF32: case Op::VCeilF32: case Op::VCvtF32U32: case Op::VCvtF32I32: case Op::VCvtU32F32:
     case Op::VCvtI32F32: case Op::VCvtF16F32: case Op::VCvtF32F16: case Op::VCvtF64F32: case Op::VCvtF32F64:
-    case Op::VRcpF64: case Op::VRsqF64: case Op::VSqrtF64: case Op::DsRead: case Op::DsWrite: case Op::DsSwizzle:
+    case Op::VCvtF64I32: case Op::VCvtF64U32: case Op::VRcpF64: case Op::VRsqF64: case Op::VSqrtF64: case Op::DsRead: case Op::DsWrite: case Op::DsSwizzle:
       return 2;
     case Op::VAddCoU32: case Op::VSubCoU32:
       return 4;

@@ -162,6 +162,8 @@ bool exec_valu_float(Exec& x, Wave& w, const Inst& in) {
     case Op::VCvtF32F16: lanes([&](unsigned l) { put(l, from_f16(x.src16(w, o[1], l))); }); break;
     case Op::VCvtF64F32: lanes([&](unsigned l) { putd(l, double(a(1, l))); }); break;
     case Op::VCvtF32F64: lanes([&](unsigned l) { putf(l, float(d(1, l))); }); break;
+    case Op::VCvtF64I32: lanes([&](unsigned l) { putd(l, double(int32_t(ab(1, l)))); }); break;
+    case Op::VCvtF64U32: lanes([&](unsigned l) { putd(l, double(ab(1, l))); }); break;
     case Op::VAddF64: lanes([&](unsigned l) { putd(l, d(1, l) + d(2, l)); }); break;
     case Op::VMulF64: lanes([&](unsigned l) { putd(l, d(1, l) * d(2, l)); }); break;
     case Op::VFmaF64: lanes([&](unsigned l) { putd(l, std::fma(d(1, l), d(2, l), d(3, l))); }); break;

@@ -33,7 +33,7 @@ enum class Op : uint8_t {
   // VALU, float
   VAddF32, VSubF32, VMulF32, VFmaF32, VMinF32, VMaxF32, VRcpF32, VRcpIflagF32, VSqrtF32, VRsqF32,
   VExpF32, VLogF32, VLdexpF32, VRndneF32, VTruncF32, VFloorF32, VCeilF32,
-  VCvtF32U32, VCvtF32I32, VCvtU32F32, VCvtI32F32, VCvtF16F32, VCvtF32F16, VCvtF64F32, VCvtF32F64,
+  VCvtF32U32, VCvtF32I32, VCvtU32F32, VCvtI32F32, VCvtF16F32, VCvtF32F16, VCvtF64F32, VCvtF32F64, VCvtF64I32, VCvtF64U32,
   VAddF64, VMulF64, VFmaF64, VRcpF64, VRsqF64, VSqrtF64,
   // memory
   GlobalLoad, GlobalStore, GlobalAtomicAdd, GlobalAtomicCmpswap,  // Inst::bytes, is_signed, glc

@@ -41,7 +41,7 @@
 // difference on exactly the default payload is accepted, nothing else.
 // qemu rounds f16 ties correctly, so no tie probe.
 //
-//   target_diff [--target=avx2|avx512|sve] [--sve-vl=BITS] [-O2] [--filter=SUBSTR] [-v] [--list]
+//   target_diff [--target=avx2|avx512|sve|ptx|amdgpu] [--sve-vl=BITS] [--gpu-arch=CHIP] [-O2] [--filter=SUBSTR] [-v] [--list]
 // -O2 compiles each case as ptoas -O2 would encode it (the fast exp, the
 // x86 list scheduler) without running the IR passes on it.
 // -v prints each failing case's kernel text. Exit 0 when every case agrees,
@@ -62,6 +62,7 @@
 #include "interp.h"
 #include "ir.h"
 #include "jit.h"
+#include "amdgpu_run.h"
 #include "ptx_run.h"
 #include "target_diff_case.h"
 #if __has_include("codegen.h")
@@ -359,7 +360,44 @@ class PtxTarget : public Target {
   bool tree_reductions() const override { return true; }
 };
 
+// ptoas's code objects on the project's AMDGPU interpreter
+// (runtime/amdgpu_run.h), one case at a time, one workgroup, on one chip
+// (--gpu-arch). A refusal is the backend's located message; an object the
+// interpreter rejects or a fault in the run is a failure. The SIMT
+// lowering is the ptx generator's, so the same ULP allowances apply.
+class AmdgpuTarget : public Target {
+ public:
+  explicit AmdgpuTarget(std::string chip) : chip_(std::move(chip)), name_("amdgpu " + chip_ + " (AMDGPU interpreter)") {}
+  const char* name() const override { return name_.c_str(); }
+  std::string unavailable() const override { return ""; }
+  size_t batch_size() const override { return 256; }
+  void execute(std::vector<Prepared>& batch, std::vector<Outcome>& out) override {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Prepared& p = batch[i];
+      if (!p.ok) continue;
+      rt::AmdgpuKernel ak;
+      ak.timeout_s = 60;
+      Diag d(p.src.get());
+      std::string err;
+      cg::CodegenOptions co;
+      co.gpu_arch = chip_;
+      if (!rt::amdgpu_build(*p.m, p.fn, co, ak, d, err)) {
+        out[i].error = err.empty() ? d.text() : err;
+        continue;
+      }
+      out[i].compiled = rt::amdgpu_run_blocks(&ak, bind_args(*p.c, p.got), 1, err);
+      if (!out[i].compiled) out[i].error = "the AMDGPU run failed: " + err;
+    }
+  }
+  const char* refusal_marker() const override { return " is not supported on ptx"; }
+  bool tree_reductions() const override { return true; }
+
+ private:
+  std::string chip_, name_;
+};
+
 struct Options {
+  std::string gpu_arch = "gfx942";
   unsigned sve_vl = 0;
   std::string target = "avx2", filter;
   bool verbose = false, list = false;
@@ -662,13 +700,14 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a.rfind("--target=", 0) == 0) o.target = a.substr(9);
     else if (a.rfind("--sve-vl=", 0) == 0) o.sve_vl = unsigned(std::strtoul(a.c_str() + 9, nullptr, 10));
+    else if (a.rfind("--gpu-arch=", 0) == 0) o.gpu_arch = a.substr(11);
     else if (a.rfind("--filter=", 0) == 0) o.filter = a.substr(9);
     else if (a == "-v") o.verbose = true;
     else if (a == "--list") o.list = true;
     else if (a == "-O2") g_o2 = true;
     else {
       std::fprintf(stderr,
-                   "usage: target_diff [--target=NAME (default avx2)] [--sve-vl=BITS] [-O2] "
+                   "usage: target_diff [--target=NAME (default avx2)] [--sve-vl=BITS] [--gpu-arch=CHIP] [-O2] "
                    "[--filter=SUBSTR] [-v] [--list]\n");
       return 2;
     }
@@ -688,6 +727,8 @@ int main(int argc, char** argv) {
     t = std::make_unique<SveTarget>(vl);
   } else if (rt_target && rt_target->isa == cg::Isa::Nvptx) {
     t = std::make_unique<PtxTarget>();
+  } else if (rt_target && rt_target->isa == cg::Isa::Amdgcn) {
+    t = std::make_unique<AmdgpuTarget>(o.gpu_arch);
   } else {
     std::fprintf(stderr, "target_diff: target '%s' has no JIT here (ptoas --print-targets marks those that do)\n",
                  o.target.c_str());
@@ -703,7 +744,7 @@ int main(int argc, char** argv) {
   subview_gather_cases(cases);
   // -O2 computes f32 exp in f32 arithmetic: DESIGN §6's exp class, 2 ULP.
   // ptx's exp is its own polynomial, within 1 ULP (docs/ptx_backend.md).
-  if (g_o2 || o.target == "ptx")
+  if (g_o2 || o.target == "ptx" || o.target == "amdgpu")
     for (Case& c : cases)
       if (c.name.rfind("texp ", 0) == 0 || c.name.find("expandexpdif") != std::string::npos)
         c.ulp_tol = std::max<uint32_t>(c.ulp_tol, g_o2 ? 2 : 1);
