@@ -5,6 +5,7 @@
 
 #include "decoders.h"
 #include "dwarf_line.h"
+#include "source_lines.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -36,14 +37,6 @@ struct Func {
   bool global = false;
   uint16_t shndx = 0;
   uint64_t value = 0, size = 0;
-};
-
-// A row of the line table, in the section it describes.
-struct Line {
-  unsigned section;
-  uint64_t address;
-  int64_t file;  // index into LineInfo::files
-  uint32_t line, col;
 };
 
 // The line table and what its names point into.
@@ -130,25 +123,6 @@ std::string hex(uint64_t v, int w) {
   return b;
 }
 
-// `s` as shown: at most `max` bytes (then "..."), control characters as
-// \xNN, so that a crafted name neither floods the listing nor drives the
-// terminal.
-std::string shown(std::string_view s, size_t max, bool keep_tabs = false) {
-  std::string o;
-  for (size_t i = 0; i < s.size() && i < max; ++i) {
-    unsigned char c = (unsigned char)s[i];
-    if ((c < 0x20 && !(keep_tabs && c == '\t')) || c == 0x7f) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02x", c);
-      o += b;
-    } else {
-      o += char(c);
-    }
-  }
-  if (s.size() > max) o += "...";
-  return o;
-}
-
 // The contents of section `i` with its RELA relocations applied as a linker
 // would with every section at address 0; `addr_section` gets the section of
 // the symbol of each 8-byte address.
@@ -223,97 +197,22 @@ bool read_lines(const Reader& r, const Machine& mach, const std::vector<Section>
   uint64_t code_bytes = 0;
   for (const Section& s : secs)
     if ((s.flags & 4 /*EXECINSTR*/) && s.type != 8 /*NOBITS*/) code_bytes += s.size;
-  auto key = [](const Line& l) { return std::make_pair(l.section, l.address); };
-  // Sorted, the last row of each address kept: at most one row per code
-  // byte, however many rows the program has.
-  auto compact = [&] {
-    std::stable_sort(t.rows.begin(), t.rows.end(), [&](const Line& a, const Line& b) { return key(a) < key(b); });
-    size_t n = 0;
-    for (size_t i = 0; i < t.rows.size(); ++i) {
-      if (i + 1 < t.rows.size() && key(t.rows[i + 1]) == key(t.rows[i])) continue;
-      t.rows[n++] = t.rows[i];
-    }
-    t.rows.resize(n);
-  };
+  LineRows rows(code_bytes);
   auto keep = [&](const LineRow& row) {
     if (row.end_sequence || row.line == 0 || row.file < 0) return;
     if (row.section == 0 || row.section >= secs.size()) return;
     const Section& s = secs[row.section];
     if (!(s.flags & 4 /*EXECINSTR*/) || s.type == 8 /*NOBITS*/ || row.address >= s.size) return;
-    Line l{row.section, row.address, row.file, row.line, row.column};
-    if (!t.rows.empty() && key(t.rows.back()) == key(l)) t.rows.back() = l;
-    else t.rows.push_back(l);
-    if (t.rows.size() > 2 * code_bytes + 1024) compact();
+    rows.add({row.section, row.address, row.file, row.line, row.column});
   };
   std::string e;
   if (!decode_line_programs(ds, t.info, keep, e)) {
     err = "malformed .debug_line: " + e;
     return false;
   }
-  compact();
+  t.rows = rows.finish();
   return true;
 }
-
-// `file:line: text` for a row; the text from Options::read_source (each
-// file read once, at most kMaxSourceFiles of them and kMaxSourceBytes in
-// all), left out when it cannot be read.
-class SourceCache {
- public:
-  SourceCache(const SourceReader& read, const LineInfo& info) : read_(read), info_(info) {}
-  std::string describe(const Line& l) {
-    const FileName& f = info_.files[size_t(l.file)];
-    std::string_view base = f.name.substr(f.name.find_last_of('/') == std::string_view::npos
-                                              ? 0 : f.name.find_last_of('/') + 1);
-    std::string o = shown(base, kMaxShownName) + ":" + std::to_string(l.line);
-    const Text* text = text_of(l.file);
-    if (text && l.line <= text->starts.size()) {
-      size_t a = text->starts[l.line - 1];
-      const std::string& t = text->text;
-      size_t e = l.line < text->starts.size() ? text->starts[l.line] - 1 : t.size();
-      if (e > a && t[e - 1] == '\n') --e;  // the last line's
-      size_t b = a, z = e;
-      while (b < z && (t[b] == ' ' || t[b] == '\t')) ++b;
-      while (z > b && (t[z - 1] == ' ' || t[z - 1] == '\t' || t[z - 1] == '\r')) --z;
-      o += ": " + shown(std::string_view(t).substr(b, z - b), kMaxShownSource, true);
-    }
-    return o;
-  }
-
- private:
-  struct Text {
-    std::string text;
-    std::vector<uint32_t> starts;  // where each line begins
-  };
-  const Text* text_of(int64_t file) {
-    if (file == last_file_) return last_;
-    last_file_ = file;
-    last_ = nullptr;
-    std::string path = info_.files[size_t(file)].path(kMaxPath);
-    if (path.empty() || !read_) return nullptr;
-    auto it = cache_.find(path);
-    if (it != cache_.end()) return last_ = it->second.get();
-    if (cache_.size() >= kMaxSourceFiles) return nullptr;
-    std::unique_ptr<Text>& t = cache_[path];
-    t = std::make_unique<Text>();
-    if (!read_(path, t->text) || t->text.size() > UINT32_MAX || t->text.size() > kMaxSourceBytes - read_bytes_) {
-      t->text.clear();
-      return nullptr;
-    }
-    read_bytes_ += t->text.size();
-    for (size_t a = 0; a < t->text.size();) {
-      t->starts.push_back(uint32_t(a));
-      const void* nl = std::memchr(t->text.data() + a, '\n', t->text.size() - a);
-      a = nl ? size_t(static_cast<const char*>(nl) - t->text.data()) + 1 : t->text.size();
-    }
-    return last_ = t.get();
-  }
-  const SourceReader& read_;
-  const LineInfo& info_;
-  std::map<std::string, std::unique_ptr<Text>> cache_;
-  size_t read_bytes_ = 0;
-  int64_t last_file_ = -1;
-  const Text* last_ = nullptr;
-};
 
 // AArch64 mapping symbols (ELF for the Arm 64-bit Architecture, 5.5.4):
 // `$x` starts code, `$d` data, each up to the next one in its section.
@@ -469,7 +368,7 @@ bool disassemble_checked(const std::string& name, const std::string& data, const
     if (m.em == em) mach = &m;
   if (!mach)
     return bad("ELF machine " + std::to_string(em) +
-               " is not supported (ptodis reads x86-64 and AArch64 objects)");
+               " is not supported (ptodis reads x86-64 and AArch64 objects and AMDGPU .hsaco)");
   uint64_t shoff = r.get<uint64_t>(40);
   uint16_t shentsize = r.get<uint16_t>(58), shnum = r.get<uint16_t>(60), shstrndx = r.get<uint16_t>(62);
   if (shnum == 0) return bad("the object has no section headers");
@@ -600,11 +499,16 @@ bool disassemble_checked(const std::string& name, const std::string& data, const
 bool looks_like_ptx(const std::string& data);
 bool list_ptx(const std::string& name, const std::string& data, const Options& opt, std::string& out,
               std::string& err);
+// AMDGPU code objects (hsaco_listing.cpp).
+bool looks_like_hsaco(const std::string& data);
+bool list_hsaco(const std::string& name, const std::string& data, const Options& opt, std::string& out,
+                std::string& err);
 
 bool disassemble(const std::string& name, const std::string& data, const Options& opt, std::string& out,
                  std::string& err) {
   try {
     if (looks_like_ptx(data)) return list_ptx(name, data, opt, out, err);
+    if (looks_like_hsaco(data)) return list_hsaco(name, data, opt, out, err);
     return disassemble_checked(name, data, opt, out, err);
   } catch (const std::bad_alloc&) {
     out.clear();

@@ -3,7 +3,9 @@
 // line table (.debug_line; docs/debug_info.md). Reads bytes only: x86-64
 // through Zydis, AArch64 through the LLVM MC disassembler and printer that
 // the SVE encoder sets up (encoders/sve/a64_mc.h; none of its code
-// generation); source text comes through Options::read_source.
+// generation); source text comes through Options::read_source. AMDGPU
+// code objects (.hsaco) are listed per kernel through the AMDGPU
+// interpreter's reader (runtime/amdgpu/code_object_reader.h).
 #pragma once
 #include <functional>
 #include <string>

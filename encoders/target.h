@@ -99,6 +99,9 @@ struct Target {
   // --emit=asm for a target whose listing is not its decoded code or its
   // output text (amdgpu: the assembler text it assembles).
   std::string (*listing)(const Module& m, const ModuleCode& code) = nullptr;
+  // --stats: what one function's code uses (amdgpu: registers, LDS,
+  // occupancy); nullptr: nothing to say.
+  std::string (*code_stats)(const FuncCode& f) = nullptr;
   std::string_view asm_comment = "#";  // the listing's comment leader
   std::string_view asm_preamble = {};       // its first directives
   // The JIT thunk (codegen.h JitImage); nullptr: no JIT.

@@ -1,9 +1,12 @@
-// Running a kernel's AMDGPU code object on the interpreter (amdgpu_run.h).
+// Running a kernel's AMDGPU code object on the interpreter or through HIP
+// (amdgpu_run.h).
 #include "amdgpu_run.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "elem.h"
+#include "hip_driver.h"
 #include "launch.h"
 
 namespace ptoas::rt {
@@ -20,6 +23,48 @@ unsigned param_bytes(const ParamInfo& p) {
     case DType::I16: case DType::U16: case DType::F16: case DType::BF16: return 2;
     default: return 1;
   }
+}
+
+enum class Runner : uint8_t { Auto, Interp, Hip };
+
+bool runner_from_env(Runner& r, std::string& err) {
+  r = Runner::Auto;
+  const char* e = std::getenv("PTOAS_AMDGPU_RUNNER");
+  if (!e || !*e || std::strcmp(e, "auto") == 0) return true;
+  if (std::strcmp(e, "interp") == 0) r = Runner::Interp;
+  else if (std::strcmp(e, "hip") == 0) r = Runner::Hip;
+  else {
+    err = std::string("PTOAS_AMDGPU_RUNNER=") + e + ": expected interp, hip or auto";
+    return false;
+  }
+  return true;
+}
+
+// Where the code object runs: the interpreter unless HIP was asked for or,
+// under auto, found. The interpreter's note keeps its old words in a build
+// without the loader (nothing was looked for).
+bool choose_runner(AmdgpuKernel& k, std::string& err) {
+  Runner runner;
+  if (!runner_from_env(runner, err)) return false;
+  hip::HipDevice dev;
+  std::string why;
+  if (runner != Runner::Interp && hip::hip_available(&dev, why)) {
+    k.on_gpu = true;
+    // Only a load failure tells a mismatched gfx target (hip_driver.h).
+    k.where = dev.name + " (compute capability " + std::to_string(dev.major) + "." + std::to_string(dev.minor) +
+              ") through HIP, code object for " + k.chip + " (the device's gfx target is not checked)";
+    return true;
+  }
+  if (runner == Runner::Hip) {
+    err = "PTOAS_AMDGPU_RUNNER=hip, but " + why;
+    return false;
+  }
+  k.where = "the project's AMDGPU interpreter (" + k.chip + ", " +
+            (runner == Runner::Interp        ? std::string("PTOAS_AMDGPU_RUNNER=interp")
+             : hip::hip_loader_built() ? "no AMD GPU here: " + why
+                                       : std::string("no AMD GPU here")) +
+            ")";
+  return true;
 }
 
 }  // namespace
@@ -49,8 +94,7 @@ bool amdgpu_build(Module& m, InstId fn, const cg::CodegenOptions& o, AmdgpuKerne
     return false;
   }
   k.chip = k.program->chip();
-  k.where = "the project's AMDGPU interpreter (" + k.chip + ", no AMD GPU here)";
-  return true;
+  return choose_runner(k, err);
 }
 
 bool amdgpu_run_blocks(void* ctx, const std::vector<Arg>& args, int64_t blocks, std::string& err) {
@@ -64,6 +108,7 @@ bool amdgpu_run_blocks(void* ctx, const std::vector<Arg>& args, int64_t blocks, 
     return false;
   }
   amdgpu_emu::LaunchSpec s;
+  std::vector<hip::HostBuffer> hip_buffers;
   s.kernel = k->entry;
   s.kernarg.assign(k->kernarg_bytes, 0);
   s.grid_x = unsigned(blocks);
@@ -76,6 +121,7 @@ bool amdgpu_run_blocks(void* ctx, const std::vector<Arg>& args, int64_t blocks, 
       uint64_t v = reinterpret_cast<uint64_t>(a.data);
       std::memcpy(p, &v, 8);
       s.buffers.push_back({a.data, a.bytes});
+      hip_buffers.push_back({a.data, a.bytes, k->offset[i]});
       continue;
     }
     DType t = k->param_types[i];
@@ -93,6 +139,14 @@ bool amdgpu_run_blocks(void* ctx, const std::vector<Arg>& args, int64_t blocks, 
   }
   uint32_t n = uint32_t(blocks);
   std::memcpy(s.kernarg.data() + k->block_count_off, &n, 4);
+  if (k->on_gpu) {
+    hip::RunResult res;
+    if (!hip::hip_run(k->hsaco, k->entry, std::move(s.kernarg), s.grid_x, s.block_x, hip_buffers, res, err)) {
+      err = "on " + k->where + ": " + err;
+      return false;
+    }
+    return true;
+  }
   if (!k->program->launch(s, k->stats, err)) {
     err = "on " + k->where + ": " + err;
     return false;

@@ -1,8 +1,10 @@
 // Running a kernel's AMDGPU code (ptorun --target=amdgpu, the execution
 // differential, samples/runop.sh -target=amdgpu): the code object ptoas
 // writes for the function (CodegenOptions: --gpu-arch) runs on the
-// project's AMDGPU interpreter (runtime/amdgpu, docs/amdgpu_interpreter.md).
-// No machine here has an AMD GPU; the launch is the kernel ABI of
+// project's AMDGPU interpreter (runtime/amdgpu, docs/amdgpu_interpreter.md),
+// or on an AMD GPU through HIP in a build with PTOAS_HIP_LOADER
+// (runtime/hip_driver.h; PTOAS_AMDGPU_RUNNER=interp|hip|auto chooses, unset:
+// auto). No machine here has an AMD GPU; the launch is the kernel ABI of
 // docs/amdgpu_backend.md: the kernarg segment holds the parameters at their
 // PTX offsets and the hidden block count, the grid is blocks workgroups of
 // the kernel's workgroup size.
@@ -28,13 +30,16 @@ struct AmdgpuKernel {
   std::vector<uint32_t> offset, size;  // each parameter's place in the kernarg segment
   uint32_t block_count_off = 0, kernarg_bytes = 0;
   unsigned workgroup = 256;
+  bool on_gpu = false;  // through HIP (the interpreter still loads the object: its chip, its check)
   std::string where = "the project's AMDGPU interpreter";
   double timeout_s = 0;
   amdgpu_emu::Stats stats;
 };
 
-// Compiles fn for amdgpu (its code object), loads it into the interpreter.
-// False with located diagnostics in `diag` (refusals) or a message in `err`.
+// Compiles fn for amdgpu (its code object), loads it into the interpreter,
+// and chooses where it runs (PTOAS_AMDGPU_RUNNER; hip without a device, or
+// in a build without the loader, fails). False with located diagnostics in
+// `diag` (refusals) or a message in `err`.
 bool amdgpu_build(Module& m, InstId fn, const cg::CodegenOptions& o, AmdgpuKernel& k, Diag& diag, std::string& err);
 
 // LaunchRequest::run_blocks for an AmdgpuKernel (`ctx`): runs blocks 0..n-1.

@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-verify", no_verify, "Skip the verifier (binding errors are still reported)");
   app.add_flag("--stats", stats,
                "Print statistics to stderr: the front end's, and per function the instructions, "
-               "tile ops, fused regions and tile memory before and after optimization");
+               "tile ops, fused regions and tile memory before and after optimization; for amdgpu also each "
+               "kernel's VGPRs, SGPRs, LDS and the waves per SIMD they allow");
   app.add_option("-O", opt_level,
                  "Optimization level: 0 (no passes), 1 (fold, cse, dce, simplify, forward, copyprop, "
                  "dce; on x86 tmatmul reads the views of the tloads feeding only it, and writes the view of the "
@@ -300,6 +301,8 @@ int main(int argc, char** argv) {
   }
   ptoas::cg::ModuleCode code;
   if (!ptoas::cg::compile_module(module, *tg, code, diag, cg_opts)) return bad_input();
+  if (stats && tg->code_stats)
+    for (const ptoas::cg::FuncCode& f : code.funcs) std::fputs(tg->code_stats(f).c_str(), stderr);
   if (emit == "asm") return write_output(output, ptoas::cg::asm_listing(module, code)) ? 0 : bad_input();
   std::string obj;
   if (!ptoas::cg::write_object(module, code, obj, err)) {

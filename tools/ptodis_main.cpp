@@ -17,8 +17,10 @@ int main(int argc, char** argv) {
   CLI::App app{
       "ptodis: disassembles an object written by ptoas (x86-64 ELF with Zydis, Intel syntax;\n"
       "AArch64 ELF with LLVM's disassembler, $x/$d mapping symbols respected): address, bytes,\n"
-      "text, and the .pto source line above each instruction group; PTX text (ptoas -target=ptx)\n"
-      "with the .pto line in place of each .loc directive.",
+      "text, and the .pto source line above each instruction group; AMDGPU code objects (.hsaco,\n"
+      "ptoas -target=amdgpu) kernel by kernel, with LLVM's disassembly for the object's chip and\n"
+      "offsets from each kernel's entry; PTX text (ptoas -target=ptx) with the .pto line in place\n"
+      "of each .loc directive.",
       "ptodis"};
   app.set_help_flag("-h,--help", "Print this help and exit");
   app.footer("Environment: PTOAS_MAX_INPUT_BYTES=N[K|M|G] sets the input limit (default 1G) for the "
@@ -27,9 +29,9 @@ int main(int argc, char** argv) {
              "docs/security.md.");
   std::string input, function;
   bool no_source = false, show_version = false;
-  app.add_option("input", input, "Object file (.o) or PTX text (.ptx), - for standard input")->required();
+  app.add_option("input", input, "Object file (.o), AMDGPU code object (.hsaco) or PTX text (.ptx), - for standard input")->required();
   app.add_flag("--no-source", no_source, "Do not show the .pto source lines");
-  app.add_option("--function", function, "Disassemble only this function (PTX: this entry)");
+  app.add_option("--function", function, "Disassemble only this function (PTX: this entry; .hsaco: this kernel)");
   app.add_flag("--version", show_version, "Print the version and exit");
   // LLVM-style single-dash long options (-no-source, -function=f).
   std::vector<std::string> args =

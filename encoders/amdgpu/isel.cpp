@@ -279,7 +279,7 @@ bool Isel::run(KernelAbi& abi, IselError& err) {
   if (abi_.lds_bytes > chip_.lds_bytes) {
     err = {"the kernel needs " + std::to_string(abi_.lds_bytes) + " bytes of shared memory; " +
                std::string(chip_.name) + " gives a workgroup " + std::to_string(chip_.lds_bytes),
-           ~0u};
+           ~0u, true};
     return false;
   }
   plan_labels();

@@ -29,6 +29,7 @@ struct KernelAbi {
 struct IselError {
   std::string msg;
   uint32_t inst = ~0u;  // the PTX instruction (index in Entry::code), ~0u: none
+  bool limit = false;   // a limit of the chip ([limit]), else an unsupported instruction
 };
 
 bool select_entry(const Chip& chip, const ptx::Module& pm, const ptx::Entry& e, MFunc& f, KernelAbi& abi,
@@ -106,6 +107,8 @@ class Isel {
   uint32_t fdiv32(uint32_t a, uint32_t b);
   uint32_t fsqrt32(uint32_t a);
   uint32_t fsqrt64(uint32_t x);
+  uint32_t newton_rcp64(uint32_t b);
+  uint32_t goldschmidt_sqrt64(uint32_t x, int corrections);
   uint32_t frcp64(uint32_t b, uint32_t num);
   void address(const ptx::Opnd& a, uint32_t& vaddr, int64_t& off, bool shared);
 

@@ -21,16 +21,42 @@ constexpr uint32_t kClassPositive = 0x180;        // +denormal, +normal
 
 }  // namespace
 
-// a / b, correctly rounded (b zero, infinite or NaN: a * (1/b), exact there).
-uint32_t Isel::fdiv32(uint32_t a, uint32_t b) {
-  uint32_t ad = v64(), bd = v64(), r = v64(), e = v64(), q = v64(), qf = v32();
-  I("v_cvt_f64_f32", {D(ad), U(a)});
-  I("v_cvt_f64_f32", {D(bd), U(b)});
-  I("v_rcp_f64", {D(r), U(bd)});
+// 1 / b in f64: v_rcp_f64 and two Newton steps (within an ulp).
+uint32_t Isel::newton_rcp64(uint32_t b) {
+  uint32_t r = v64(), e = v64();
+  I("v_rcp_f64", {D(r), U(b)});
   for (int k = 0; k < 2; ++k) {
-    I("v_fma_f64", {D(e), U(bd, 0xff, 1), U(r), T("1.0")});
+    I("v_fma_f64", {D(e), U(b, 0xff, 1), U(r), T("1.0")});
     I("v_fma_f64", {DU(r), U(r), U(e), U(r)});
   }
+  return r;
+}
+
+// sqrt(x) in f64: Goldschmidt from v_rsq_f64 (two steps), then
+// `corrections` fma residual steps.
+uint32_t Isel::goldschmidt_sqrt64(uint32_t x, int corrections) {
+  uint32_t y = v64(), g = v64(), h = v64(), e = v64();
+  I("v_rsq_f64", {D(y), U(x)});
+  I("v_mul_f64", {D(g), U(x), U(y)});
+  I("v_mul_f64", {D(h), T("0.5"), U(y)});
+  for (int k = 0; k < 2; ++k) {
+    I("v_fma_f64", {D(e), U(g, 0xff, 1), U(h), T("0.5")});
+    I("v_fma_f64", {DU(g), U(g), U(e), U(g)});
+    I("v_fma_f64", {DU(h), U(h), U(e), U(h)});
+  }
+  for (int k = 0; k < corrections; ++k) {
+    I("v_fma_f64", {D(e), U(g, 0xff, 1), U(g), U(x)});
+    I("v_fma_f64", {DU(g), U(e), U(h), U(g)});
+  }
+  return g;
+}
+
+// a / b, correctly rounded (b zero, infinite or NaN: a * (1/b), exact there).
+uint32_t Isel::fdiv32(uint32_t a, uint32_t b) {
+  uint32_t ad = v64(), bd = v64(), q = v64(), qf = v32();
+  I("v_cvt_f64_f32", {D(ad), U(a)});
+  I("v_cvt_f64_f32", {D(bd), U(b)});
+  uint32_t r = newton_rcp64(bd);
   I("v_mul_f64", {D(q), U(ad), U(r)});
   I("v_cvt_f32_f64", {D(qf), U(q)});
   uint32_t rc = v32(), sp = v32(), m = mask(), d = v32();
@@ -44,18 +70,9 @@ uint32_t Isel::fdiv32(uint32_t a, uint32_t b) {
 // sqrt(a), correctly rounded (a not positive and finite: the hardware's
 // v_sqrt_f32, exact for zeros, +inf, negatives and NaN).
 uint32_t Isel::fsqrt32(uint32_t a) {
-  uint32_t x = v64(), y = v64(), g = v64(), h = v64(), e = v64(), gf = v32();
+  uint32_t x = v64(), gf = v32();
   I("v_cvt_f64_f32", {D(x), U(a)});
-  I("v_rsq_f64", {D(y), U(x)});
-  I("v_mul_f64", {D(g), U(x), U(y)});
-  I("v_mul_f64", {D(h), T("0.5"), U(y)});
-  for (int k = 0; k < 2; ++k) {
-    I("v_fma_f64", {D(e), U(g, 0xff, 1), U(h), T("0.5")});
-    I("v_fma_f64", {DU(g), U(g), U(e), U(g)});
-    I("v_fma_f64", {DU(h), U(h), U(e), U(h)});
-  }
-  I("v_fma_f64", {D(e), U(g, 0xff, 1), U(g), U(x)});
-  I("v_fma_f64", {DU(g), U(e), U(h), U(g)});
+  uint32_t g = goldschmidt_sqrt64(x, 1);
   I("v_cvt_f32_f64", {D(gf), U(g)});
   uint32_t hw = v32(), m = mask(), d = v32();
   I("v_sqrt_f32", {D(hw), U(a)});
@@ -179,12 +196,7 @@ bool Isel::f64_op(const ptx::Inst& in) {
 // within an ulp (b zero, infinite, NaN or subnormal: the hardware's
 // v_rcp_f64, exact there; the quotient: num times that).
 uint32_t Isel::frcp64(uint32_t b, uint32_t num) {
-  uint32_t r = v64(), e = v64();
-  I("v_rcp_f64", {D(r), U(b)});
-  for (int k = 0; k < 2; ++k) {
-    I("v_fma_f64", {D(e), U(b, 0xff, 1), U(r), T("1.0")});
-    I("v_fma_f64", {DU(r), U(r), U(e), U(r)});
-  }
+  uint32_t r = newton_rcp64(b), e = v64();
   uint32_t res = r;
   if (num) {
     uint32_t q = v64();
@@ -206,19 +218,7 @@ uint32_t Isel::frcp64(uint32_t b, uint32_t num) {
 // (correctly rounded for normal x); x not positive normal: v_sqrt_f64
 // (zeros, +inf, negatives and NaN are exact there).
 uint32_t Isel::fsqrt64(uint32_t x) {
-  uint32_t y = v64(), g = v64(), h = v64(), e = v64();
-  I("v_rsq_f64", {D(y), U(x)});
-  I("v_mul_f64", {D(g), U(x), U(y)});
-  I("v_mul_f64", {D(h), T("0.5"), U(y)});
-  for (int k = 0; k < 2; ++k) {
-    I("v_fma_f64", {D(e), U(g, 0xff, 1), U(h), T("0.5")});
-    I("v_fma_f64", {DU(g), U(g), U(e), U(g)});
-    I("v_fma_f64", {DU(h), U(h), U(e), U(h)});
-  }
-  for (int k = 0; k < 2; ++k) {
-    I("v_fma_f64", {D(e), U(g, 0xff, 1), U(g), U(x)});
-    I("v_fma_f64", {DU(g), U(e), U(h), U(g)});
-  }
+  uint32_t g = goldschmidt_sqrt64(x, 2);
   uint32_t raw = v64(), m = mask(), out = v64();
   I("v_sqrt_f64", {D(raw), U(x)});
   I("v_cmp_class_f64_e64", {D(m), U(x), U(const32(0x100))});  // +normal

@@ -98,7 +98,7 @@ const Chip* chip_for(const CodegenOptions& o, Diag& diag) {
   return c;
 }
 
-bool compile_function(const Module& m, InstId fn, const Target&, const CodegenOptions& o, FuncCode& out,
+bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
                       Diag& diag) {
   const Chip* chip = chip_for(o, diag);
   if (!chip) return false;
@@ -108,7 +108,8 @@ bool compile_function(const Module& m, InstId fn, const Target&, const CodegenOp
   po.gpu_arch = "sm_80";
   po.portable_simt = true;
   FuncCode pf;
-  if (!ptx_t.compile(m, fn, ptx_t, po, pf, diag)) return false;
+  // Its refusals name this target: they are why amdgpu cannot run the op.
+  if (!ptx_t.compile(m, fn, t, po, pf, diag)) return false;
   ModuleCode pm{&ptx_t, {}, {}};
   pm.funcs.push_back(pf);
   Output ptx_out;
@@ -133,7 +134,7 @@ bool compile_function(const Module& m, InstId fn, const Target&, const CodegenOp
       const ptx::Loc& l = xm.locs[e.code[ie.inst].loc - 1];
       off = source_offset(m, fn, l.line, l.col);
     }
-    diag.error(off, 0, ie.msg + " on amdgpu [unsupported-op]");
+    diag.error(off, 0, ie.msg + (ie.limit ? " on amdgpu [limit]" : " on amdgpu [unsupported-op]"));
     return false;
   }
   std::string why;
@@ -189,6 +190,32 @@ bool build_output(const Module& m, const ModuleCode& code, Output& out, std::str
 
 std::string listing(const Module& m, const ModuleCode& code) { return code_object_asm(object_input(m, code)); }
 
+// --stats: registers, LDS and the waves per SIMD they allow
+// (notes/GPU_NOTES.md AMDGPU §5: gfx9 allocates VGPRs in 8s from 512 per
+// SIMD lane, at most 8 waves; gfx11 wave32 in 24s from 1536, at most 16),
+// and the LDS bound: workgroups per CU (64 KiB of LDS) times its waves,
+// over 4 SIMDs.
+std::string code_stats(const FuncCode& f) {
+  size_t sp = f.target_note.find(' ');
+  const Chip* c = find_chip(f.target_note.substr(0, sp));
+  if (!c) return {};
+  FuncCode g = f;
+  g.target_note = f.target_note.substr(sp + 1);
+  KernelCode k = decode_note(g);
+  unsigned v = k.next_free_vgpr, by_vgpr = 0;
+  if (c->gen == 9) by_vgpr = std::min(8u, 512u / ((v + 7) / 8 * 8));
+  else by_vgpr = std::min(16u, 1536u / ((v + 23) / 24 * 24));
+  unsigned waves_per_wg = (k.workgroup_size + c->wave - 1) / c->wave;
+  unsigned by_lds = k.lds_bytes ? std::max(1u, (64u * 1024 / k.lds_bytes) * waves_per_wg / 4) : by_vgpr;
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "amdgpu: @%s (%s, wave%u): %u VGPRs, %u SGPRs, LDS %u bytes, kernarg %u bytes; waves per SIMD: "
+                "%u by VGPRs, %u by LDS\n",
+                k.name.c_str(), std::string(c->name).c_str(), c->wave, v, k.next_free_sgpr, k.lds_bytes,
+                k.kernarg_size, by_vgpr, std::min(by_vgpr, by_lds));
+  return line;
+}
+
 // The fuse pass forms the ptx target's regions: the PTX is this target's input.
 bool fusable(const Module& m, const Inst& in) { return target("ptx").opt.fusable(m, in); }
 
@@ -211,6 +238,7 @@ constexpr Target kAmdgpu{
     .compile = amdgpu::compile_function,
     .build_output = amdgpu::build_output,
     .listing = amdgpu::listing,
+    .code_stats = amdgpu::code_stats,
 };
 
 }  // namespace

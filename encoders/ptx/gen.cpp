@@ -131,7 +131,7 @@ void Gen::copy_values(const std::vector<ValueId>& from, const std::vector<ValueI
     if (!has_regs(ft) || !has_regs(ty(to[k]))) {
       ok_ = false;
       d_.error(m_.values[to[k]].loc, 0,
-               "values of type " + std::string(m_.types.text(m_.values[to[k]].type)) + " are not supported on ptx [unsupported-type]");
+               "values of type " + std::string(m_.types.text(m_.values[to[k]].type)) + " are not supported on " + std::string(t_.name) + " [unsupported-type]");
       continue;
     }
     Val& s = val(from[k]);

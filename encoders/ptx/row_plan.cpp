@@ -270,7 +270,7 @@ bool plan_rows(const Gen& g, const opt::TileAliases& alias, const std::vector<co
   p.K = chunks();
   if (p.K * p.V > 32)
     return refuse(RefusalCode::Limit, "op " + opname + " on rows of " + std::to_string(cmax) + " elements (at most " +
-                                          std::to_string(32 * 32 * kWarps) + " per row on ptx)");
+                                          std::to_string(32 * 32 * kWarps) + " per row on " + std::string(g.t_.name) + ")");
   if (region) find_private(g, alias, *region, p);
   // A one-column tile written back to memory after the group's threads
   // read it needs a barrier in the loop: then all groups run it alike.
@@ -279,7 +279,7 @@ bool plan_rows(const Gen& g, const opt::TileAliases& alias, const std::vector<co
   unsigned held = 0;
   for (ValueId t : p.tiles) held += p.cls[t] == Cls::Col ? 1 : p.K * p.V;
   if (held > 160)
-    return refuse(RefusalCode::Limit, "a region holding " + std::to_string(held) + " values per thread (at most 160 on ptx)");
+    return refuse(RefusalCode::Limit, "a region holding " + std::to_string(held) + " values per thread (at most 160 on " + std::string(g.t_.name) + ")");
   return true;
 }
 

@@ -46,27 +46,15 @@ bool icmp(Cmp c, T a, T b) {
 float as_f32(uint32_t b) { return std::bit_cast<float>(b); }
 double as_f64(uint64_t b) { return std::bit_cast<double>(b); }
 
-// v_cmp_class_f32: the class bit of a value (ISA order: sNaN, qNaN, -inf,
-// -normal, -denormal, -0, +0, +denormal, +normal, +inf).
-unsigned class_bit(uint32_t b) {
-  uint32_t e = (b >> 23) & 0xff, m = b & 0x7fffff;
-  bool neg = b >> 31;
-  if (e == 0xff) {
-    if (m) return (m >> 22) ? 1 : 0;
-    return neg ? 2 : 9;
-  }
-  if (e == 0) {
-    if (!m) return neg ? 5 : 6;
-    return neg ? 4 : 7;
-  }
-  return neg ? 3 : 8;
-}
-
-unsigned class_bit64(uint64_t b) {
-  uint64_t e = (b >> 52) & 0x7ff, m = b & ((uint64_t(1) << 52) - 1);
-  bool neg = b >> 63;
-  if (e == 0x7ff) {
-    if (m) return (m >> 51) ? 1 : 0;
+// v_cmp_class_f32 / _f64: the class bit of a value (ISA order: sNaN, qNaN,
+// -inf, -normal, -denormal, -0, +0, +denormal, +normal, +inf) for an IEEE
+// format of EXP exponent bits and MANT significand bits.
+template <unsigned EXP, unsigned MANT>
+unsigned class_bit(uint64_t b) {
+  uint64_t e = (b >> MANT) & ((uint64_t(1) << EXP) - 1), m = b & ((uint64_t(1) << MANT) - 1);
+  bool neg = (b >> (EXP + MANT)) & 1;
+  if (e == (uint64_t(1) << EXP) - 1) {
+    if (m) return (m >> (MANT - 1)) ? 1 : 0;
     return neg ? 2 : 9;
   }
   if (e == 0) {
@@ -192,9 +180,9 @@ bool exec_valu_int(Exec& x, Wave& w, const Inst& in) {
       lanes([&](unsigned l) {
         bool t = false;
         if (in.op == Op::VCmpClassF32) {
-          t = a32(2, l) >> class_bit(a32(1, l)) & 1;
+          t = a32(2, l) >> class_bit<8, 23>(a32(1, l)) & 1;
         } else if (in.op == Op::VCmpClassF64) {
-          t = a32(2, l) >> class_bit64(x.src64(w, o[1], l, true)) & 1;
+          t = a32(2, l) >> class_bit<11, 52>(x.src64(w, o[1], l, true)) & 1;
         } else {
           switch (in.ty) {
             case CmpTy::I32: t = icmp(in.cmp, int32_t(a32(1, l)), int32_t(a32(2, l))); break;

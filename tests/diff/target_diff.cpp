@@ -96,7 +96,14 @@ struct Outcome {
 // A target that may refuse ops (Target::refusal_marker()): the refusal in
 // `error` ("op tsqrt with dtype f16 is not supported on sve"), or "".
 std::string refusal(const std::string& error, const char* marker) {
-  size_t at = marker ? error.find(marker) : std::string::npos;
+  // A marker may name alternatives ("a|b"): the first found.
+  size_t at = std::string::npos;
+  if (marker)
+    for (std::string_view rest = marker; at == std::string::npos && !rest.empty();) {
+      size_t bar = rest.find('|');
+      at = error.find(std::string(rest.substr(0, bar)));
+      rest = bar == std::string_view::npos ? std::string_view() : rest.substr(bar + 1);
+    }
   // A target limit (shared memory of a block, ...) is a refusal too.
   if (at == std::string::npos && marker) at = error.find(" [limit]");
   if (at == std::string::npos) return "";
@@ -389,7 +396,9 @@ class AmdgpuTarget : public Target {
       if (!out[i].compiled) out[i].error = "the AMDGPU run failed: " + err;
     }
   }
-  const char* refusal_marker() const override { return " is not supported on ptx"; }
+  // Refused by the SIMT lowering, or an instruction it emits with no GCN
+  // translation yet.
+  const char* refusal_marker() const override { return " is not supported on amdgpu| on amdgpu [unsupported-"; }
   bool tree_reductions() const override { return true; }
 
  private:
