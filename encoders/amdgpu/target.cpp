@@ -227,7 +227,8 @@ namespace {
 
 constexpr Target kAmdgpu{
     .name = "amdgpu",
-    .summary = "AMD GPUs: linked code objects (.hsaco) for gfx942, gfx90a, gfx1100",
+    .summary = "AMD GPUs: linked code objects (.hsaco; --gpu-arch=gfx942|gfx90a|gfx1100); ptorun runs them on "
+               "the project's AMDGPU interpreter",
     .isa = Isa::Amdgcn,
     .output = OutputKind::GpuObject,
     .default_emit = "obj",
