@@ -53,6 +53,10 @@ struct CodegenOptions {
   // branch meet again in program order, and no NVIDIA-only instructions
   // (tmatmul by fma, not mma / ldmatrix) (docs/amdgpu_backend.md).
   bool portable_simt = false;
+  // With portable_simt: the shared memory a block may have (0: the arch's)
+  // and what has it, for the refusal ("a gfx942 workgroup").
+  uint32_t simt_shared_limit = 0;
+  std::string_view simt_block = {};
 };
 
 // One instruction of a listing: its offset in the function and its text.

@@ -107,6 +107,9 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   CodegenOptions po = o;
   po.gpu_arch = "sm_80";
   po.portable_simt = true;
+  po.simt_shared_limit = chip->lds_bytes;
+  std::string block = "a " + std::string(chip->name) + " workgroup";
+  po.simt_block = block;
   FuncCode pf;
   // Its refusals name this target: they are why amdgpu cannot run the op.
   if (!ptx_t.compile(m, fn, t, po, pf, diag)) return false;

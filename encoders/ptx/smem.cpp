@@ -172,8 +172,9 @@ bool plan_smem(Gen& g, SmemPlan& plan) {
   if (over) {
     g.d_.error(over->loc, 0,
                std::string(over->op == Op::Subview ? "pto.subview" : "pto.alloc_tile") + ": the tiles of this kernel need " + std::to_string(top) + " bytes of shared memory (this one ends at " +
-                   std::to_string(over_end) + "); a " + std::string(g.arch_.name) + " block has at most " +
-                   std::to_string(g.arch_.max_smem) + " [limit]");
+                   std::to_string(over_end) + "); " +
+                   (g.o_.simt_block.empty() ? "a " + std::string(g.arch_.name) + " block" : std::string(g.o_.simt_block)) +
+                   " has at most " + std::to_string(g.arch_.max_smem) + " [limit]");
     return false;
   }
   plan.bytes = uint32_t((top + 15) & ~uint64_t(15));

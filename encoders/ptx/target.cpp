@@ -30,6 +30,13 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
     diag.error_global("unknown --gpu-arch '" + std::string(o.gpu_arch) + "' for ptx (" + arch_names() + ")");
     return false;
   }
+  // The amdgpu target's LDS in place of the SM's shared memory.
+  GpuArch limited;
+  if (o.simt_shared_limit) {
+    limited = *a;
+    limited.max_smem = o.simt_shared_limit;
+    a = &limited;
+  }
   Gen g(m, fn, t, o, diag, *a);
   if (!g.run(out)) return false;
   out.target_note += " " + std::string(a->name) + (g.dynamic_smem_ ? " dynamic" : "");
