@@ -188,10 +188,12 @@ run_sample() {
       elif grep -q "this CPU has no SVE and" "$rdir/ptorun.log"; then
         result "$kname" SKIP "$(grep -m1 "this CPU has no SVE and" "$rdir/ptorun.log" | cut -c1-300)"
       elif [ "$target" != interp ] && [ $rc -eq 1 ] &&
-           grep -q " \[unsupported-[a-z]*\]$" "$rdir/ptorun.log"; then
-        # A backend that exists but does not cover an op of this kernel yet:
-        # visible as a skip with the backend's own message, never a pass.
-        result "$kname" SKIP "$(grep -m1 " \[unsupported-[a-z]*\]$" "$rdir/ptorun.log" | cut -c1-300)"
+           grep -qE " \[(unsupported-[a-z]*|limit)\]$" "$rdir/ptorun.log"; then
+        # A backend that exists but does not cover an op of this kernel yet,
+        # or a kernel past a limit of the target (amdgpu: tiles past 64 KiB
+        # of LDS): visible as a skip with the backend's own message, never
+        # a pass.
+        result "$kname" SKIP "$(grep -m1 -E " \[(unsupported-[a-z]*|limit)\]$" "$rdir/ptorun.log" | cut -c1-300)"
       else
         result "$kname" FAIL "ptorun (exit $rc): $(first_line "$rdir/ptorun.log")"
       fi
