@@ -58,13 +58,18 @@ constexpr Rename kRenames[] = {
     {"s_load_dwordx4", "s_load_b128"},
 };
 
+}  // namespace
+
 std::string hex(uint64_t v) {
   char b[24];
   std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
   return b;
 }
 
-}  // namespace
+std::string int_text(uint32_t bits) {
+  int32_t s = int32_t(bits);
+  return s >= -16 && s <= 64 ? std::to_string(s) : hex(bits);
+}
 
 bool select_entry(const Chip& chip, const ptx::Module& pm, const ptx::Entry& e, MFunc& f, KernelAbi& abi,
                   IselError& err) {
@@ -179,8 +184,7 @@ MOp Isel::imm32(uint32_t bits, bool float_op) {
 
 uint32_t Isel::const32(uint32_t bits) {
   uint32_t r = v32();
-  int32_t s = int32_t(bits);
-  I("v_mov_b32", {D(r), T(s >= -16 && s <= 64 ? std::to_string(s) : hex(bits))});
+  I("v_mov_b32", {D(r), T(int_text(bits))});
   return r;
 }
 

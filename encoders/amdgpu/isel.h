@@ -32,6 +32,11 @@ struct IselError {
   bool limit = false;   // a limit of the chip ([limit]), else an unsupported instruction
 };
 
+// An integer operand as the assembler takes it: an inline constant in
+// decimal, anything else a hex literal.
+std::string hex(uint64_t v);
+std::string int_text(uint32_t bits);
+
 bool select_entry(const Chip& chip, const ptx::Module& pm, const ptx::Entry& e, MFunc& f, KernelAbi& abi,
                   IselError& err);
 
@@ -111,6 +116,8 @@ class Isel {
   uint32_t goldschmidt_sqrt64(uint32_t x, int corrections);
   uint32_t frcp64(uint32_t b, uint32_t num);
   void address(const ptx::Opnd& a, uint32_t& vaddr, int64_t& off, bool shared);
+  bool mem_address(const ptx::Inst& in, const ptx::Opnd& a, bool& shared, uint32_t& va, int64_t& off);
+  void mem_inst(const char* g9, const char* ds, bool shared, bool load, MOp data, uint32_t va, int64_t off);
 
   // ---- control flow (isel_flow.cpp) ----
   void plan_labels();

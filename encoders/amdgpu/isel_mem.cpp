@@ -53,6 +53,29 @@ void Isel::address(const Opnd& a, uint32_t& vaddr, int64_t& off, bool shared) {
   }
 }
 
+// The address of a global or shared access; false for another space, or
+// an address the backend cannot form (err_ says why).
+bool Isel::mem_address(const ptx::Inst& in, const Opnd& a, bool& shared, uint32_t& va, int64_t& off) {
+  shared = in.space == Space::Shared;
+  if (!shared && in.space != Space::Global) return false;
+  address(a, va, off, shared);
+  return err_.msg.empty();
+}
+
+// One global or LDS access at va + off: a load's data operand comes before
+// the address, a store's after it (both ISAs); the gfx9 names, renamed for
+// gfx11 by I().
+void Isel::mem_inst(const char* g9, const char* ds, bool shared, bool load, MOp data, uint32_t va, int64_t off) {
+  std::string tail = off_tail(off);
+  if (shared) {
+    if (load) I(ds, {data, U(va)}, tail);
+    else I(ds, {U(va), data}, tail);
+  } else {
+    if (load) I(g9, {data, U(va), T("off")}, tail);
+    else I(g9, {U(va), data, T("off")}, tail);
+  }
+}
+
 bool Isel::load(const ptx::Inst& in) {
   const Opnd& d0 = opnd(in, 0);
   const Opnd& a = opnd(in, 1);
@@ -62,19 +85,13 @@ bool Isel::load(const ptx::Inst& in) {
     uint32_t off = uint32_t(a.imm), d = dst(d0);
     if (eb == 8) {
       uint32_t s = vnew(RegFile::S, 2);
-      I("s_load_dwordx2", {D(s), T("s[0:1]"), T("0x" + [&] {
-                                  char b[16];
-                                  std::snprintf(b, sizeof b, "%x", off);
-                                  return std::string(b);
-                                }())});
+      I("s_load_dwordx2", {D(s), T("s[0:1]"), T(hex(off))});
       I("v_mov_b32", {D(d, 0), U(s, 0)});
       I("v_mov_b32", {D(d, 1), U(s, 1)});
       return true;
     }
     uint32_t s = vnew(RegFile::S, 1);
-    char b[16];
-    std::snprintf(b, sizeof b, "0x%x", off & ~3u);
-    I("s_load_dword", {D(s), T("s[0:1]"), T(b)});
+    I("s_load_dword", {D(s), T("s[0:1]"), T(hex(off & ~3u))});
     if (eb == 4) {
       I("v_mov_b32", {D(d), U(s)});
     } else {
@@ -84,27 +101,11 @@ bool Isel::load(const ptx::Inst& in) {
     }
     return true;
   }
-  bool shared = in.space == Space::Shared;
-  if (!shared && in.space != Space::Global) return false;
+  bool shared = false;
   uint32_t va = 0;
   int64_t off = 0;
-  address(a, va, off, shared);
-  if (!err_.msg.empty()) return false;
-  auto addr_ops = [&](MOp data) -> std::vector<MOp> {
-    if (shared) return {data, U(va)};
-    return {data, U(va), T("off")};
-  };
-  auto emit = [&](const char* g9, const char* ds, MOp data) {
-    std::vector<MOp> ops = addr_ops(data);
-    MInst mi;
-    mi.op = mn(shared ? ds : g9);
-    mi.ops = ops;
-    mi.tail = off_tail(off);
-    if (saved_exec_)
-      for (MOp& o : mi.ops)
-        if (o.kind == MOp::Reg && o.def) o.use = true;
-    f_.code.push_back(std::move(mi));
-  };
+  if (!mem_address(in, a, shared, va, off)) return false;
+  auto emit = [&](const char* g9, const char* ds, MOp data) { mem_inst(g9, ds, shared, true, data, va, off); };
   if (n == 1 && eb <= 4) {
     unsigned rb = d0.kind == Opnd::Reg ? e_.reg_bits[d0.reg] : 32;
     bool sx = ptx::ty_signed(in.type) && rb > eb * 8;
@@ -162,20 +163,11 @@ bool Isel::store(const ptx::Inst& in) {
   const Opnd& a = opnd(in, 0);
   const Opnd& s0 = opnd(in, 1);
   unsigned eb = ptx::ty_bytes(in.type), n = in.vec, total = eb * n;
-  bool shared = in.space == Space::Shared;
-  if (!shared && in.space != Space::Global) return false;
+  bool shared = false;
   uint32_t va = 0;
   int64_t off = 0;
-  address(a, va, off, shared);
-  if (!err_.msg.empty()) return false;
-  auto emit = [&](const char* g9, const char* ds, MOp data) {
-    MInst mi;
-    mi.op = mn(shared ? ds : g9);
-    if (shared) mi.ops = {U(va), data};
-    else mi.ops = {U(va), data, T("off")};
-    mi.tail = off_tail(off);
-    f_.code.push_back(std::move(mi));
-  };
+  if (!mem_address(in, a, shared, va, off)) return false;
+  auto emit = [&](const char* g9, const char* ds, MOp data) { mem_inst(g9, ds, shared, false, data, va, off); };
   if (n == 1 && eb <= 4) {
     uint32_t v = src32v(s0);
     if (eb == 4) emit("global_store_dword", "ds_write_b32", U(v));
@@ -236,31 +228,19 @@ bool Isel::atom(const ptx::Inst& in) {
   address(opnd(in, 1), va, off, false);
   if (!err_.msg.empty()) return false;
   auto a = ptx::AtomOp(in.mode);
-  MInst mi;
-  mi.tail = off_tail(off);
+  std::string tail = off_tail(off), ret = tail + (tail.empty() ? "" : " ") + returns_old();
   if (a == ptx::AtomOp::Add && ptx::ty_int(in.type)) {
     uint32_t v = src32v(opnd(in, 2));
-    mi.op = mn("global_atomic_add");
-    if (red) {
-      mi.ops = {U(va), U(v), T("off")};
-    } else {
-      mi.ops = {D(dst(opnd(in, 0))), U(va), U(v), T("off")};
-      mi.tail += std::string(mi.tail.empty() ? "" : " ") + returns_old();
-    }
+    if (red) I("global_atomic_add", {U(va), U(v), T("off")}, tail);
+    else I("global_atomic_add", {D(dst(opnd(in, 0))), U(va), U(v), T("off")}, ret);
   } else if (a == ptx::AtomOp::Cas && !red) {
     uint32_t pair = v64();
     I("v_mov_b32", {D(pair, 0), src32(opnd(in, 3))});
     I("v_mov_b32", {D(pair, 1), src32(opnd(in, 2))});
-    mi.op = mn("global_atomic_cmpswap");
-    mi.ops = {D(dst(opnd(in, 0))), U(va), U(pair), T("off")};
-    mi.tail += std::string(mi.tail.empty() ? "" : " ") + returns_old();
+    I("global_atomic_cmpswap", {D(dst(opnd(in, 0))), U(va), U(pair), T("off")}, ret);
   } else {
     return false;
   }
-  if (saved_exec_)
-    for (MOp& o : mi.ops)
-      if (o.kind == MOp::Reg && o.def) o.use = true;
-  f_.code.push_back(std::move(mi));
   return true;
 }
 
@@ -289,18 +269,10 @@ bool Isel::cp_async(const ptx::Inst& in) {
       I("v_cmp_le_u32_e64", {D(m), U(const32(4 * k + 4)), U(nb)});
       I(mask_op("s_and_saveexec"), {D(saved), U(m)});
     }
-    MInst mi;
-    mi.op = mn("global_load_dword");
-    mi.ops = {DU(t, uint8_t(k)), U(ga), T("off")};
-    mi.tail = off_tail(goff + 4 * k);
-    f_.code.push_back(std::move(mi));
+    I("global_load_dword", {DU(t, uint8_t(k)), U(ga), T("off")}, off_tail(goff + 4 * k));
     if (has_size) I(mask_op("s_mov"), {T(exec()), U(saved)});
   }
-  MInst st;
-  st.op = mn(dw == 1 ? "ds_write_b32" : dw == 2 ? "ds_write_b64" : "ds_write_b128");
-  st.ops = {U(sa), U(t)};
-  st.tail = off_tail(soff);
-  f_.code.push_back(std::move(st));
+  mem_inst(nullptr, dw == 1 ? "ds_write_b32" : dw == 2 ? "ds_write_b64" : "ds_write_b128", true, false, U(t), sa, soff);
   return true;
 }
 
@@ -319,11 +291,7 @@ bool Isel::shfl(const ptx::Inst& in) {
   if ((up && c.imm != 0) || (!up && c.imm != 31)) return false;
   if (mode == ptx::ShflMode::Bfly && b.kind == Opnd::Imm && b.imm >= 0 && b.imm < 32) {
     unsigned off = unsigned(b.imm) << 10 | 0x1f;
-    MInst mi;
-    mi.op = "ds_swizzle_b32";
-    mi.ops = {D(d), U(a)};
-    mi.tail = "offset:" + std::to_string(off);
-    f_.code.push_back(std::move(mi));
+    I("ds_swizzle_b32", {D(d), U(a)}, "offset:" + std::to_string(off));
     return true;
   }
   // The source lane within the wave; lanes outside the 32-lane group (up /

@@ -555,12 +555,7 @@ bool Isel::mov(const ptx::Inst& in) {
     return true;
   }
   if (o1.kind == Opnd::Imm) {
-    int64_t v = o1.imm;
-    I("v_mov_b32", {D(d), T(v >= -16 && v <= 64 ? std::to_string(v) : "0x" + [&] {
-                                char b[16];
-                                std::snprintf(b, sizeof b, "%x", uint32_t(v));
-                                return std::string(b);
-                              }())});
+    I("v_mov_b32", {D(d), T(int_text(uint32_t(o1.imm)))});
     return true;
   }
   if (o1.kind == Opnd::Special) return special(o1, d);

@@ -63,21 +63,24 @@ std::vector<KernelArg> kernel_args(const Module& m, InstId fn, const ptx::Entry&
 }
 
 // A function's kernel, carried from compile() to build_output() in its
-// FuncCode::target_note (one line: the numbers, then one word per arg).
-std::string encode_note(const KernelCode& k) {
+// FuncCode::target_note (one line: the chip, the numbers, then one word per
+// arg).
+std::string encode_note(const Chip& c, const KernelCode& k) {
   std::ostringstream o;
-  o << k.kernarg_size << ' ' << k.lds_bytes << ' ' << k.next_free_vgpr << ' ' << k.next_free_sgpr << ' '
+  o << c.name << ' ' << k.kernarg_size << ' ' << k.lds_bytes << ' ' << k.next_free_vgpr << ' ' << k.next_free_sgpr << ' '
     << k.workgroup_size;
   for (const KernelArg& a : k.args) o << ' ' << a.name << ':' << a.offset << ':' << a.size << ':' << a.value_kind;
   return o.str();
 }
 
-KernelCode decode_note(const FuncCode& f) {
-  KernelCode k;
+// The chip and kernel a compiled function's note describes (null: none).
+const Chip* decode_note(const FuncCode& f, KernelCode& k) {
+  k = KernelCode{};
   k.name = f.name;
   k.body = f.text;
   std::istringstream in(f.target_note);
-  in >> k.kernarg_size >> k.lds_bytes >> k.next_free_vgpr >> k.next_free_sgpr >> k.workgroup_size;
+  std::string chip;
+  in >> chip >> k.kernarg_size >> k.lds_bytes >> k.next_free_vgpr >> k.next_free_sgpr >> k.workgroup_size;
   std::string w;
   while (in >> w) {
     KernelArg a;
@@ -89,7 +92,7 @@ KernelCode decode_note(const FuncCode& f) {
     a.value_kind = w.substr(p3 + 1);
     k.args.push_back(a);
   }
-  return k;
+  return find_chip(chip);
 }
 
 const Chip* chip_for(const CodegenOptions& o, Diag& diag) {
@@ -161,7 +164,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   k.next_free_sgpr = std::max(1u, mf.used_s);
   k.workgroup_size = abi.workgroup;
   k.args = kernel_args(m, fn, e, abi);
-  out.target_note = std::string(chip->name) + " " + encode_note(k);
+  out.target_note = encode_note(*chip, k);
   return true;
 }
 
@@ -170,24 +173,22 @@ CodeObjectInput object_input(const Module& m, const ModuleCode& code) {
   in.chip = &default_chip();
   in.source_name = m.src ? m.src->name() : std::string();
   for (const FuncCode& f : code.funcs) {
-    size_t sp = f.target_note.find(' ');
-    if (const Chip* c = find_chip(f.target_note.substr(0, sp))) in.chip = c;
-    FuncCode g = f;
-    g.target_note = sp == std::string::npos ? std::string() : f.target_note.substr(sp + 1);
-    in.kernels.push_back(decode_note(g));
+    KernelCode k;
+    if (const Chip* c = decode_note(f, k)) in.chip = c;
+    in.kernels.push_back(std::move(k));
   }
   return in;
 }
 
 bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err) {
   out = Output{.kind = Output::Kind::Bytes};
+  CodeObjectInput in = object_input(m, code);
   std::vector<uint8_t> obj;
-  if (!assemble_code_object(object_input(m, code), obj, err)) return false;
+  if (!assemble_code_object(in, obj, err)) return false;
   if (!&link_code_object) {
     err = "this program was built without the AMDGPU linker (lld; ptoas, ptorun and the amdgpu tests have it)";
     return false;
   }
-  CodeObjectInput in = object_input(m, code);
   return link_code_object(obj, out.bytes, err) && check_code_object(in, out.bytes, err);
 }
 
@@ -199,12 +200,9 @@ std::string listing(const Module& m, const ModuleCode& code) { return code_objec
 // and the LDS bound: workgroups per CU (64 KiB of LDS) times its waves,
 // over 4 SIMDs.
 std::string code_stats(const FuncCode& f) {
-  size_t sp = f.target_note.find(' ');
-  const Chip* c = find_chip(f.target_note.substr(0, sp));
+  KernelCode k;
+  const Chip* c = decode_note(f, k);
   if (!c) return {};
-  FuncCode g = f;
-  g.target_note = f.target_note.substr(sp + 1);
-  KernelCode k = decode_note(g);
   unsigned v = k.next_free_vgpr, by_vgpr = 0;
   if (c->gen == 9) by_vgpr = std::min(8u, 512u / ((v + 7) / 8 * 8));
   else by_vgpr = std::min(16u, 1536u / ((v + 23) / 24 * 24));

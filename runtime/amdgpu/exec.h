@@ -55,6 +55,13 @@ class Exec {
     return W == 64 ? (uint64_t(w.s[kExec + 1]) << 32 | w.s[kExec]) : w.s[kExec];
   }
   uint32_t& vr(Wave& w, unsigned r, unsigned lane) { return w.v[size_t(r) * W + lane]; }
+  // f(lane) for each lane EXEC has on (a VALU instruction's lanes).
+  template <class F>
+  void for_exec_lanes(const Wave& w, F&& f) const {
+    uint64_t exec = exec_mask(w);
+    for (unsigned l = 0; l < W; ++l)
+      if (exec >> l & 1) f(l);
+  }
 
   // Source operands (inline constants, literals, modifiers) in the
   // operand's width; `f` says whether a 64-bit operand is a double (a

@@ -96,12 +96,7 @@ uint32_t round_f32(long double v) { return bits(float(v)); }
 
 bool exec_valu_float(Exec& x, Wave& w, const Inst& in) {
   const Opnd* o = in.ops;
-  const uint64_t exec = x.exec_mask(w);
-  const unsigned W = x.W;
-  auto lanes = [&](auto&& f) {
-    for (unsigned l = 0; l < W; ++l)
-      if (exec >> l & 1) f(l);
-  };
+  auto lanes = [&](auto&& f) { x.for_exec_lanes(w, f); };
   auto a = [&](unsigned i, unsigned l) { return f32(x.src32(w, o[i], l)); };
   auto ab = [&](unsigned i, unsigned l) { return x.src32(w, o[i], l); };
   auto d = [&](unsigned i, unsigned l) { return f64(x.src64(w, o[i], l, true)); };

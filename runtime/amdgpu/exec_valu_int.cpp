@@ -69,11 +69,7 @@ unsigned class_bit(uint64_t b) {
 bool exec_valu_int(Exec& x, Wave& w, const Inst& in) {
   const Opnd* o = in.ops;
   const uint64_t exec = x.exec_mask(w);
-  const unsigned W = x.W;
-  auto lanes = [&](auto&& f) {
-    for (unsigned l = 0; l < W; ++l)
-      if (exec >> l & 1) f(l);
-  };
+  auto lanes = [&](auto&& f) { x.for_exec_lanes(w, f); };
   auto a32 = [&](unsigned i, unsigned l) { return x.src32(w, o[i], l); };
   auto put = [&](unsigned l, uint32_t v) { x.vr(w, o[0].reg, l) = v; };
   auto put64 = [&](unsigned l, uint64_t v) {

@@ -335,6 +335,26 @@ class SveTarget : public Target {
   double seconds_ = 0;
 };
 
+// The GPU targets' cases, one at a time and one block each: `build` makes
+// kernel K from the case (false: refused or failed, with the backend's
+// message), `run` runs it on the bound buffers.
+template <class K, class Build, class Run>
+void run_one_by_one(std::vector<Prepared>& batch, std::vector<Outcome>& out, const char* what, Build build, Run run) {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Prepared& p = batch[i];
+    if (!p.ok) continue;
+    K k;
+    Diag d(p.src.get());
+    std::string err;
+    if (!build(p, k, d, err)) {
+      out[i].error = err.empty() ? d.text() : err;
+      continue;
+    }
+    out[i].compiled = run(k, bind_args(*p.c, p.got), err);
+    if (!out[i].compiled) out[i].error = std::string("the ") + what + " run failed: " + err;
+  }
+}
+
 // ptoas's PTX on the project's PTX interpreter (runtime/ptx_run.h), one
 // case at a time, one block. A refusal is the backend's located message
 // ("... is not supported on ptx"); PTX that the interpreter rejects, a race
@@ -346,22 +366,16 @@ class PtxTarget : public Target {
   std::string unavailable() const override { return ""; }
   size_t batch_size() const override { return 256; }
   void execute(std::vector<Prepared>& batch, std::vector<Outcome>& out) override {
-    for (size_t i = 0; i < batch.size(); ++i) {
-      Prepared& p = batch[i];
-      if (!p.ok) continue;
-      rt::PtxKernel pk;
-      pk.name = "case.ptx";
-      pk.timeout_s = 60;
-      Diag d(p.src.get());
-      std::string err;
-      cg::CodegenOptions co;
-      if (!rt::ptx_build(*p.m, p.fn, co, rt::PtxRunner::Interp, pk, d, err)) {
-        out[i].error = err.empty() ? d.text() : err;
-        continue;
-      }
-      out[i].compiled = rt::ptx_run_blocks(&pk, bind_args(*p.c, p.got), 1, err);
-      if (!out[i].compiled) out[i].error = "the PTX run failed: " + err;
-    }
+    run_one_by_one<rt::PtxKernel>(
+        batch, out, "PTX",
+        [](Prepared& p, rt::PtxKernel& k, Diag& d, std::string& err) {
+          k.name = "case.ptx";
+          k.timeout_s = 60;
+          return rt::ptx_build(*p.m, p.fn, cg::CodegenOptions{}, rt::PtxRunner::Interp, k, d, err);
+        },
+        [](rt::PtxKernel& k, const std::vector<rt::Arg>& args, std::string& err) {
+          return rt::ptx_run_blocks(&k, args, 1, err);
+        });
   }
   const char* refusal_marker() const override { return " is not supported on ptx"; }
   bool tree_reductions() const override { return true; }
@@ -379,22 +393,17 @@ class AmdgpuTarget : public Target {
   std::string unavailable() const override { return ""; }
   size_t batch_size() const override { return 256; }
   void execute(std::vector<Prepared>& batch, std::vector<Outcome>& out) override {
-    for (size_t i = 0; i < batch.size(); ++i) {
-      Prepared& p = batch[i];
-      if (!p.ok) continue;
-      rt::AmdgpuKernel ak;
-      ak.timeout_s = 60;
-      Diag d(p.src.get());
-      std::string err;
-      cg::CodegenOptions co;
-      co.gpu_arch = chip_;
-      if (!rt::amdgpu_build(*p.m, p.fn, co, ak, d, err)) {
-        out[i].error = err.empty() ? d.text() : err;
-        continue;
-      }
-      out[i].compiled = rt::amdgpu_run_blocks(&ak, bind_args(*p.c, p.got), 1, err);
-      if (!out[i].compiled) out[i].error = "the AMDGPU run failed: " + err;
-    }
+    run_one_by_one<rt::AmdgpuKernel>(
+        batch, out, "AMDGPU",
+        [&](Prepared& p, rt::AmdgpuKernel& k, Diag& d, std::string& err) {
+          k.timeout_s = 60;
+          cg::CodegenOptions co;
+          co.gpu_arch = chip_;
+          return rt::amdgpu_build(*p.m, p.fn, co, k, d, err);
+        },
+        [](rt::AmdgpuKernel& k, const std::vector<rt::Arg>& args, std::string& err) {
+          return rt::amdgpu_run_blocks(&k, args, 1, err);
+        });
   }
   // Refused by the SIMT lowering, or an instruction it emits with no GCN
   // translation yet.
