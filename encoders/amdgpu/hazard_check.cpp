@@ -58,8 +58,15 @@ bool parse_line(const std::string& raw, unsigned no, Line& l) {
   l.op = s.substr(0, sp);
   if (sp == std::string::npos) return true;
   std::string rest = s.substr(sp + 1);
-  std::stringstream in(rest);
-  for (std::string item; std::getline(in, item, ',');) {
+  // Operands are comma-separated; a DPP quad_perm:[a,b,c,d] is one item.
+  std::vector<std::string> items(1);
+  int depth = 0;
+  for (char c : rest) {
+    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+    if (c == ',' && depth == 0) items.emplace_back();
+    else items.back() += c;
+  }
+  for (std::string item : items) {
     size_t f = item.find_first_not_of(' ');
     item = f == std::string::npos ? "" : item.substr(f);
     size_t tsp = item.find(' ');
@@ -110,6 +117,8 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
   int64_t pos = 0;
   std::vector<int64_t> valu_sgpr(128, -100), trans_v(512, -100), store_v(512, -100);
   std::vector<int> trans_since(512, 100);
+  std::vector<int64_t> valu_v(512, -100);
+  int64_t label_pos = -100;  // a label: what branches to it wrote is unknown
   auto fail = [&](const Line& l, const std::string& why) {
     err = "amdgpu hazard checker: line " + std::to_string(l.no) + " (" + l.op + "): " + why;
     return false;
@@ -133,6 +142,7 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
     if (l.label) {
       if (std::any_of(out.begin(), out.end(), [](const Outstanding& o) { return o.counter != 's'; }))
         return fail(l, "a load is still outstanding at a label");
+      label_pos = pos;
       continue;
     }
     const std::string& op = l.op;
@@ -210,6 +220,10 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
           if (gfx11 && trans_since[i] < 5)
             return fail(l, "reads " + t + " within 5 VALUs of a TRANS op without s_waitcnt_depctr");
         }
+        if (r.file == 'v' && !def && chip.gen == 9 && is_dpp(op) && i < 512 &&
+            pos - std::max(valu_v[i], label_pos - 1) - 1 < kDppAfterValu)
+          return fail(l, "DPP reads " + t + " " + std::to_string(pos - std::max(valu_v[i], label_pos - 1) - 1) +
+                             " wait states after a VALU wrote it (or a label; gfx9 needs " + std::to_string(kDppAfterValu) + ")");
         if (r.file == 'v' && def && chip.gen == 9 && i < 512 && pos - store_v[i] - 1 < (chip.gfx940 ? 2 : 1))
           return fail(l, "overwrites " + t + " too soon after a store of more than 64 bits read it");
       }
@@ -223,6 +237,7 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
       bool def = is_def(l, k);
       for (int i = r.first; i < r.first + r.count; ++i) {
         if (def && is_valu(op) && r.file == 's' && i < 128) valu_sgpr[i] = at;
+        if (def && is_valu(op) && r.file == 'v' && i < 512) valu_v[i] = at;
         if (def && is_trans(op) && r.file == 'v' && i < 512) trans_v[i] = at, trans_since[i] = 0;
         if (!def && k == 1 && r.file == 'v' && i < 512 && starts(op, "global_store") &&
             (op.find("x4") != std::string::npos || op.find("b128") != std::string::npos))

@@ -100,6 +100,7 @@ class Isel {
   bool store(const ptx::Inst& in);
   bool atom(const ptx::Inst& in);
   bool shfl(const ptx::Inst& in);
+  bool dpp_butterfly(uint32_t d, uint32_t a, unsigned xmask);
   bool cp_async(const ptx::Inst& in);
   bool special(const ptx::Opnd& o, uint32_t d);
   void udivrem32(uint32_t n, uint32_t d, uint32_t q, uint32_t r);

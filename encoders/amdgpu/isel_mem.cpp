@@ -276,9 +276,37 @@ bool Isel::cp_async(const ptx::Inst& in) {
   return true;
 }
 
+// A butterfly within a 16-lane row as DPP moves (the reduction steps
+// xor 1, 2, 4, 8): a VALU op, no trip through the LDS unit. gfx11 has
+// row_xmask for any mask below 16; gfx9 has quad_perm for 1 and 2, and
+// for 4 and 8 two row shifts, each writing the banks (groups of 4 lanes)
+// whose partner lies that way. bound_ctrl: a lane whose source is off
+// reads 0, as ds_swizzle gives.
+bool Isel::dpp_butterfly(uint32_t d, uint32_t a, unsigned xmask) {
+  const char* fixed = "row_mask:0xf bank_mask:0xf bound_ctrl:1";
+  if (xmask == 0 || xmask > 15) return false;
+  if (chip_.gen >= 11) {
+    I("v_mov_b32_dpp", {D(d), U(a)}, "row_xmask:" + std::to_string(xmask) + " " + fixed);
+    return true;
+  }
+  if (xmask == 1 || xmask == 2) {
+    I("v_mov_b32_dpp", {D(d), U(a)}, std::string(xmask == 1 ? "quad_perm:[1,0,3,2] " : "quad_perm:[2,3,0,1] ") + fixed);
+    return true;
+  }
+  if (xmask != 4 && xmask != 8) return false;
+  // Lanes with bit `xmask` clear read upward (row_shl), the others downward.
+  std::string n = std::to_string(xmask);
+  const char* low = xmask == 4 ? "0x5" : "0x3";
+  const char* high = xmask == 4 ? "0xa" : "0xc";
+  I("v_mov_b32_dpp", {D(d), U(a)}, "row_shl:" + n + " row_mask:0xf bank_mask:" + low + " bound_ctrl:1");
+  I("v_mov_b32_dpp", {DU(d), U(a)}, "row_shr:" + n + " row_mask:0xf bank_mask:" + high + " bound_ctrl:1");
+  return true;
+}
+
 // shfl.sync within a PTX warp (32 lanes: half a wave64 wave): a butterfly
-// with a constant mask is ds_swizzle_b32's bit-mask mode, every other
-// form ds_bpermute_b32 with the source lane's byte address.
+// with a constant mask within 16 lanes is DPP (dpp_butterfly), with any
+// other constant mask ds_swizzle_b32's bit-mask mode, every other form
+// ds_bpermute_b32 with the source lane's byte address.
 bool Isel::shfl(const ptx::Inst& in) {
   if (opnd(in, 1).kind == Opnd::Pred) return false;
   auto mode = ptx::ShflMode(in.mode);
@@ -290,6 +318,7 @@ bool Isel::shfl(const ptx::Inst& in) {
   bool up = mode == ptx::ShflMode::Up;
   if ((up && c.imm != 0) || (!up && c.imm != 31)) return false;
   if (mode == ptx::ShflMode::Bfly && b.kind == Opnd::Imm && b.imm >= 0 && b.imm < 32) {
+    if (dpp_butterfly(d, a, unsigned(b.imm))) return true;
     unsigned off = unsigned(b.imm) << 10 | 0x1f;
     I("ds_swizzle_b32", {D(d), U(a)}, "offset:" + std::to_string(off));
     return true;

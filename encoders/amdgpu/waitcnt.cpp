@@ -69,6 +69,7 @@ bool is_trans(const std::string& op) {
     if (op == t) return true;
   return false;
 }
+bool is_dpp(const std::string& op) { return op.size() > 4 && op.compare(op.size() - 4, 4, "_dpp") == 0; }
 bool is_vmem(const std::string& op) { return starts(op, "global_"); }
 bool is_lds(const std::string& op) { return starts(op, "ds_"); }
 bool is_smem(const std::string& op) { return starts(op, "s_load"); }
@@ -90,6 +91,8 @@ void insert_waits(const Chip& chip, MFunc& f) {
   int64_t pos = 0;
   std::vector<int64_t> valu_sgpr(128, -100), trans_vgpr(512, -100), store_vgpr(512, -100);
   std::vector<int> trans_valus_since(512, 100);
+  std::vector<int64_t> valu_vgpr(512, -100);  // gfx9 DPP reads
+  int64_t label_pos = -100;
   auto emit = [&](MInst mi) {
     if (mi.kind == MInst::Op) pos += mi.op == "s_nop" ? std::atoi(mi.ops.empty() ? "0" : mi.ops[0].text.c_str()) + 1 : 1;
     out.push_back(std::move(mi));
@@ -128,7 +131,7 @@ void insert_waits(const Chip& chip, MFunc& f) {
   };
   for (MInst& mi : f.code) {
     if (mi.kind != MInst::Op) {
-      if (mi.kind == MInst::Label) drain();
+      if (mi.kind == MInst::Label) drain(), label_pos = pos;
       out.push_back(mi);
       continue;
     }
@@ -209,6 +212,8 @@ void insert_waits(const Chip& chip, MFunc& f) {
           }
           if (r.file == 'v' && w && chip.gen == 9 && i < 512)
             states = std::max<int>(states, int((chip.gfx940 ? 2 : 1) - (pos - store_vgpr[i] - 1)));
+          if (r.file == 'v' && !w && chip.gen == 9 && is_dpp(op) && i < 512)
+            states = std::max<int>(states, int(kDppAfterValu - (pos - std::max(valu_vgpr[i], label_pos - 1) - 1)));
         }
       }
       if (states > 0) nop(states);
@@ -232,6 +237,7 @@ void insert_waits(const Chip& chip, MFunc& f) {
       bool w = writes(mi, k);
       for (int i = r.first; i < r.first + r.count; ++i) {
         if (w && is_valu(op) && r.file == 's' && i < 128) valu_sgpr[i] = at;
+        if (w && is_valu(op) && r.file == 'v' && i < 512) valu_vgpr[i] = at;
         if (w && is_trans(op) && r.file == 'v' && i < 512) trans_vgpr[i] = at, trans_valus_since[i] = 0;
         if (!w && r.file == 'v' && i < 512 && k == 1 && starts(op, "global_store") &&
             (op.find("x4") != std::string::npos || op.find("b128") != std::string::npos || op.find("x3") != std::string::npos))

@@ -16,6 +16,10 @@ void insert_waits(const Chip& chip, MFunc& f);
 // What an instruction is, by mnemonic (shared with the hazard checker).
 bool is_valu(const std::string& op);
 bool is_trans(const std::string& op);
+bool is_dpp(const std::string& op);
+// gfx9: wait states between a VALU write of a VGPR and a DPP read of it; code
+// after a label counts as if that VGPR had been written just before it.
+inline constexpr int kDppAfterValu = 2;
 bool is_vmem(const std::string& op);
 bool is_lds(const std::string& op);
 bool is_smem(const std::string& op);

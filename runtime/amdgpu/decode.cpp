@@ -196,8 +196,8 @@ std::vector<std::string_view> split_commas(std::string_view s) {
     char c = s[i];
     if (c == '"') quote = !quote;
     if (quote) continue;
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
+    if (c == '(' || c == '[') ++depth;  // swizzle(...), quad_perm:[...]
+    if (c == ')' || c == ']') --depth;
     if (c == ',' && depth == 0) {
       out.push_back(s.substr(start, i - start));
       start = i + 1;
@@ -253,6 +253,39 @@ unsigned dest_count(const Inst& in) {
   }
 }
 
+// One modifier of a v_mov_b32_dpp (false: not a DPP one). `ctrl` is set
+// once the lane control is read.
+bool parse_dpp_modifier(std::string_view m, Dpp& d, bool& ctrl) {
+  int64_t v = 0;
+  auto after = [&](std::string_view key, std::string_view& rest) {
+    if (!m.starts_with(key)) return false;
+    rest = m.substr(key.size());
+    return true;
+  };
+  std::string_view r;
+  if (after("quad_perm:[", r)) {
+    unsigned sel = 0, k = 0;
+    for (char c : r) {
+      if (c >= '0' && c <= '3' && k < 4) sel |= unsigned(c - '0') << (2 * k++);
+      else if (c != ',' && c != ']') return false;
+    }
+    if (k != 4) return false;
+    d.kind = Dpp::QuadPerm, d.arg = uint8_t(sel), ctrl = true;
+    return true;
+  }
+  for (auto [key, kind] : {std::pair{"row_shl:", Dpp::RowShl}, {"row_shr:", Dpp::RowShr}, {"row_xmask:", Dpp::RowXmask}})
+    if (after(key, r)) {
+      if (!parse_int(r, v) || v < 0 || v > 15 || (v == 0 && kind != Dpp::RowXmask)) return false;
+      d.kind = kind, d.arg = uint8_t(v), ctrl = true;
+      return true;
+    }
+  if (after("row_mask:", r) && parse_int(r, v) && v >= 0 && v <= 15) return d.row_mask = uint8_t(v), true;
+  if (after("bank_mask:", r) && parse_int(r, v) && v >= 0 && v <= 15) return d.bank_mask = uint8_t(v), true;
+  if (m == "bound_ctrl:1" || m == "bound_ctrl:0") return d.bound_ctrl = true, true;  // the same bit, either spelling
+  if (m == "fi:0") return true;
+  return false;
+}
+
 // Operand counts as the printer writes them (after the modifiers are taken
 // off), per op; a mismatch means a form the executor was not written for.
 unsigned expected_operands(Op op) {
@@ -260,7 +293,7 @@ unsigned expected_operands(Op op) {
     case Op::SWaitcnt: case Op::SNop: case Op::SBarrier: case Op::SEndpgm: case Op::SBranch: case Op::SCbranch:
       return ~0u;
     case Op::SMovB32: case Op::SMovB64: case Op::SNotB32: case Op::SNotB64: case Op::SAndSaveexecB32:
-    case Op::SAndSaveexecB64: case Op::SCmpEqU32: case Op::SCmpLgU32: case Op::VMovB32: case Op::VNotB32:
+    case Op::SAndSaveexecB64: case Op::SCmpEqU32: case Op::SCmpLgU32: case Op::VMovB32: case Op::VMovDpp: case Op::VNotB32:
     case Op::VFfbhU32: case Op::VBfrevB32: case Op::VReadfirstlaneB32: case Op::VRcpF32: case Op::VRcpIflagF32:
     case Op::VSqrtF32: case Op::VRsqF32: case Op::VExpF32: case Op::VLogF32: case Op::VRndneF32: case Op::VTruncF32:
     case Op::VFloorF32: case Op::VCeilF32: case Op::VCvtF32U32: case Op::VCvtF32I32: case Op::VCvtU32F32:
@@ -304,7 +337,9 @@ bool decode_kernel(const KernelCode& code, const cg::amdgpu::Chip& chip, Kernel&
     std::string_view mn = t.substr(0, sp);
     std::string_view rest = sp == std::string_view::npos ? std::string_view{} : t.substr(sp + 1);
     Inst in;
-    if (mn.ends_with("_sdwa") || mn.ends_with("_dpp")) return fail("SDWA and DPP forms are not run by the interpreter");
+    bool dpp = mn == "v_mov_b32_dpp";
+    if (dpp) mn.remove_suffix(4);
+    if (mn.ends_with("_sdwa") || mn.ends_with("_dpp")) return fail("SDWA forms and DPP other than v_mov_b32_dpp are not run by the interpreter");
     if (mn.ends_with("_e32")) {
       in.e32 = true;
       mn.remove_suffix(4);
@@ -396,6 +431,16 @@ bool decode_kernel(const KernelCode& code, const cg::amdgpu::Chip& chip, Kernel&
       bool is_global = in.op == Op::GlobalLoad || in.op == Op::GlobalStore || in.op == Op::GlobalAtomicAdd ||
                        in.op == Op::GlobalAtomicCmpswap;
       if (is_global && !saddr_off) return fail("only the `off` (64-bit VGPR address) form is run");
+      if (dpp) {
+        in.op = Op::VMovDpp;
+        bool ctrl = false;
+        std::vector<std::string_view> rest_mods;
+        for (auto m : mods) {
+          if (!parse_dpp_modifier(m, in.dpp, ctrl)) rest_mods.push_back(m);
+        }
+        if (!ctrl) return fail("a DPP move without a lane control the interpreter runs");
+        mods = rest_mods;
+      }
       for (auto m : mods) {
         int64_t v = 0;
         if (m.starts_with("offset:swizzle(") || (in.op == Op::DsSwizzle && m.starts_with("offset:"))) {

@@ -82,6 +82,27 @@ bool exec_valu_int(Exec& x, Wave& w, const Inst& in) {
 
   switch (in.op) {
     case Op::VMovB32: map1([](uint32_t a) { return a; }); break;
+    case Op::VMovDpp: {
+      // Every lane reads the source as it was before the move.
+      const unsigned W = x.W;
+      std::vector<uint32_t> src(W);
+      for (unsigned l = 0; l < W; ++l) src[l] = x.vr(w, o[1].reg, l);
+      const Dpp& d = in.dpp;
+      lanes([&](unsigned l) {
+        unsigned row = l / 16, i = l % 16;
+        if (!(d.row_mask >> (row % 4) & 1) || !(d.bank_mask >> (i / 4) & 1)) return;
+        int from = -1;
+        switch (d.kind) {
+          case Dpp::QuadPerm: from = int((l & ~3u) | ((d.arg >> (2 * (l & 3))) & 3)); break;
+          case Dpp::RowShl: from = i + d.arg < 16 ? int(l + d.arg) : -1; break;
+          case Dpp::RowShr: from = i >= d.arg ? int(l - d.arg) : -1; break;
+          case Dpp::RowXmask: from = int((l & ~15u) | (i ^ d.arg)); break;
+        }
+        if (from >= 0 && (exec >> from & 1)) put(l, src[unsigned(from)]);
+        else if (d.bound_ctrl) put(l, 0);
+      });
+      break;
+    }
     case Op::VAddU32: map2([](uint32_t a, uint32_t b) { return a + b; }); break;
     case Op::VSubU32: map2([](uint32_t a, uint32_t b) { return a - b; }); break;
     case Op::VAddCoU32: case Op::VSubCoU32: case Op::VAddcCoU32: case Op::VSubbCoU32: {

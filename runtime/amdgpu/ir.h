@@ -23,7 +23,7 @@ enum class Op : uint8_t {
   SNop,         // s_nop, s_waitcnt_depctr, s_sendmsg: no architectural effect here
   SBarrier, SBranch, SCbranch, SEndpgm,
   // VALU, integer
-  VMovB32, VAddU32, VSubU32, VAddCoU32, VAddcCoU32, VSubCoU32, VSubbCoU32,
+  VMovB32, VMovDpp, VAddU32, VSubU32, VAddCoU32, VAddcCoU32, VSubCoU32, VSubbCoU32,
   VMulLoU32, VMulHiU32, VMulHiI32, VMadU64U32, VMadI64I32,
   VAndB32, VOrB32, VXorB32, VNotB32, VLshlrevB32, VLshrrevB32, VAshrrevI32,
   VLshlrevB64, VLshrrevB64, VAshrrevI64, VBfeU32, VBfeI32, VBfiB32,
@@ -78,6 +78,16 @@ struct InlineFloat {
 extern const InlineFloat kInlineFloats[];
 extern const unsigned kNumInlineFloats;
 
+// The DPP control of a v_mov_b32_dpp: which lane of its 16-lane row each
+// lane reads, and which rows and banks (4-lane groups) it writes.
+struct Dpp {
+  enum Kind : uint8_t { QuadPerm, RowShl, RowShr, RowXmask };
+  Kind kind = QuadPerm;
+  uint8_t arg = 0;         // quad_perm: 4 selectors of 2 bits; else the shift or mask
+  uint8_t row_mask = 0xf, bank_mask = 0xf;
+  bool bound_ctrl = false;  // an invalid or disabled source reads 0 (else the lane is not written)
+};
+
 // A register range an instruction reads or writes (the waitcnt check).
 struct RegUse {
   bool vgpr = false;
@@ -98,6 +108,7 @@ struct Inst {
   uint8_t bytes = 0;       // memory access size per lane
   Opnd ops[6];
   int32_t offset = 0;      // memory: the instruction's immediate offset; ds_swizzle: the pattern
+  Dpp dpp;                 // VMovDpp
   uint32_t target = 0;     // branches: instruction index
   uint16_t wait_vm = 0xffff, wait_lgkm = 0xffff, wait_vs = 0xffff;  // 0xffff: no wait
   std::vector<RegUse> uses;

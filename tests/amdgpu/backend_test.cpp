@@ -205,3 +205,30 @@ TEST_CASE("round trip: the linked object holds exactly the emitted instructions"
     }
   }
 }
+
+TEST_CASE("row reductions use DPP, and the checker catches a DPP read too soon after a VALU write") {
+  for (const char* chip : kChips) {
+    Compiled c;
+    INFO(chip);
+    REQUIRE(compile("softmax", chip, c));
+    const cg::FuncCode& f = c.code.funcs.at(0);
+    const cg::amdgpu::Chip& ch = *cg::amdgpu::find_chip(chip);
+    CHECK(f.text.find("v_mov_b32_dpp") != std::string::npos);
+    std::string err;
+    REQUIRE(cg::amdgpu::check_hazards(ch, f.text, next_free(f, 0), next_free(f, 1), err));
+    if (ch.gen != 9) continue;  // gfx11 interlocks DPP reads
+    // Each s_nop right before a DPP move is the VALU -> DPP distance.
+    size_t from = 0, tried = 0;
+    while ((from = f.text.find("  s_nop", from)) != std::string::npos) {
+      size_t next = f.text.find('\n', from) + 1;
+      if (f.text.compare(next, 15, "  v_mov_b32_dpp") == 0) {
+        std::string cut = f.text.substr(0, from) + f.text.substr(next);
+        CHECK_FALSE(cg::amdgpu::check_hazards(ch, cut, next_free(f, 0), next_free(f, 1), err));
+        CHECK(err.find("DPP reads") != std::string::npos);
+        ++tried;
+      }
+      from = next;
+    }
+    CHECK(tried > 0);
+  }
+}

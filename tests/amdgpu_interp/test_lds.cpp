@@ -267,3 +267,64 @@ TEST_CASE("ds_swizzle butterfly reduction and the other patterns, ds_bpermute", 
     }
   }
 }
+
+// The DPP moves the backend's butterflies use (isel_mem.cpp): quad_perm,
+// row shifts limited to some banks or rows, bound_ctrl, a disabled source,
+// and gfx11's row_xmask.
+TEST_CASE("DPP moves: quad_perm, row shifts with bank and row masks, bound_ctrl", "[lds][dpp]") {
+  AMDGPU_REQUIRE_TOOLS();
+  const std::string body = std::string(kPrologue) + addr64(4, 4) + R"(
+  %LD% v3, v[4:5], off
+  v_mov_b32 v23, 0xdead
+  v_mov_b32 v24, 7
+  s_waitcnt vmcnt(0)
+  s_nop 1
+  v_mov_b32_dpp v20, v3 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:1
+  v_mov_b32_dpp v21, v3 row_shl:4 row_mask:0xf bank_mask:0x5 bound_ctrl:1
+  v_mov_b32_dpp v21, v3 row_shr:4 row_mask:0xf bank_mask:0xa bound_ctrl:1
+  v_mov_b32_dpp v22, v3 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:1
+  v_mov_b32_dpp v23, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+  v_mov_b32_dpp v24, v3 quad_perm:[3,3,3,3] row_mask:0x1 bank_mask:0xf
+  %XMASK%
+  v_and_b32 v9, 3, v0
+  v_cmp_ne_u32 %VCC%, 3, v9
+  %SAVEEXEC% %M20%, %VCC%
+  s_nop 1
+  v_mov_b32_dpp v26, v3 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:1
+  %SOR% %EXEC%, %EXEC%, %M20%
+  v_lshlrev_b32 v2, 5, v1
+)" + addr64(12, 10) + R"(
+  %ST4% v[12:13], v[20:23], off
+  %ST4% v[12:13], v[24:27], off offset:16
+  s_endpgm
+)";
+  for (const auto& c : kChips) {
+    std::map<std::string, std::string> extra = {
+        {"XMASK", c.gfx11 ? "v_mov_b32_dpp v25, v3 row_xmask:11 row_mask:0xf bank_mask:0xf bound_ctrl:1" : "v_mov_b32 v25, 0"}};
+    auto prog = load_kernel(c, "dpp", body, KernelOpts{}, extra);
+    const unsigned n = 128;
+    std::vector<uint32_t> x(n), out(n * 8, 0);
+    for (unsigned i = 0; i < n; ++i) x[i] = i * 1000003u + 17;
+    emu::LaunchSpec ls;
+    ls.kernel = "dpp";
+    ls.block_x = n;
+    ls.kernarg = Kernarg().ptr(x.data()).ptr(nullptr).ptr(nullptr).ptr(out.data()).add(n).add(n).bytes;
+    ls.buffers = {{x.data(), n * 4}, {out.data(), out.size() * 4}};
+    emu::Stats st;
+    std::string err;
+    INFO(c.name << ": " << err);
+    REQUIRE(prog->launch(ls, st, err));
+    for (unsigned i = 0; i < n; ++i) {
+      unsigned r = i % 16, row_in_wave = (i % c.wave) / 16;
+      INFO(c.name << " lane " << i);
+      CHECK(out[i * 8 + 0] == x[i ^ 1]);
+      CHECK(out[i * 8 + 1] == x[i ^ 4]);
+      CHECK(out[i * 8 + 2] == (r >= 3 ? x[i - 3] : 0u));
+      CHECK(out[i * 8 + 3] == (r >= 1 ? x[i - 1] : 0xdeadu));  // no bound_ctrl: not written
+      CHECK(out[i * 8 + 4] == (row_in_wave == 0 ? x[i | 3] : 7u));
+      CHECK(out[i * 8 + 5] == (c.gfx11 ? x[i ^ 11] : 0u));
+      // lanes with (i & 3) == 3 were off: lane 2 of each quad reads 0 from them
+      if ((i & 3) != 3) CHECK(out[i * 8 + 6] == ((i & 3) == 2 ? 0u : x[i ^ 1]));
+    }
+  }
+}
