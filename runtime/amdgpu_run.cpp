@@ -2,9 +2,11 @@
 // (amdgpu_run.h).
 #include "amdgpu_run.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
+#include "amdgpu/code_object.h"
 #include "elem.h"
 #include "hip_driver.h"
 #include "launch.h"
@@ -88,6 +90,13 @@ bool amdgpu_build(Module& m, InstId fn, const cg::CodegenOptions& o, AmdgpuKerne
   std::string bytes;
   if (!cg::write_object(m, code, bytes, err)) return false;
   k.hsaco.assign(bytes.begin(), bytes.end());
+  for (const cg::FuncCode& f : code.funcs)
+    if (f.name == k.entry) {
+      cg::amdgpu::TileScratch ts = cg::amdgpu::tile_scratch(f.target_note);
+      k.tile_scratch_off = ts.kernarg_off;
+      k.tile_scratch_bytes = ts.bytes_per_workgroup;
+      if (ts.bytes_per_workgroup) k.kernarg_bytes = std::max(k.kernarg_bytes, ts.kernarg_off + 8);
+    }
   k.program = amdgpu_emu::Program::load(k.hsaco, err);
   if (!k.program) {
     err = "the code object does not load on the AMDGPU interpreter:\n" + err;
@@ -139,6 +148,22 @@ bool amdgpu_run_blocks(void* ctx, const std::vector<Arg>& args, int64_t blocks, 
   }
   uint32_t n = uint32_t(blocks);
   std::memcpy(s.kernarg.data() + k->block_count_off, &n, 4);
+  // The tiles' global memory, zeroed as the interpreter's tiles start
+  // (the kernel also zeroes it; a GPU's fresh allocation need not be).
+  std::vector<uint8_t> scratch;
+  if (k->tile_scratch_bytes) {
+    uint64_t total = uint64_t(k->tile_scratch_bytes) * uint64_t(blocks);
+    if (total > (uint64_t(4) << 30)) {
+      err = "the kernel's tiles need " + std::to_string(k->tile_scratch_bytes) + " bytes of global memory per workgroup: " +
+            std::to_string(blocks) + " workgroups would take more than 4 GiB";
+      return false;
+    }
+    scratch.assign(size_t(total), 0);
+    uint64_t v = reinterpret_cast<uint64_t>(scratch.data());
+    std::memcpy(s.kernarg.data() + k->tile_scratch_off, &v, 8);
+    s.buffers.push_back({scratch.data(), scratch.size()});
+    hip_buffers.push_back({scratch.data(), scratch.size(), k->tile_scratch_off});
+  }
   if (k->on_gpu) {
     hip::RunResult res;
     if (!hip::hip_run(k->hsaco, k->entry, std::move(s.kernarg), s.grid_x, s.block_x, hip_buffers, res, err)) {

@@ -29,6 +29,9 @@ struct AmdgpuKernel {
   std::vector<DType> param_types;
   std::vector<uint32_t> offset, size;  // each parameter's place in the kernarg segment
   uint32_t block_count_off = 0, kernarg_bytes = 0;
+  // Tiles past the LDS: a zeroed global buffer of this many bytes per
+  // workgroup, its pointer at tile_scratch_off (0 bytes: none).
+  uint32_t tile_scratch_off = 0, tile_scratch_bytes = 0;
   unsigned workgroup = 256;
   bool on_gpu = false;  // through HIP (the interpreter still loads the object: its chip, its check)
   std::string where = "the project's AMDGPU interpreter";

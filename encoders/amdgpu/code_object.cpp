@@ -97,6 +97,11 @@ void emit_descriptor(std::string& s, const Chip& c, const KernelCode& k) {
   d("dx10_clamp", 0);
   // LLVM 16 left the wave32 bit clear unless told (GPU_NOTES AMDGPU §2).
   if (c.wave == 32) d("wavefront_size32", 1);
+  // Tiles in global memory: in WGP mode a workgroup's waves may sit on
+  // both CUs of a WGP, whose L0 caches are not coherent with each other,
+  // so what one wave stored before s_barrier could be stale in another's
+  // L0. CU mode keeps the workgroup on one CU (one L0).
+  if (c.gen >= 10 && k.tile_scratch_bytes) d("workgroup_processor_mode", 0);
   s += ".end_amdhsa_kernel\n";
 }
 

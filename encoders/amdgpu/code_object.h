@@ -33,7 +33,19 @@ struct KernelCode {
   uint32_t next_free_vgpr = 1, next_free_sgpr = 1;  // highest register used + 1 (at least 1)
   bool uses_vcc = true;
   unsigned workgroup_size = 256;
+  uint32_t tile_scratch_bytes = 0;  // global memory per workgroup for tiles past the LDS (0: none)
 };
+
+// The global buffer of a kernel whose tiles do not fit the LDS
+// (docs/amdgpu_backend.md, "Tiles past the LDS"): the launcher passes a
+// pointer at `kernarg_off` to `bytes_per_workgroup` times the grid's
+// workgroups of memory. bytes_per_workgroup 0: the kernel has none.
+struct TileScratch {
+  uint32_t kernarg_off = 0;
+  uint32_t bytes_per_workgroup = 0;
+};
+// Of a function ptoas compiled for amdgpu (its FuncCode::target_note).
+TileScratch tile_scratch(const std::string& target_note);
 
 struct CodeObjectInput {
   const Chip* chip;

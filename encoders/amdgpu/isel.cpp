@@ -280,13 +280,14 @@ bool Isel::run(KernelAbi& abi, IselError& err) {
     err = {"a block of more than one dimension has no amdgpu translation", ~0u};
     return false;
   }
-  if (abi_.lds_bytes > chip_.lds_bytes) {
-    err = {"the kernel needs " + std::to_string(abi_.lds_bytes) + " bytes of shared memory; " +
-               std::string(chip_.name) + " gives a workgroup " + std::to_string(chip_.lds_bytes),
+  if (abi_.lds_bytes > kMaxTileScratch) {
+    err = {"the kernel needs " + std::to_string(abi_.lds_bytes) + " bytes of tile memory; a workgroup may have " +
+               std::to_string(kMaxTileScratch) + " in global memory",
            ~0u, true};
     return false;
   }
   plan_labels();
+  if (abi_.lds_bytes > chip_.lds_bytes) tile_scratch_prologue();
   uint32_t last_line = 0, last_col = 0;
   for (uint32_t i = 0; i < e_.code.size(); ++i) {
     bind_label(i);
@@ -317,6 +318,29 @@ bool Isel::run(KernelAbi& abi, IselError& err) {
   I("s_endpgm", {});
   abi = abi_;
   return true;
+}
+
+// Shared memory past the chip's LDS: the PTX's shared window becomes this
+// workgroup's slice of a global buffer the launcher passes after the
+// hidden block count. Its base is an SGPR pair reserved after the
+// workgroup id (and two more for the product), so every former LDS access
+// is a global one with that `saddr` and the 32-bit shared address as its
+// VGPR offset; the LDS itself is not used.
+void Isel::tile_scratch_prologue() {
+  abi_.tile_scratch_bytes = uint32_t((abi_.lds_bytes + 255) & ~uint64_t(255));
+  abi_.tile_scratch_off = abi_.kernarg_bytes;
+  abi_.kernarg_bytes += 8;
+  abi_.lds_bytes = 0;
+  unsigned b = (chip_.wgid_sgpr() + 2) & ~1u;
+  f_.reserved_s = b + 4;
+  auto s = [](unsigned i) { return "s" + std::to_string(i); };
+  tile_base_ = "s[" + std::to_string(b) + ":" + std::to_string(b + 1) + "]";
+  std::string wg = s(chip_.wgid_sgpr()), bytes = hex(abi_.tile_scratch_bytes);
+  I("s_load_dwordx2", {T(tile_base_), T("s[0:1]"), T(hex(abi_.tile_scratch_off))});
+  I("s_mul_i32", {T(s(b + 2)), T(wg), T(bytes)});
+  I("s_mul_hi_u32", {T(s(b + 3)), T(wg), T(bytes)});
+  I("s_add_u32", {T(s(b)), T(s(b)), T(s(b + 2))});
+  I("s_addc_u32", {T(s(b + 1)), T(s(b + 1)), T(s(b + 3))});
 }
 
 // One PTX instruction; a guard makes it run on the guard's lanes only.

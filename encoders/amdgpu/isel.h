@@ -24,7 +24,15 @@ struct KernelAbi {
   uint32_t kernarg_bytes = 0;
   uint32_t lds_bytes = 0;
   unsigned workgroup = 256;
+  // Tiles past the chip's LDS live in global memory (docs/amdgpu_backend.md,
+  // "Tiles past the LDS"): bytes per workgroup (0: none) and the kernarg
+  // offset of the buffer's pointer, after the hidden block count.
+  uint32_t tile_scratch_bytes = 0;
+  uint32_t tile_scratch_off = 0;
 };
+
+// The most global memory one workgroup's tiles may take.
+inline constexpr uint32_t kMaxTileScratch = 16u << 20;
 
 struct IselError {
   std::string msg;
@@ -150,6 +158,10 @@ class Isel {
   int32_t nlabels_ = 0;
   uint32_t saved_exec_ = 0;  // the open guard's saved EXEC
   uint32_t kernarg_ = 0;     // the PTX parameter offset -> kernarg offset: the same
+  // Shared memory in global memory: the SGPR pair holding this workgroup's
+  // slice (the `saddr` of every former LDS access); empty: LDS.
+  std::string tile_base_;
+  void tile_scratch_prologue();
   KernelAbi abi_;
   IselError err_;
   uint32_t cur_ = 0;

@@ -28,7 +28,9 @@ void Isel::address(const Opnd& a, uint32_t& vaddr, int64_t& off, bool shared) {
     } else {
       vaddr = const32(0);
     }
-    if (off < 0 || off > 65535) {
+    // ds offsets are 16 bits unsigned; global ones (tiles in global
+    // memory) 13 bits signed.
+    if (off < 0 || off > (tile_base_.empty() ? 65535 : 4095)) {
       uint32_t x = v32();
       I("v_add_u32", {D(x), U(const32(uint32_t(off))), U(vaddr)});
       vaddr = x, off = 0;
@@ -67,6 +69,21 @@ bool Isel::mem_address(const ptx::Inst& in, const Opnd& a, bool& shared, uint32_
 // gfx11 by I().
 void Isel::mem_inst(const char* g9, const char* ds, bool shared, bool load, MOp data, uint32_t va, int64_t off) {
   std::string tail = off_tail(off);
+  if (shared && !tile_base_.empty()) {  // the shared window in global memory
+    static const std::pair<std::string_view, const char*> kGlobal[] = {
+        {"ds_read_b32", "global_load_dword"},     {"ds_read_b64", "global_load_dwordx2"},
+        {"ds_read_b128", "global_load_dwordx4"},  {"ds_read_u8", "global_load_ubyte"},
+        {"ds_read_i8", "global_load_sbyte"},      {"ds_read_u16", "global_load_ushort"},
+        {"ds_read_i16", "global_load_sshort"},    {"ds_write_b32", "global_store_dword"},
+        {"ds_write_b64", "global_store_dwordx2"}, {"ds_write_b128", "global_store_dwordx4"},
+        {"ds_write_b8", "global_store_byte"},     {"ds_write_b16", "global_store_short"}};
+    const char* g = nullptr;
+    for (const auto& [d, gl] : kGlobal)
+      if (d == ds) g = gl;
+    if (load) I(g, {data, U(va), T(tile_base_)}, tail);
+    else I(g, {U(va), data, T(tile_base_)}, tail);
+    return;
+  }
   if (shared) {
     if (load) I(ds, {data, U(va)}, tail);
     else I(ds, {U(va), data}, tail);

@@ -59,6 +59,7 @@ std::vector<KernelArg> kernel_args(const Module& m, InstId fn, const ptx::Entry&
     args.push_back(a);
   }
   args.push_back({"pto_block_count", abi.block_count_off, 4, "hidden_block_count_x"});
+  if (abi.tile_scratch_bytes) args.push_back({"pto_tile_scratch", abi.tile_scratch_off, 8, "global_buffer"});
   return args;
 }
 
@@ -68,7 +69,7 @@ std::vector<KernelArg> kernel_args(const Module& m, InstId fn, const ptx::Entry&
 std::string encode_note(const Chip& c, const KernelCode& k) {
   std::ostringstream o;
   o << c.name << ' ' << k.kernarg_size << ' ' << k.lds_bytes << ' ' << k.next_free_vgpr << ' ' << k.next_free_sgpr << ' '
-    << k.workgroup_size;
+    << k.workgroup_size << ' ' << k.tile_scratch_bytes;
   for (const KernelArg& a : k.args) o << ' ' << a.name << ':' << a.offset << ':' << a.size << ':' << a.value_kind;
   return o.str();
 }
@@ -80,7 +81,8 @@ const Chip* decode_note(const FuncCode& f, KernelCode& k) {
   k.body = f.text;
   std::istringstream in(f.target_note);
   std::string chip;
-  in >> chip >> k.kernarg_size >> k.lds_bytes >> k.next_free_vgpr >> k.next_free_sgpr >> k.workgroup_size;
+  in >> chip >> k.kernarg_size >> k.lds_bytes >> k.next_free_vgpr >> k.next_free_sgpr >> k.workgroup_size >>
+      k.tile_scratch_bytes;
   std::string w;
   while (in >> w) {
     KernelArg a;
@@ -110,7 +112,9 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   CodegenOptions po = o;
   po.gpu_arch = "sm_80";
   po.portable_simt = true;
-  po.simt_shared_limit = chip->lds_bytes;
+  // What does not fit the LDS goes to global memory (isel.cpp,
+  // tile_scratch_prologue), up to a bound.
+  po.simt_shared_limit = kMaxTileScratch;
   std::string block = "a " + std::string(chip->name) + " workgroup";
   po.simt_block = block;
   FuncCode pf;
@@ -163,6 +167,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   k.next_free_vgpr = std::max(1u, mf.used_v);
   k.next_free_sgpr = std::max(1u, mf.used_s);
   k.workgroup_size = abi.workgroup;
+  k.tile_scratch_bytes = abi.tile_scratch_bytes;
   k.args = kernel_args(m, fn, e, abi);
   out.target_note = encode_note(*chip, k);
   return true;
@@ -214,8 +219,28 @@ std::string code_stats(const FuncCode& f) {
                 "%u by VGPRs, %u by LDS\n",
                 k.name.c_str(), std::string(c->name).c_str(), c->wave, v, k.next_free_sgpr, k.lds_bytes,
                 k.kernarg_size, by_vgpr, std::min(by_vgpr, by_lds));
-  return line;
+  std::string out = line;
+  if (k.tile_scratch_bytes)
+    out += "amdgpu: @" + k.name + ": its tiles need more than the " + std::to_string(c->lds_bytes / 1024) +
+           " KiB of LDS: they live in global memory, " + std::to_string(k.tile_scratch_bytes) + " bytes per workgroup\n";
+  return out;
 }
+
+}  // namespace
+
+TileScratch tile_scratch(const std::string& target_note) {
+  FuncCode f;
+  f.target_note = target_note;
+  KernelCode k;
+  TileScratch t;
+  if (!decode_note(f, k)) return t;
+  t.bytes_per_workgroup = k.tile_scratch_bytes;
+  for (const KernelArg& a : k.args)
+    if (a.name == "pto_tile_scratch") t.kernarg_off = a.offset;
+  return t;
+}
+
+namespace {
 
 // The fuse pass forms the ptx target's regions: the PTX is this target's input.
 bool fusable(const Module& m, const Inst& in) { return target("ptx").opt.fusable(m, in); }

@@ -39,7 +39,7 @@ const std::unordered_map<std::string_view, NameInfo>& names() {
       {"s_not_b64", {Op::SNotB64}}, {"s_and_saveexec_b32", {Op::SAndSaveexecB32}},
       {"s_and_saveexec_b64", {Op::SAndSaveexecB64}}, {"s_cmp_eq_u32", {Op::SCmpEqU32}},
       {"s_cmp_lg_u32", {Op::SCmpLgU32}}, {"s_cselect_b32", {Op::SCselectB32}}, {"s_lshl_b32", {Op::SLshlB32}},
-      {"s_mul_i32", {Op::SMulI32}}, {"s_load_dword", {Op::SLoad, 4}}, {"s_load_dwordx2", {Op::SLoad, 8}},
+      {"s_mul_i32", {Op::SMulI32}}, {"s_mul_hi_u32", {Op::SMulHiU32}}, {"s_addc_u32", {Op::SAddcU32}}, {"s_load_dword", {Op::SLoad, 4}}, {"s_load_dwordx2", {Op::SLoad, 8}},
       {"s_load_dwordx4", {Op::SLoad, 16}}, {"s_load_b32", {Op::SLoad, 4}}, {"s_load_b64", {Op::SLoad, 8}},
       {"s_load_b128", {Op::SLoad, 16}}, {"s_waitcnt", {Op::SWaitcnt}}, {"s_waitcnt_vscnt", {Op::SWaitcnt}},
       {"s_waitcnt_depctr", {Op::SNop}}, {"s_nop", {Op::SNop}}, {"s_sendmsg", {Op::SNop}},
@@ -430,7 +430,14 @@ bool decode_kernel(const KernelCode& code, const cg::amdgpu::Chip& chip, Kernel&
       }
       bool is_global = in.op == Op::GlobalLoad || in.op == Op::GlobalStore || in.op == Op::GlobalAtomicAdd ||
                        in.op == Op::GlobalAtomicCmpswap;
-      if (is_global && !saddr_off) return fail("only the `off` (64-bit VGPR address) form is run");
+      // Without `off` the last operand is an SGPR-pair base and the VGPR
+      // address a 32-bit offset (loads and stores only).
+      if (is_global && !saddr_off) {
+        bool ls = in.op == Op::GlobalLoad || in.op == Op::GlobalStore;
+        if (!ls || ops.empty() || ops.back().kind != Opnd::Sreg || ops.back().count != 2)
+          return fail("a global access without `off` is run only as a load or store with an SGPR-pair base");
+        in.saddr = true;
+      }
       if (dpp) {
         in.op = Op::VMovDpp;
         bool ctrl = false;
@@ -471,6 +478,7 @@ bool decode_kernel(const KernelCode& code, const cg::amdgpu::Chip& chip, Kernel&
       unsigned want = expected_operands(in.op);
       if (in.op == Op::GlobalAtomicAdd || in.op == Op::GlobalAtomicCmpswap) want = 3;
       if (in.op == Op::SWaitcnt) want = 0;
+      if (in.saddr) ++want;
       if (want != ~0u && ops.size() != want) return fail("unexpected operand count");
       if (ops.size() > 6) return fail("too many operands");
       in.nops = uint8_t(ops.size());

@@ -110,7 +110,8 @@ bool exec_mem(Exec& x, Wave& w, const Inst& in) {
       const Opnd& vaddr = load ? o[1] : store ? o[0] : o[1];
       for (unsigned l = 0; l < W; ++l) {
         if (!(exec >> l & 1)) continue;
-        uint64_t addr = x.src64(w, vaddr, l, false) + uint64_t(int64_t(in.offset));
+        uint64_t addr = (in.saddr ? x.s64(w, o[2]) + x.vr(w, vaddr.reg, l) : x.src64(w, vaddr, l, false)) +
+                        uint64_t(int64_t(in.offset));
         uint8_t* p = x.global(addr, in.bytes, false);
         if (!p) {
           const char* what = load ? "load" : store ? "store" : "atomic";

@@ -68,6 +68,13 @@ bool exec_salu(Exec& x, Wave& w, const Inst& in) {
       break;
     }
     case Op::SMulI32: x.set_s(w, o[0], uint32_t(int64_t(int32_t(x.s32(w, o[1]))) * int32_t(x.s32(w, o[2])))); break;
+    case Op::SMulHiU32: x.set_s(w, o[0], uint32_t((uint64_t(x.s32(w, o[1])) * x.s32(w, o[2])) >> 32)); break;
+    case Op::SAddcU32: {
+      uint64_t r = uint64_t(x.s32(w, o[1])) + x.s32(w, o[2]) + (w.scc ? 1 : 0);
+      x.set_s(w, o[0], uint32_t(r));
+      w.scc = r >> 32;
+      break;
+    }
     default: return x.fault(w, -1, "internal error: not a scalar ALU instruction");
   }
   return true;

@@ -17,7 +17,7 @@ enum class Op : uint8_t {
   // SALU
   SMovB32, SMovB64, SAddU32, SSubU32, SAndB32, SAndB64, SOrB32, SOrB64, SXorB32, SXorB64,
   SAndn2B32, SAndn2B64, SNotB32, SNotB64, SAndSaveexecB32, SAndSaveexecB64,
-  SCmpEqU32, SCmpLgU32, SCselectB32, SLshlB32, SMulI32,
+  SCmpEqU32, SCmpLgU32, SCselectB32, SLshlB32, SMulI32, SMulHiU32, SAddcU32,
   SLoad,        // s_load_dword{,x2,x4} / s_load_b{32,64,128}: Inst::bytes
   SWaitcnt,     // Inst::wait_*
   SNop,         // s_nop, s_waitcnt_depctr, s_sendmsg: no architectural effect here
@@ -104,6 +104,7 @@ struct Inst {
   bool is_signed = false;  // loads: sign-extend
   bool glc = false;        // atomics: return the old value
   bool e32 = false;        // VOP2/VOPC e32 form (vcc implicit where the text omits it)
+  bool saddr = false;      // global access: SGPR-pair base (the last operand) + 32-bit VGPR offset
   uint8_t nops = 0;
   uint8_t bytes = 0;       // memory access size per lane
   Opnd ops[6];

@@ -232,3 +232,43 @@ TEST_CASE("row reductions use DPP, and the checker catches a DPP read too soon a
     CHECK(tried > 0);
   }
 }
+
+TEST_CASE("tiles past the LDS live in global memory: attention on every chip") {
+  for (const char* chip : kChips) {
+    Compiled c;
+    INFO(chip);
+    bool ok = compile("attention", chip, c);
+    INFO(c.err);
+    REQUIRE(ok);
+    const cg::FuncCode& f = c.code.funcs.at(0);
+    const cg::amdgpu::Chip& ch = *cg::amdgpu::find_chip(chip);
+    std::string err;
+    CHECK(cg::amdgpu::check_hazards(ch, f.text, next_free(f, 0), next_free(f, 1), err));
+    cg::amdgpu::TileScratch ts = cg::amdgpu::tile_scratch(f.target_note);
+    CHECK(ts.bytes_per_workgroup >= 64u * 1024);  // more than any chip's LDS
+    CHECK(ts.kernarg_off > 0);
+    // No LDS access is left; the workgroup's slice is base + id * bytes.
+    CHECK(f.text.find("ds_read") == std::string::npos);
+    CHECK(f.text.find("ds_load") == std::string::npos);
+    CHECK(f.text.find("ds_write") == std::string::npos);
+    CHECK(f.text.find("ds_store") == std::string::npos);
+    CHECK(f.text.find("s_mul_hi_u32") != std::string::npos);
+    amdgpu_emu::CodeObject co;
+    REQUIRE(amdgpu_emu::read_code_object(c.hsaco, co, err));
+    REQUIRE(co.kernels.size() == 1);
+    const auto& kd = co.kernels[0].kd;
+    CHECK(kd.group_segment_fixed_size == 0);
+    CHECK(kd.kernarg_size == ts.kernarg_off + 8);
+    // gfx11: CU mode (rsrc1 bit 29 clear), so the workgroup shares one L0.
+    if (ch.gen >= 11) CHECK((kd.rsrc1 >> 29 & 1) == 0);
+  }
+  // A kernel that fits keeps the LDS and gfx11's default WGP mode.
+  Compiled c;
+  REQUIRE(compile("gemm_f32", "gfx1100", c));
+  CHECK(cg::amdgpu::tile_scratch(c.code.funcs.at(0).target_note).bytes_per_workgroup == 0);
+  amdgpu_emu::CodeObject co;
+  std::string err;
+  REQUIRE(amdgpu_emu::read_code_object(c.hsaco, co, err));
+  CHECK(co.kernels[0].kd.group_segment_fixed_size > 0);
+  CHECK((co.kernels[0].kd.rsrc1 >> 29 & 1) == 1);
+}
