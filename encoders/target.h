@@ -57,6 +57,9 @@ struct CodegenOptions {
   // and what has it, for the refusal ("a gfx942 workgroup").
   uint32_t simt_shared_limit = 0;
   std::string_view simt_block = {};
+  // With portable_simt: the wave size (64 or 32) whose wave-level matrix op
+  // (mma .m16n16k16: MFMA or WMMA) takes f16 / bf16 tmatmul; 0: none.
+  unsigned simt_wave_mma = 0;
 };
 
 // One instruction of a listing: its offset in the function and its text.

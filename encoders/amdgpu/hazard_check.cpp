@@ -117,8 +117,14 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
   int64_t pos = 0;
   std::vector<int64_t> valu_sgpr(128, -100), trans_v(512, -100), store_v(512, -100);
   std::vector<int> trans_since(512, 100);
-  std::vector<int64_t> valu_v(512, -100);
+  std::vector<int64_t> valu_v(512, -100);  // VALU other than MFMA
   int64_t label_pos = -100;  // a label: what branches to it wrote is unknown
+  const bool gfx9 = chip.gen == 9;
+  const MfmaDistances md = mfma_distances(chip);
+  std::vector<int64_t> mfma_def(512, -100), mfma_c(512, -100);
+  std::vector<Reg> mfma_dst(512);
+  Reg wmma_d;
+  bool wmma_last = false;
   auto fail = [&](const Line& l, const std::string& why) {
     err = "amdgpu hazard checker: line " + std::to_string(l.no) + " (" + l.op + "): " + why;
     return false;
@@ -127,6 +133,7 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
     for (int i = 0; i < 128; ++i)
       if (chip.gfx940 && pos - valu_sgpr[i] - 1 < 2) return false;
     for (int i = 0; i < 512; ++i) {
+      if (gfx9 && (pos - mfma_def[i] - 1 < md.result || pos - mfma_c[i] - 1 < md.war)) return false;
       if (chip.gfx940 && pos - trans_v[i] - 1 < 1) return false;
       if (chip.gen == 9 && pos - store_v[i] - 1 < (chip.gfx940 ? 2 : 1)) return false;
       if (gfx11 && trans_since[i] < 5) return false;
@@ -210,6 +217,27 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
           if (o.counter != 's' && overlaps(o.dst, r.file, i))
             return fail(l, std::string(def ? "overwrites " : "reads ") + t + " before an s_waitcnt retires the load on line " +
                                std::to_string(o.line));
+      const bool mfma = is_mfma(op);
+      if (gfx9 && r.file == 'v' && (is_valu(op) || is_vmem(op) || is_lds(op)))
+        for (int i = r.first; i < r.first + r.count && i < 512; ++i) {
+          int64_t since = pos - mfma_def[i] - 1, since_valu = pos - valu_v[i] - 1;
+          bool same_c = mfma_dst[i].first == r.first && mfma_dst[i].count == r.count;
+          if (mfma && k == 3 && !same_c && since < md.srcc)
+            return fail(l, "reads " + t + " as C " + std::to_string(since) + " wait states after an MFMA wrote part of it (needs " +
+                               std::to_string(md.srcc) + ")");
+          if (mfma && k > 0 && since_valu < md.valu)
+            return fail(l, "MFMA reads " + t + " " + std::to_string(since_valu) + " wait states after a VALU wrote it (needs " +
+                               std::to_string(md.valu) + ")");
+          if (((mfma && (k == 1 || k == 2)) || !mfma) && since < md.result)
+            return fail(l, std::string(def ? "overwrites " : "reads ") + t + " " + std::to_string(since) +
+                               " wait states after an MFMA wrote it (needs " + std::to_string(md.result) + ")");
+          if (!mfma && def && pos - mfma_c[i] - 1 < md.war)
+            return fail(l, "overwrites " + t + " " + std::to_string(pos - mfma_c[i] - 1) +
+                               " wait states after an MFMA read it as C (needs " + std::to_string(md.war) + ")");
+        }
+      if (gfx11 && is_wmma(op) && wmma_last && (k == 1 || k == 2) && r.file == 'v' &&
+          r.first < wmma_d.first + wmma_d.count && wmma_d.first < r.first + r.count)
+        return fail(l, "WMMA reads " + t + ", the previous WMMA's result, with no VALU between");
       if (!is_valu(op)) continue;
       for (int i = r.first; i < r.first + r.count; ++i) {
         if (r.file == 's' && !def && chip.gfx940 && i < 128 && pos - valu_sgpr[i] - 1 < 2)
@@ -231,13 +259,19 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
     int64_t at = pos++;
     if (is_valu(op))
       for (int& n : trans_since) n = std::min(n + 1, 100);
+    if (is_wmma(op)) wmma_d = parse_reg(l.ops[0]), wmma_last = true;
+    else if (is_valu(op) || op == "v_nop") wmma_last = false;
     for (size_t k = 0; k < l.ops.size(); ++k) {
       Reg r = parse_reg(l.ops[k]);
       if (!r.file) continue;
       bool def = is_def(l, k);
       for (int i = r.first; i < r.first + r.count; ++i) {
         if (def && is_valu(op) && r.file == 's' && i < 128) valu_sgpr[i] = at;
-        if (def && is_valu(op) && r.file == 'v' && i < 512) valu_v[i] = at;
+        if (def && is_valu(op) && !is_mfma(op) && r.file == 'v' && i < 512) valu_v[i] = at;
+        if (is_mfma(op) && r.file == 'v' && i < 512) {
+          if (def) mfma_def[i] = at, mfma_dst[i] = r;
+          else if (k == 3) mfma_c[i] = at;
+        }
         if (def && is_trans(op) && r.file == 'v' && i < 512) trans_v[i] = at, trans_since[i] = 0;
         if (!def && k == 1 && r.file == 'v' && i < 512 && starts(op, "global_store") &&
             (op.find("x4") != std::string::npos || op.find("b128") != std::string::npos))

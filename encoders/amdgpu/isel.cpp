@@ -381,6 +381,7 @@ bool Isel::inst(const ptx::Inst& in, uint32_t idx) {
     case Op::Cvt: ok = cvt(in); break;
     case Op::Atom: ok = atom(in); break;
     case Op::Shfl: ok = shfl(in); break;
+    case Op::Mma: ok = wave_mma(in); break;
     case Op::CpAsync: ok = cp_async(in); break;
     default:
       if (in.type == Ty::F64) ok = f64_op(in);

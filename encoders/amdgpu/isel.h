@@ -108,6 +108,8 @@ class Isel {
   bool store(const ptx::Inst& in);
   bool atom(const ptx::Inst& in);
   bool shfl(const ptx::Inst& in);
+  bool wave_mma(const ptx::Inst& in);  // isel_matrix.cpp
+  const char* matrix_op(bool bf16) const;
   bool dpp_butterfly(uint32_t d, uint32_t a, unsigned xmask);
   bool cp_async(const ptx::Inst& in);
   bool special(const ptx::Opnd& o, uint32_t d);

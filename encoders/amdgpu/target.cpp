@@ -115,6 +115,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   // What does not fit the LDS goes to global memory (isel.cpp,
   // tile_scratch_prologue), up to a bound.
   po.simt_shared_limit = kMaxTileScratch;
+  po.simt_wave_mma = chip->wave;  // f16 / bf16 tmatmul on MFMA (wave64) or WMMA (wave32)
   std::string block = "a " + std::string(chip->name) + " workgroup";
   po.simt_block = block;
   FuncCode pf;

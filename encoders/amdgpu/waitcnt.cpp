@@ -71,6 +71,8 @@ bool is_trans(const std::string& op) {
 }
 bool is_dpp(const std::string& op) { return op.size() > 4 && op.compare(op.size() - 4, 4, "_dpp") == 0; }
 bool is_vmem(const std::string& op) { return starts(op, "global_"); }
+bool is_mfma(const std::string& op) { return starts(op, "v_mfma"); }
+bool is_wmma(const std::string& op) { return starts(op, "v_wmma"); }
 bool is_lds(const std::string& op) { return starts(op, "ds_"); }
 bool is_smem(const std::string& op) { return starts(op, "s_load"); }
 bool vmem_returns(const MInst& mi) {
@@ -91,8 +93,17 @@ void insert_waits(const Chip& chip, MFunc& f) {
   int64_t pos = 0;
   std::vector<int64_t> valu_sgpr(128, -100), trans_vgpr(512, -100), store_vgpr(512, -100);
   std::vector<int> trans_valus_since(512, 100);
-  std::vector<int64_t> valu_vgpr(512, -100);  // gfx9 DPP reads
+  std::vector<int64_t> valu_vgpr(512, -100);  // gfx9 DPP and MFMA reads (VALU other than MFMA)
   int64_t label_pos = -100;
+  // gfx9 MFMA: the last MFMA write of each VGPR with the range it wrote,
+  // and the last MFMA read as C; gfx11: the last WMMA's D while no other
+  // VALU has run since.
+  const bool gfx9 = chip.gen == 9;
+  const MfmaDistances md = mfma_distances(chip);
+  std::vector<int64_t> mfma_def(512, -100), mfma_c(512, -100);
+  std::vector<std::pair<int, int>> mfma_dst(512, {-1, 0});
+  Range wmma_d{};
+  bool wmma_last = false;
   auto emit = [&](MInst mi) {
     if (mi.kind == MInst::Op) pos += mi.op == "s_nop" ? std::atoi(mi.ops.empty() ? "0" : mi.ops[0].text.c_str()) + 1 : 1;
     out.push_back(std::move(mi));
@@ -153,6 +164,7 @@ void insert_waits(const Chip& chip, MFunc& f) {
       for (int i = 0; i < 128; ++i)
         if (chip.gfx940) need = std::max<int>(need, int(2 - (pos - valu_sgpr[i] - 1)));
       for (int i = 0; i < 512; ++i) {
+        if (gfx9) need = std::max<int>(need, int(std::max(md.result - (pos - mfma_def[i] - 1), md.war - (pos - mfma_c[i] - 1))));
         if (chip.gfx940) need = std::max<int>(need, int(1 - (pos - trans_vgpr[i] - 1)));
         if (chip.gen == 9) need = std::max<int>(need, int((chip.gfx940 ? 2 : 1) - (pos - store_vgpr[i] - 1)));
       }
@@ -195,6 +207,44 @@ void insert_waits(const Chip& chip, MFunc& f) {
           if ((p.counter == 'l') && p.seq < lgkm_done) p = {};
       }
     }
+    // MFMA distances (gfx9), for VALU and memory instructions alike.
+    if (gfx9 && (is_valu(op) || is_vmem(op) || is_lds(op))) {
+      int states = 0;
+      const bool mfma = is_mfma(op);
+      for (size_t k = 0; k < mi.ops.size(); ++k) {
+        Range r = range_of(f, mi.ops[k]);
+        if (r.file != 'v') continue;
+        bool w = writes(mi, k);
+        for (int i = r.first; i < r.first + r.count && i < 512; ++i) {
+          int since = int(pos - mfma_def[i] - 1);
+          if (mfma && k == 3) {  // C: the same range as the MFMA that wrote it chains at once
+            bool same = mfma_dst[i].first == r.first && mfma_dst[i].second == r.count;
+            if (!same) states = std::max(states, md.srcc - since);
+            states = std::max(states, md.valu - int(pos - valu_vgpr[i] - 1));
+          } else if (mfma && !w) {
+            states = std::max(states, std::max(md.result - since, md.valu - int(pos - valu_vgpr[i] - 1)));
+          } else if (!mfma) {
+            states = std::max(states, md.result - since);  // a read, or a write after the MFMA's
+            if (w) states = std::max(states, md.war - int(pos - mfma_c[i] - 1));
+          }
+        }
+      }
+      if (states > 0) nop(states);
+    }
+    // gfx11: a WMMA whose A or B is the previous WMMA's D needs a VALU between.
+    if (gfx11 && is_wmma(op) && wmma_last) {
+      bool overlap = false;
+      for (size_t k = 1; k <= 2 && k < mi.ops.size(); ++k) {
+        Range r = range_of(f, mi.ops[k]);
+        overlap |= r.file == 'v' && r.first < wmma_d.first + wmma_d.count && wmma_d.first < r.first + r.count;
+      }
+      if (overlap) {
+        MInst v;
+        v.op = "v_nop";
+        emit(v);
+        wmma_last = false;
+      }
+    }
     // Hazards.
     if (is_valu(op)) {
       int states = 0;
@@ -231,13 +281,19 @@ void insert_waits(const Chip& chip, MFunc& f) {
     int64_t at = pos - 1;
     if (is_valu(op))
       for (int& n : trans_valus_since) n = std::min(n + 1, 100);
+    if (is_wmma(op)) wmma_d = range_of(f, mi.ops[0]), wmma_last = true;
+    else if (is_valu(op)) wmma_last = false;
     for (size_t k = 0; k < mi.ops.size(); ++k) {
       Range r = range_of(f, mi.ops[k]);
       if (!r.file) continue;
       bool w = writes(mi, k);
       for (int i = r.first; i < r.first + r.count; ++i) {
         if (w && is_valu(op) && r.file == 's' && i < 128) valu_sgpr[i] = at;
-        if (w && is_valu(op) && r.file == 'v' && i < 512) valu_vgpr[i] = at;
+        if (w && is_valu(op) && !is_mfma(op) && r.file == 'v' && i < 512) valu_vgpr[i] = at;
+        if (is_mfma(op) && r.file == 'v' && i < 512) {
+          if (w) mfma_def[i] = at, mfma_dst[i] = {r.first, r.count};
+          else if (k == 3) mfma_c[i] = at;
+        }
         if (w && is_trans(op) && r.file == 'v' && i < 512) trans_vgpr[i] = at, trans_valus_since[i] = 0;
         if (!w && r.file == 'v' && i < 512 && k == 1 && starts(op, "global_store") &&
             (op.find("x4") != std::string::npos || op.find("b128") != std::string::npos || op.find("x3") != std::string::npos))

@@ -20,6 +20,18 @@ bool is_dpp(const std::string& op);
 // gfx9: wait states between a VALU write of a VGPR and a DPP read of it; code
 // after a label counts as if that VGPR had been written just before it.
 inline constexpr int kDppAfterValu = 2;
+bool is_mfma(const std::string& op);
+bool is_wmma(const std::string& op);
+// gfx9 wait states around the 16x16x16 MFMA (GPU_NOTES AMDGPU §6: 8 passes
+// on gfx90a, 4 on gfx940): after it, before its result is read by a VALU,
+// a memory op or another MFMA's A/B, or overwritten by one (result); before
+// another MFMA reads part of it as C unless it is the same C (srcc); before
+// a VALU or a load overwrites its C (war). Before an MFMA reads a VGPR a
+// VALU wrote: valu.
+struct MfmaDistances {
+  int result, srcc, war, valu = 2;
+};
+inline MfmaDistances mfma_distances(const Chip& c) { return c.gfx940 ? MfmaDistances{7, 5, 3} : MfmaDistances{11, 8, 7}; }
 bool is_vmem(const std::string& op);
 bool is_lds(const std::string& op);
 bool is_smem(const std::string& op);

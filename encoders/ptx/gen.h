@@ -282,6 +282,8 @@ class Gen final : public Lowering {
   void boxed_load_elems(ValueId tile, ValueId view, Reg vr, Reg vc);
   bool mma_ok(const MatmulPlan& p);
   void matmul_mma(const Inst& in, const MatmulPlan& p);
+  void matmul_wave(const Inst& in, const MatmulPlan& p);  // wave_mma.cpp
+  void matmul_store(const MatmulPlan& p, Reg r, Reg c, Reg m, Reg n, Reg v);
   void matmul_fma(const Inst& in, const MatmulPlan& p);
 
   // ---- shared state -----------------------------------------------------------------

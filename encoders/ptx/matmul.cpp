@@ -172,6 +172,8 @@ void Gen::matmul(const Inst& in) {
   access({tile_access(p.a, false), tile_access(p.b, false), p.cin != kNone ? tile_access(p.cin, false) : Access{},
           p.bias != kNone ? tile_access(p.bias, false) : Access{}, tile_access(p.c, true)});
   if ((p.ae == DType::F16 || p.ae == DType::BF16 || p.i32) && mma_ok(p) && !o_.portable_simt) return matmul_mma(in, p);
+  if ((p.ae == DType::F16 || p.ae == DType::BF16) && !p.i32 && o_.portable_simt && o_.simt_wave_mma && mma_ok(p))
+    return matmul_wave(in, p);
   matmul_fma(in, p);
 }
 

@@ -211,44 +211,38 @@ void Gen::matmul_mma(const Inst&, const MatmulPlan& p) {
     bind(skip);
   }
   // C: (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1) of each tile.
-  Reg zero = imm32(0);
-  DType cd = i8 ? DType::I32 : DType::F32;
   for (unsigned j = 0; j < NB; ++j)
     for (unsigned e = 0; e < 4; ++e) {
-      Reg r = reg(RC::R), c = reg(RC::R), ok = reg(RC::P);
+      Reg r = reg(RC::R), c = reg(RC::R);
       I("add.s32", r, row0, g);
       if (e >= 2) I("add.s32", r, r, 8);
       I("mad.lo.s32", c, t, 2, col0);
       I("add.s32", c, c, 8 * j + (e & 1));
-      I("setp.lt.s32", ok, r, m);
-      I("setp.lt.and.s32", ok, c, n, ok);
-      Reg v = acc[j][e];
-      if (p.cin != kNone) {
-        Reg c0 = ld_lane(cd, "shared", mem(elem_addr(p.cin, r, c)), ok, false, i8 ? imm32(0) : immf(0));
-        if (i8) {
-          Reg s = reg(RC::R);
-          I("add.s32", s, c0, v);
-          v = s;
-        } else {
-          v = bin(Bin::Add, DType::F32, c0, v);
-        }
-      }
-      if (p.bias != kNone) {
-        Reg b0 = ld_lane(cd, "shared", mem(elem_addr(p.bias, zero, c)), ok, false, i8 ? imm32(0) : immf(0));
-        if (i8) {
-          Reg s = reg(RC::R);
-          I("add.s32", s, v, b0);
-          v = s;
-        } else {
-          v = bin(Bin::Add, DType::F32, v, b0);
-        }
-      }
-      st_lane(cd, "shared", mem(elem_addr(p.c, r, c)), v, ok);
+      matmul_store(p, r, c, m, n, acc[j][e]);
     }
   bind(next);
   I("add.s32", item, item, kWarps);
   bra(top);
   bind(end);
+}
+
+// C[r][c] = acc (+ Cin[r][c]) (+ bias[c]) where r < m and c < n: the
+// interpreter's order (the product, then Cin, then bias).
+void Gen::matmul_store(const MatmulPlan& p, Reg r, Reg c, Reg m, Reg n, Reg v) {
+  bool i8 = p.i32;
+  DType cd = i8 ? DType::I32 : DType::F32;
+  Reg ok = reg(RC::P);
+  I("setp.lt.s32", ok, r, m);
+  I("setp.lt.and.s32", ok, c, n, ok);
+  auto add = [&](Reg x, Reg y) {
+    if (!i8) return bin(Bin::Add, DType::F32, x, y);
+    Reg s = reg(RC::R);
+    I("add.s32", s, x, y);
+    return s;
+  };
+  if (p.cin != kNone) v = add(ld_lane(cd, "shared", mem(elem_addr(p.cin, r, c)), ok, false, i8 ? imm32(0) : immf(0)), v);
+  if (p.bias != kNone) v = add(v, ld_lane(cd, "shared", mem(elem_addr(p.bias, imm32(0), c)), ok, false, i8 ? imm32(0) : immf(0)));
+  st_lane(cd, "shared", mem(elem_addr(p.c, r, c)), v, ok);
 }
 
 }  // namespace ptoas::cg::ptx

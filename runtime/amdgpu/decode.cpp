@@ -39,6 +39,9 @@ const std::unordered_map<std::string_view, NameInfo>& names() {
       {"s_not_b64", {Op::SNotB64}}, {"s_and_saveexec_b32", {Op::SAndSaveexecB32}},
       {"s_and_saveexec_b64", {Op::SAndSaveexecB64}}, {"s_cmp_eq_u32", {Op::SCmpEqU32}},
       {"s_cmp_lg_u32", {Op::SCmpLgU32}}, {"s_cselect_b32", {Op::SCselectB32}}, {"s_lshl_b32", {Op::SLshlB32}},
+      {"v_nop", {Op::SNop}}, {"v_mfma_f32_16x16x16f16", {Op::VMatrix}}, {"v_mfma_f32_16x16x16_f16", {Op::VMatrix}},
+      {"v_mfma_f32_16x16x16bf16_1k", {Op::VMatrix, 0, true}}, {"v_mfma_f32_16x16x16_bf16", {Op::VMatrix, 0, true}},
+      {"v_wmma_f32_16x16x16_f16", {Op::VMatrix}}, {"v_wmma_f32_16x16x16_bf16", {Op::VMatrix, 0, true}},
       {"s_mul_i32", {Op::SMulI32}}, {"s_mul_hi_u32", {Op::SMulHiU32}}, {"s_addc_u32", {Op::SAddcU32}}, {"s_load_dword", {Op::SLoad, 4}}, {"s_load_dwordx2", {Op::SLoad, 8}},
       {"s_load_dwordx4", {Op::SLoad, 16}}, {"s_load_b32", {Op::SLoad, 4}}, {"s_load_b64", {Op::SLoad, 8}},
       {"s_load_b128", {Op::SLoad, 16}}, {"s_waitcnt", {Op::SWaitcnt}}, {"s_waitcnt_vscnt", {Op::SWaitcnt}},
@@ -306,7 +309,7 @@ unsigned expected_operands(Op op) {
       return 5;
     case Op::GlobalLoad: case Op::GlobalStore:  // `off` is not counted
       return 2;
-    case Op::VFmaF32: case Op::VFmaF64: case Op::VBfeU32: case Op::VBfeI32: case Op::VBfiB32: case Op::VCndmaskB32:
+    case Op::VMatrix: case Op::VFmaF32: case Op::VFmaF64: case Op::VBfeU32: case Op::VBfeI32: case Op::VBfiB32: case Op::VCndmaskB32:
       return 4;
     default:
       return 3;

@@ -227,6 +227,8 @@ bool Exec::step(Wave& w) {
         if (!exec_salu(*this, w, in)) return false;
       } else if (in.op >= Op::GlobalLoad || in.op == Op::SLoad) {
         if (!exec_mem(*this, w, in)) return false;
+      } else if (in.op == Op::VMatrix) {
+        if (!exec_matrix(*this, w, in)) return false;
       } else if (in.op >= Op::VAddF32) {
         if (!exec_valu_float(*this, w, in)) return false;
       } else {

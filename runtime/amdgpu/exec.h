@@ -113,6 +113,9 @@ bool exec_salu(Exec& x, Wave& w, const Inst& in);
 bool exec_valu_int(Exec& x, Wave& w, const Inst& in);
 bool exec_valu_float(Exec& x, Wave& w, const Inst& in);
 bool exec_mem(Exec& x, Wave& w, const Inst& in);
+bool exec_matrix(Exec& x, Wave& w, const Inst& in);  // MFMA, WMMA
+
+uint32_t from_f16(uint16_t h);  // f16 bits -> f32 bits (exact)
 
 std::string reg_name(bool vgpr, unsigned r);
 

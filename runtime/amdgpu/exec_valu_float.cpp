@@ -65,16 +65,6 @@ uint16_t to_f16(uint32_t b) {
   return uint16_t(sign | r);
 }
 
-uint32_t from_f16(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e == 0x1f) return sign | 0x7f800000 | (m << 13);
-  if (e == 0) {
-    if (!m) return sign;
-    float f = std::ldexp(float(m), -24);  // exact
-    return sign | bits(f);
-  }
-  return sign | ((e - 15 + 127) << 23) | (m << 13);
-}
 
 uint32_t cvt_u32(float f) {
   if (f != f || f <= 0) return 0;
@@ -93,6 +83,17 @@ uint32_t cvt_i32(float f) {
 uint32_t round_f32(long double v) { return bits(float(v)); }
 
 }  // namespace
+
+uint32_t from_f16(uint16_t h) {  // exec.h
+  uint32_t sign = uint32_t(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e == 0x1f) return sign | 0x7f800000 | (m << 13);
+  if (e == 0) {
+    if (!m) return sign;
+    float f = std::ldexp(float(m), -24);  // exact
+    return sign | std::bit_cast<uint32_t>(f);
+  }
+  return sign | ((e - 15 + 127) << 23) | (m << 13);
+}
 
 bool exec_valu_float(Exec& x, Wave& w, const Inst& in) {
   const Opnd* o = in.ops;

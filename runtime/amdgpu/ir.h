@@ -35,6 +35,7 @@ enum class Op : uint8_t {
   VExpF32, VLogF32, VLdexpF32, VRndneF32, VTruncF32, VFloorF32, VCeilF32,
   VCvtF32U32, VCvtF32I32, VCvtU32F32, VCvtI32F32, VCvtF16F32, VCvtF32F16, VCvtF64F32, VCvtF32F64, VCvtF64I32, VCvtF64U32,
   VAddF64, VMulF64, VFmaF64, VRcpF64, VRsqF64, VSqrtF64,
+  VMatrix,      // v_mfma_f32_16x16x16{f16,bf16_1k,_f16,_bf16}, v_wmma_f32_16x16x16_{f16,bf16}: Inst::is_signed = bf16
   // memory
   GlobalLoad, GlobalStore, GlobalAtomicAdd, GlobalAtomicCmpswap,  // Inst::bytes, is_signed, glc
   DsRead, DsWrite, DsSwizzle, DsBpermute,

@@ -429,6 +429,9 @@ bool launch(Program& prog, std::string_view entry, const std::vector<uint64_t>& 
     return bad("the block size differs from the entry's .reqntid");
   const uint64_t shared_total = e.shared_total();
   if (shared_total > 228 * 1024) return bad("more than 228 KiB of shared memory");
+  for (const Inst& in : e.code)
+    if (in.op == Op::Mma && MmaShape(in.mode) == MmaShape::M16N16K16Wave)
+      return bad("mma .m16n16k16 is the amdgpu backend's wave-level matrix op, not PTX: this interpreter does not run it");
   if (e.local_bytes > 512 * 1024) return bad("more than 512 KiB of local memory per thread");
   if (((nthreads + 31) / 32) * e.reg_bits.size() * 32 * 8 > (uint64_t(512) << 20))
     return bad("the register file of a block would exceed 512 MiB (" + std::to_string(e.reg_bits.size()) +

@@ -88,7 +88,11 @@ enum : uint32_t {
 enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class AtomOp : uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
-enum class MmaShape : uint8_t { M16N8K16, M16N8K8, M16N8K32 };
+// M16N16K16Wave: not PTX. The amdgpu backend's wave-level matrix op in the
+// PTX it generates (docs/amdgpu_backend.md, "tmatmul"): a wave64's
+// v_mfma_f32_16x16x16 (A, B 2 regs, C, D 4) or a wave32's
+// v_wmma_f32_16x16x16 (8, 8, 8); the PTX interpreter refuses it.
+enum class MmaShape : uint8_t { M16N8K16, M16N8K8, M16N8K32, M16N16K16Wave };
 enum class TestpMode : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 
 struct Inst {

@@ -395,6 +395,7 @@ bool Decoder::warp() {
   if (take("m16n8k16")) in.mode = uint8_t(MmaShape::M16N8K16);
   else if (take("m16n8k8")) in.mode = uint8_t(MmaShape::M16N8K8);
   else if (take("m16n8k32")) in.mode = uint8_t(MmaShape::M16N8K32);
+  else if (take("m16n16k16")) in.mode = uint8_t(MmaShape::M16N16K16Wave);
   else return fail("mma shapes supported: .m16n8k16, .m16n8k8, .m16n8k32");
   if (!take("row") || !take("col")) return fail("mma needs .row.col");
   flag("satfinite", F_SATFINITE);
@@ -409,6 +410,14 @@ bool Decoder::warp() {
   bool h = (t[1] == Ty::F16 && t[2] == Ty::F16) || (t[1] == Ty::BF16 && t[2] == Ty::BF16);
   bool tf = t[1] == Ty::TF32 && t[2] == Ty::TF32;
   size_t na = 0, nb = 0;
+  if (sh == MmaShape::M16N16K16Wave) {
+    if (!h || t[0] != Ty::F32 || t[3] != Ty::F32) return fail("the wave-level m16n16k16 takes f16 or bf16 into f32");
+    if (!count(4, 4)) return false;
+    // wave64 (MFMA): A, B 2 regs, C, D 4; wave32 (WMMA): 8 each.
+    size_t nd = ops[0].elems.size() == 8 ? 8 : 4, nab = nd == 8 ? 8 : 2;
+    return vec(0, nd, true, Ty::B32) && vec(1, nab, false, Ty::B32) && vec(2, nab, false, Ty::B32) &&
+           vec(3, nd, false, Ty::B32);
+  }
   if (i8 && t[0] == Ty::S32 && t[3] == Ty::S32 && (sh == MmaShape::M16N8K32 || sh == MmaShape::M16N8K16)) {
     na = sh == MmaShape::M16N8K32 ? 4 : 2;
     nb = sh == MmaShape::M16N8K32 ? 2 : 1;

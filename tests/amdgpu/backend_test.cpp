@@ -272,3 +272,35 @@ TEST_CASE("tiles past the LDS live in global memory: attention on every chip") {
   CHECK(co.kernels[0].kd.group_segment_fixed_size > 0);
   CHECK((co.kernels[0].kd.rsrc1 >> 29 & 1) == 1);
 }
+
+TEST_CASE("bf16 tmatmul runs on MFMA / WMMA, and the checker catches each MFMA distance cut") {
+  for (const char* chip : kChips) {
+    Compiled c;
+    INFO(chip);
+    REQUIRE(compile("gemm_bf16_bias", chip, c));
+    const cg::FuncCode& f = c.code.funcs.at(0);
+    const cg::amdgpu::Chip& ch = *cg::amdgpu::find_chip(chip);
+    CHECK(f.text.find(ch.gen >= 11 ? "v_wmma_f32_16x16x16_bf16" : "v_mfma_f32_16x16x16") != std::string::npos);
+    std::string err;
+    REQUIRE(cg::amdgpu::check_hazards(ch, f.text, next_free(f, 0), next_free(f, 1), err));
+    if (ch.gen != 9) continue;
+    // The s_nops right before and right after each MFMA: cutting one to
+    // s_nop 0 leaves too few wait states.
+    size_t from = 0, tried = 0;
+    while ((from = f.text.find("  v_mfma", from)) != std::string::npos) {
+      size_t before = f.text.rfind("  s_nop", from), line_before = f.text.rfind('\n', from - 1);
+      size_t after = f.text.find('\n', from) + 1;
+      for (size_t at : {before, after}) {
+        if (at == std::string::npos || f.text.compare(at, 7, "  s_nop") != 0) continue;
+        if (at == before && f.text.rfind('\n', line_before - 1) + 1 != at) continue;  // not the line before
+        std::string cut = f.text.substr(0, at) + "  s_nop 0" + f.text.substr(f.text.find('\n', at));
+        INFO("cut the s_nop at byte " << at);
+        CHECK_FALSE(cg::amdgpu::check_hazards(ch, cut, next_free(f, 0), next_free(f, 1), err));
+        CHECK(err.find("MFMA") != std::string::npos);
+        ++tried;
+      }
+      from = after;
+    }
+    CHECK(tried >= 2);
+  }
+}
