@@ -83,7 +83,7 @@ bool parse_line(const std::string& raw, unsigned no, Line& l) {
 bool is_def(const Line& l, size_t k) {
   const std::string& op = l.op;
   static const char* const kNoDef[] = {"global_store", "ds_write", "ds_store", "s_cmp", "s_cbranch", "s_branch",
-                                       "s_waitcnt", "s_barrier", "s_nop", "s_endpgm", "s_sendmsg"};
+                                       "s_waitcnt", "s_barrier", "s_nop", "s_endpgm", "s_sendmsg", "s_setpc"};
   for (const char* p : kNoDef)
     if (starts(op, p)) return false;
   if (starts(op, "global_atomic"))
@@ -194,7 +194,7 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
     // Another wave reads what this one wrote only if the writes are done
     // when it passes the barrier.
     if (op == "s_barrier" && !out.empty()) return fail(l, "s_barrier with memory operations outstanding");
-    bool branch = starts(op, "s_branch") || starts(op, "s_cbranch");
+    bool branch = starts(op, "s_branch") || starts(op, "s_cbranch") || op == "s_setpc_b64";
     if (branch && std::any_of(out.begin(), out.end(), [](const Outstanding& o) { return o.counter != 's'; }))
       return fail(l, "a load is still outstanding at a branch");
     if (branch && !expired()) return fail(l, "a hazard's wait states run past a branch");

@@ -16,9 +16,11 @@ std::string op_text(const MFunc& f, const MOp& o) {
   return s;
 }
 
+std::string label_name(const std::string& prefix, int32_t n) { return ".L" + prefix + "_" + std::to_string(n); }
+
 std::string print_body(const MFunc& f, const std::string& label_prefix) {
   std::string out;
-  auto label = [&](int32_t l) { return ".L" + label_prefix + "_" + std::to_string(l); };
+  auto label = [&](int32_t l) { return label_name(label_prefix, l); };
   for (const MInst& mi : f.code) {
     switch (mi.kind) {
       case MInst::Label: out += label(mi.label) + ":\n"; continue;

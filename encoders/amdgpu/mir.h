@@ -48,12 +48,17 @@ struct MFunc {
   // SGPRs (the kernarg pointer, the workgroup id and the padding before
   // it) and [0, reserved_v) VGPRs (the work-item id).
   unsigned reserved_s = 0, reserved_v = 0;
+  // SGPRs kept free at the top of the file (a long branch's pair,
+  // branch_relax.h).
+  unsigned reserved_top_s = 0;
   // After allocation: the highest register used + 1.
   unsigned used_v = 0, used_s = 0;
 };
 
 // The text of an operand after allocation.
 std::string op_text(const MFunc& f, const MOp& o);
+// A label's name: .L<prefix>_<n>.
+std::string label_name(const std::string& prefix, int32_t n);
 // The body as assembler text (labels .L<name>_<n>; .loc lines against file 1).
 std::string print_body(const MFunc& f, const std::string& label_prefix);
 

@@ -74,6 +74,7 @@ bool attempt(const Chip& chip, MFunc& f, std::string& why, uint32_t& victim) {
   std::vector<int64_t> busy_v(chip.max_vgprs, -1), busy_s(chip.max_sgprs, -1);
   for (unsigned k = 0; k < f.reserved_v && k < busy_v.size(); ++k) busy_v[k] = INT64_MAX;
   for (unsigned k = 0; k < f.reserved_s && k < busy_s.size(); ++k) busy_s[k] = INT64_MAX;
+  for (unsigned k = 0; k < f.reserved_top_s && k < busy_s.size(); ++k) busy_s[busy_s.size() - 1 - k] = INT64_MAX;
   f.used_v = f.reserved_v;
   f.used_s = f.reserved_s;
   for (uint32_t r : order) {

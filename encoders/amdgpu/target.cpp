@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "branch_relax.h"
 #include "code_object.h"
 #include "hazard_check.h"
 #include "codegen.h"
@@ -138,23 +139,35 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   const ptx::Entry& e = xm.entries[0];
   MFunc mf;
   KernelAbi abi;
-  IselError ie;
-  if (!select_entry(*chip, xm, e, mf, abi, ie)) {
-    uint32_t off = m.inst(fn).loc;
-    if (ie.inst < e.code.size() && e.code[ie.inst].loc) {
-      const ptx::Loc& l = xm.locs[e.code[ie.inst].loc - 1];
-      off = source_offset(m, fn, l.line, l.col);
-    }
-    diag.error(off, 0, ie.msg + (ie.limit ? " on amdgpu [limit]" : " on amdgpu [unsupported-op]"));
-    return false;
-  }
   std::string why;
-  if (!allocate_registers(*chip, mf, why)) {
-    diag.error(m.inst(fn).loc, 0, "function @" + std::string(m.attr_word(m.inst(fn), "sym_name")) + " " + why +
-                                      " on amdgpu [limit]");
-    return false;
+  // A kernel too long for short branches whose SGPRs are all taken is
+  // allocated again with a pair kept free for the long ones.
+  for (unsigned keep_pair = 0;; ++keep_pair) {
+    IselError ie;
+    mf = MFunc{};
+    if (!select_entry(*chip, xm, e, mf, abi, ie)) {
+      uint32_t off = m.inst(fn).loc;
+      if (ie.inst < e.code.size() && e.code[ie.inst].loc) {
+        const ptx::Loc& l = xm.locs[e.code[ie.inst].loc - 1];
+        off = source_offset(m, fn, l.line, l.col);
+      }
+      diag.error(off, 0, ie.msg + (ie.limit ? " on amdgpu [limit]" : " on amdgpu [unsupported-op]"));
+      return false;
+    }
+    mf.reserved_top_s = keep_pair ? 2 : 0;
+    if (!allocate_registers(*chip, mf, why)) {
+      diag.error(m.inst(fn).loc, 0, "function @" + std::string(m.attr_word(m.inst(fn), "sym_name")) + " " + why +
+                                        " on amdgpu [limit]");
+      return false;
+    }
+    insert_waits(*chip, mf);
+    if (relax_branches(*chip, mf, std::to_string(fn), why)) break;
+    if (keep_pair) {
+      diag.error(m.inst(fn).loc, 0, "function @" + std::string(m.attr_word(m.inst(fn), "sym_name")) + " " + why +
+                                        " on amdgpu [internal]");
+      return false;
+    }
   }
-  insert_waits(*chip, mf);
   out.name = std::string(m.attr_word(m.inst(fn), "sym_name"));
   out.global = m.attr_word(m.inst(fn), "sym_visibility") != "private";
   out.text = print_body(mf, std::to_string(fn));

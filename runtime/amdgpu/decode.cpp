@@ -46,7 +46,7 @@ const std::unordered_map<std::string_view, NameInfo>& names() {
       {"s_load_dwordx4", {Op::SLoad, 16}}, {"s_load_b32", {Op::SLoad, 4}}, {"s_load_b64", {Op::SLoad, 8}},
       {"s_load_b128", {Op::SLoad, 16}}, {"s_waitcnt", {Op::SWaitcnt}}, {"s_waitcnt_vscnt", {Op::SWaitcnt}},
       {"s_waitcnt_depctr", {Op::SNop}}, {"s_nop", {Op::SNop}}, {"s_sendmsg", {Op::SNop}},
-      {"s_barrier", {Op::SBarrier}}, {"s_branch", {Op::SBranch}}, {"s_cbranch_scc0", {Op::SCbranch}},
+      {"s_getpc_b64", {Op::SGetpcB64}}, {"s_setpc_b64", {Op::SSetpcB64}}, {"s_barrier", {Op::SBarrier}}, {"s_branch", {Op::SBranch}}, {"s_cbranch_scc0", {Op::SCbranch}},
       {"s_cbranch_scc1", {Op::SCbranch}}, {"s_cbranch_execz", {Op::SCbranch}}, {"s_cbranch_execnz", {Op::SCbranch}},
       {"s_cbranch_vccz", {Op::SCbranch}}, {"s_cbranch_vccnz", {Op::SCbranch}}, {"s_endpgm", {Op::SEndpgm}},
       // VALU, integer
@@ -248,6 +248,7 @@ unsigned dest_count(const Inst& in) {
       return 2;
     case Op::SCmpEqU32: case Op::SCmpLgU32: case Op::SWaitcnt: case Op::SNop: case Op::SBarrier:
     case Op::SBranch: case Op::SCbranch: case Op::SEndpgm: case Op::GlobalStore: case Op::DsWrite:
+    case Op::SSetpcB64:
       return 0;
     case Op::GlobalAtomicAdd: case Op::GlobalAtomicCmpswap:
       return in.ops[0].kind == Opnd::None ? 0 : 1;
@@ -295,6 +296,8 @@ unsigned expected_operands(Op op) {
   switch (op) {
     case Op::SWaitcnt: case Op::SNop: case Op::SBarrier: case Op::SEndpgm: case Op::SBranch: case Op::SCbranch:
       return ~0u;
+    case Op::SGetpcB64: case Op::SSetpcB64:
+      return 1;
     case Op::SMovB32: case Op::SMovB64: case Op::SNotB32: case Op::SNotB64: case Op::SAndSaveexecB32:
     case Op::SAndSaveexecB64: case Op::SCmpEqU32: case Op::SCmpLgU32: case Op::VMovB32: case Op::VMovDpp: case Op::VNotB32:
     case Op::VFfbhU32: case Op::VBfrevB32: case Op::VReadfirstlaneB32: case Op::VRcpF32: case Op::VRcpIflagF32:

@@ -1,6 +1,8 @@
 // The executor's core: loading, the launch, workgroups and waves, the
 // scheduling of waves around s_barrier, the memory-counter bookkeeping
 // behind the s_waitcnt check, operand access and fault reports.
+#include <algorithm>
+
 #include "exec.h"
 
 #include <chrono>
@@ -208,6 +210,19 @@ bool Exec::step(Wave& w) {
     case Op::SEndpgm: w.done = true; return true;
     case Op::SBarrier: w.at_barrier = true; ++w.pc; return true;
     case Op::SBranch: w.pc = in.target; return true;
+    case Op::SGetpcB64: {  // the next instruction's address
+      uint64_t next = w.pc + 1 < k.offsets.size() ? k.offsets[w.pc + 1] : k.offsets[w.pc] + 4;
+      set_s(w, in.ops[0], kCodeBase + next);
+      break;
+    }
+    case Op::SSetpcB64: {
+      uint64_t to = s64(w, in.ops[0]) - kCodeBase;
+      auto it = std::lower_bound(k.offsets.begin(), k.offsets.end(), to);
+      if (it == k.offsets.end() || *it != to)
+        return fault(w, -1, "s_setpc_b64 to " + std::to_string(to) + " bytes from the entry: not an instruction of the kernel");
+      w.pc = uint32_t(it - k.offsets.begin());
+      return true;
+    }
     case Op::SCbranch: {
       bool take = false;
       uint64_t vcc = W == 64 ? (uint64_t(w.s[kVcc + 1]) << 32 | w.s[kVcc]) : w.s[kVcc];

@@ -22,6 +22,7 @@ enum class Op : uint8_t {
   SWaitcnt,     // Inst::wait_*
   SNop,         // s_nop, s_waitcnt_depctr, s_sendmsg: no architectural effect here
   SBarrier, SBranch, SCbranch, SEndpgm,
+  SGetpcB64, SSetpcB64,  // the pc: kCodeBase + the byte offset from the kernel's entry
   // VALU, integer
   VMovB32, VMovDpp, VAddU32, VSubU32, VAddCoU32, VAddcCoU32, VSubCoU32, VSubbCoU32,
   VMulLoU32, VMulHiU32, VMulHiI32, VMadU64U32, VMadI64I32,
@@ -51,6 +52,9 @@ enum class CmpTy : uint8_t { I32, U32, I64, U64, F32, F64 };
 // Scalar register file indices: s0..s105, then the named registers (one
 // index space, so `vcc` is just the pair at kVcc).
 constexpr unsigned kNumSgprs = 106;
+// What s_getpc_b64 gives for the kernel's first instruction (a code
+// address in no buffer: only s_setpc_b64 takes it back).
+constexpr uint64_t kCodeBase = 0x7f0000000000ull;
 constexpr unsigned kVcc = 106, kExec = 108, kM0 = 110, kNull = 111, kScalarRegs = 112;
 
 struct Opnd {

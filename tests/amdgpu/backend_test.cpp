@@ -16,6 +16,7 @@
 #include "codegen.h"
 #include "diag.h"
 #include "frontend.h"
+#include "branch_relax.h"
 #include "hazard_check.h"
 #include "opt.h"
 
@@ -303,4 +304,50 @@ TEST_CASE("bf16 tmatmul runs on MFMA / WMMA, and the checker catches each MFMA d
     }
     CHECK(tried >= 2);
   }
+}
+
+TEST_CASE("branches past 128 KiB become long; the interpreter follows them") {
+  const cg::amdgpu::Chip& ch = *cg::amdgpu::find_chip("gfx942");
+  // s_cbranch_execz over n VALU moves to the label, then the store of v1.
+  auto make = [](unsigned n, unsigned used_s) {
+    cg::amdgpu::MFunc f;
+    f.used_s = used_s;
+    auto op = [](const char* name, std::vector<std::string> ops) {
+      cg::amdgpu::MInst mi;
+      mi.op = name;
+      for (auto& t : ops) {
+        cg::amdgpu::MOp o;
+        o.text = t;
+        mi.ops.push_back(o);
+      }
+      return mi;
+    };
+    cg::amdgpu::MInst br = op("s_cbranch_execz", {});
+    br.label = 0;
+    f.code.push_back(br);
+    for (unsigned i = 0; i < n; ++i) f.code.push_back(op("v_mov_b32", {"v1", "v2"}));
+    cg::amdgpu::MInst l;
+    l.kind = cg::amdgpu::MInst::Label;
+    l.label = 0;
+    f.code.push_back(l);
+    f.code.push_back(op("s_endpgm", {}));
+    return f;
+  };
+  std::string why;
+  auto near = make(100, 10);
+  REQUIRE(cg::amdgpu::relax_branches(ch, near, "t", why));
+  CHECK(near.code.size() == 103);
+  auto far = make(12000, 10);  // 12000 x 12 bytes at most: may pass 128 KiB
+  REQUIRE(cg::amdgpu::relax_branches(ch, far, "t", why));
+  std::string text = cg::amdgpu::print_body(far, "t");
+  CHECK(text.find("s_cbranch_execnz .Lt_") != std::string::npos);
+  CHECK(text.find("s_setpc_b64 s[10:11]") != std::string::npos);
+  CHECK(far.used_s == 12);
+  std::string err;
+  CHECK(cg::amdgpu::check_hazards(ch, text, 3, far.used_s, err));
+  // No SGPR pair left: the caller must keep the top pair free.
+  auto full = make(12000, ch.max_sgprs);
+  CHECK_FALSE(cg::amdgpu::relax_branches(ch, full, "t", why));
+  full.reserved_top_s = 2;
+  CHECK(cg::amdgpu::relax_branches(ch, full, "t", why));
 }

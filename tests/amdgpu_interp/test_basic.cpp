@@ -270,3 +270,47 @@ TEST_CASE("sub-dword loads and stores, x4 loads, atomics", "[memory]") {
     CHECK(y[1] == 7);      // exactly one lane swapped 0 -> 7
   }
 }
+
+// The long branch of branch_relax.h: s_getpc_b64, the label difference
+// added, s_setpc_b64; and s_setpc_b64 to an address that is no
+// instruction is a fault.
+TEST_CASE("long branch: s_getpc_b64 / s_setpc_b64", "[branch]") {
+  AMDGPU_REQUIRE_TOOLS();
+  auto body = [](const char* target) {
+    return std::string(kPrologue) + addr64(4, 10) + R"(
+  v_mov_b32 v3, 1
+  s_getpc_b64 s[20:21]
+.Lpost:
+  s_add_u32 s20, s20, ()" + target + R"(-.Lpost)&4294967295
+  s_addc_u32 s21, s21, ()" + target + R"(-.Lpost)>>32
+  s_setpc_b64 s[20:21]
+  v_mov_b32 v3, 7
+.Ltarget:
+  v_add_u32_e32 v3, 40, v3
+  %ST% v[4:5], v3, off
+  s_endpgm
+)";
+  };
+  for (const auto& c : kChips) {
+    std::string b = body(".Ltarget");
+    if (c.gfx11) b.replace(b.find("v_add_u32_e32"), 13, "v_add_nc_u32_e32");
+    auto prog = load_kernel(c, "lb", b);
+    std::vector<uint32_t> out(64, 0);
+    emu::LaunchSpec ls;
+    ls.kernel = "lb";
+    ls.block_x = c.wave;
+    ls.kernarg = Kernarg().ptr(nullptr).ptr(nullptr).ptr(nullptr).ptr(out.data()).add(c.wave).add(c.wave).bytes;
+    ls.buffers = {{out.data(), out.size() * 4}};
+    emu::Stats st;
+    std::string err;
+    INFO(c.name << ": " << err);
+    REQUIRE(prog->launch(ls, st, err));
+    for (unsigned i = 0; i < c.wave; ++i) CHECK(out[i] == 41u);
+    // Two bytes past the target: inside an instruction.
+    std::string off = body(".Ltarget+2");
+    if (c.gfx11) off.replace(off.find("v_add_u32_e32"), 13, "v_add_nc_u32_e32");
+    auto bad = load_kernel(c, "lb", off);
+    CHECK_FALSE(bad->launch(ls, st, err));
+    CHECK(err.find("not an instruction") != std::string::npos);
+  }
+}
