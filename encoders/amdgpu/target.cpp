@@ -104,11 +104,11 @@ const Chip* chip_for(const CodegenOptions& o, Diag& diag) {
   return c;
 }
 
-bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
-                      Diag& diag) {
-  const Chip* chip = chip_for(o, diag);
-  if (!chip) return false;
-  // The SIMT lowering: the ptx target's code for sm_80.
+// The SIMT lowering of fn: the ptx target's code for sm_80, parsed back
+// (null after a diagnostic). Its refusals name this target: they are why
+// amdgpu cannot run the op.
+std::unique_ptr<ptx::Program> simt_ptx(const Module& m, InstId fn, const Target& t, const CodegenOptions& o,
+                                       const Chip& chip, bool wave_mma, Diag& diag) {
   const Target& ptx_t = target("ptx");
   CodegenOptions po = o;
   po.gpu_arch = "sm_80";
@@ -116,61 +116,90 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   // What does not fit the LDS goes to global memory (isel.cpp,
   // tile_scratch_prologue), up to a bound.
   po.simt_shared_limit = kMaxTileScratch;
-  po.simt_wave_mma = chip->wave;  // f16 / bf16 tmatmul on MFMA (wave64) or WMMA (wave32)
-  std::string block = "a " + std::string(chip->name) + " workgroup";
+  po.simt_wave_mma = wave_mma ? chip.wave : 0;  // f16 / bf16 tmatmul on MFMA (wave64) or WMMA (wave32)
+  std::string block = "a " + std::string(chip.name) + " workgroup";
   po.simt_block = block;
   FuncCode pf;
-  // Its refusals name this target: they are why amdgpu cannot run the op.
-  if (!ptx_t.compile(m, fn, t, po, pf, diag)) return false;
+  if (!ptx_t.compile(m, fn, t, po, pf, diag)) return nullptr;
   ModuleCode pm{&ptx_t, {}, {}};
   pm.funcs.push_back(pf);
   Output ptx_out;
   std::string err;
   if (!build_output(m, pm, ptx_out, err)) {
     diag.error(m.inst(fn).loc, 0, "amdgpu: " + err);
-    return false;
+    return nullptr;
   }
   std::unique_ptr<ptx::Program> prog = ptx::Program::parse(ptx_out.text, err, "ptx");
   if (!prog || prog->module().entries.size() != 1) {
     diag.error(m.inst(fn).loc, 0, "amdgpu: the PTX of this function does not decode: " + err + " [internal]");
-    return false;
+    return nullptr;
   }
-  const ptx::Module& xm = prog->module();
-  const ptx::Entry& e = xm.entries[0];
-  MFunc mf;
-  KernelAbi abi;
+  return prog;
+}
+
+bool uses_wave_mma(const ptx::Entry& e) {
+  for (const ptx::Inst& in : e.code)
+    if (in.op == ptx::Op::Mma) return true;
+  return false;
+}
+
+enum class Lowered : uint8_t { Ok, Failed, OutOfVgprs };
+
+// PTX -> allocated, waited, relaxed machine code. A kernel too long for
+// short branches whose SGPRs are all taken is allocated again with a pair
+// kept free for the long ones.
+Lowered lower_entry(const Module& m, InstId fn, const Chip& chip, const ptx::Module& xm, const ptx::Entry& e, MFunc& mf,
+                    KernelAbi& abi, Diag& diag) {
   std::string why;
-  // A kernel too long for short branches whose SGPRs are all taken is
-  // allocated again with a pair kept free for the long ones.
+  std::string fname = "function @" + std::string(m.attr_word(m.inst(fn), "sym_name")) + " ";
   for (unsigned keep_pair = 0;; ++keep_pair) {
     IselError ie;
     mf = MFunc{};
-    if (!select_entry(*chip, xm, e, mf, abi, ie)) {
+    if (!select_entry(chip, xm, e, mf, abi, ie)) {
       uint32_t off = m.inst(fn).loc;
       if (ie.inst < e.code.size() && e.code[ie.inst].loc) {
         const ptx::Loc& l = xm.locs[e.code[ie.inst].loc - 1];
         off = source_offset(m, fn, l.line, l.col);
       }
       diag.error(off, 0, ie.msg + (ie.limit ? " on amdgpu [limit]" : " on amdgpu [unsupported-op]"));
-      return false;
+      return Lowered::Failed;
     }
     mf.reserved_top_s = keep_pair ? 2 : 0;
-    if (!allocate_registers(*chip, mf, why)) {
-      diag.error(m.inst(fn).loc, 0, "function @" + std::string(m.attr_word(m.inst(fn), "sym_name")) + " " + why +
-                                        " on amdgpu [limit]");
-      return false;
+    if (!allocate_registers(chip, mf, why)) {
+      if (why.find("VGPRs") != std::string::npos && uses_wave_mma(e)) return Lowered::OutOfVgprs;
+      diag.error(m.inst(fn).loc, 0, fname + why + " on amdgpu [limit]");
+      return Lowered::Failed;
     }
-    insert_waits(*chip, mf);
-    if (relax_branches(*chip, mf, std::to_string(fn), why)) break;
+    insert_waits(chip, mf);
+    if (relax_branches(chip, mf, std::to_string(fn), why)) return Lowered::Ok;
     if (keep_pair) {
-      diag.error(m.inst(fn).loc, 0, "function @" + std::string(m.attr_word(m.inst(fn), "sym_name")) + " " + why +
-                                        " on amdgpu [internal]");
-      return false;
+      diag.error(m.inst(fn).loc, 0, fname + why + " on amdgpu [internal]");
+      return Lowered::Failed;
     }
   }
+}
+
+bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
+                      Diag& diag) {
+  const Chip* chip = chip_for(o, diag);
+  if (!chip) return false;
+  MFunc mf;
+  KernelAbi abi;
+  std::unique_ptr<ptx::Program> prog;
+  // The matrix op's fragments take registers; a kernel they push past the
+  // VGPRs is lowered again with tmatmul as the fma loop.
+  for (bool wave_mma : {true, false}) {
+    prog = simt_ptx(m, fn, t, o, *chip, wave_mma, diag);
+    if (!prog) return false;
+    Lowered r = lower_entry(m, fn, *chip, prog->module(), prog->module().entries[0], mf, abi, diag);
+    if (r == Lowered::Failed) return false;
+    if (r == Lowered::Ok) break;
+  }
+  const ptx::Entry& e = prog->module().entries[0];
   out.name = std::string(m.attr_word(m.inst(fn), "sym_name"));
   out.global = m.attr_word(m.inst(fn), "sym_visibility") != "private";
   out.text = print_body(mf, std::to_string(fn));
+  std::string err;
   if (!check_hazards(*chip, out.text, std::max(1u, mf.used_v), std::max(1u, mf.used_s), err)) {
     diag.error(m.inst(fn).loc, 0, err + " [internal]");
     return false;

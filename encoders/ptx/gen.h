@@ -15,6 +15,7 @@
 //   views of rank n                 1 + 2n .b64: base address, shape, strides
 //   tiles                           3 .b32: shared address, valid rows, valid cols
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -284,6 +285,7 @@ class Gen final : public Lowering {
   void matmul_mma(const Inst& in, const MatmulPlan& p);
   void matmul_wave(const Inst& in, const MatmulPlan& p);  // wave_mma.cpp
   void matmul_store(const MatmulPlan& p, Reg r, Reg c, Reg m, Reg n, Reg v);
+  std::array<Reg, 3> matmul_extent(const MatmulPlan& p);  // m, k, n
   void matmul_fma(const Inst& in, const MatmulPlan& p);
 
   // ---- shared state -----------------------------------------------------------------

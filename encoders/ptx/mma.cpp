@@ -41,10 +41,7 @@ void Gen::matmul_mma(const Inst&, const MatmulPlan& p) {
   unsigned per = i8 ? 4 : 2;        // elements per .b32
   const Type &at = ty(p.a), &bt = ty(p.b);
   Val &a = val(p.a), &b = val(p.b);
-  Reg m = reg(RC::R), k = reg(RC::R), n = reg(RC::R);
-  I("min.s32", m, a.r[1], p.cap_m);
-  I("min.s32", k, a.r[2], p.cap_k);
-  I("min.s32", n, b.r[2], p.cap_n);
+  auto [m, k, n] = matmul_extent(p);
   unsigned MT = unsigned(p.cap_m + 15) / 16, NT = unsigned(p.cap_n + 7) / 8;
   unsigned NB = std::min(4u, NT), NG = (NT + NB - 1) / NB;
   // The fast paths (ldmatrix) need whole 16 x KS steps inside the tiles.
@@ -224,6 +221,15 @@ void Gen::matmul_mma(const Inst&, const MatmulPlan& p) {
   I("add.s32", item, item, kWarps);
   bra(top);
   bind(end);
+}
+
+// The valid m, k and n of a matmul, within the plan's caps.
+std::array<Reg, 3> Gen::matmul_extent(const MatmulPlan& p) {
+  Reg m = reg(RC::R), k = reg(RC::R), n = reg(RC::R);
+  I("min.s32", m, val(p.a).r[1], p.cap_m);
+  I("min.s32", k, val(p.a).r[2], p.cap_k);
+  I("min.s32", n, val(p.b).r[2], p.cap_n);
+  return {m, k, n};
 }
 
 // C[r][c] = acc (+ Cin[r][c]) (+ bias[c]) where r < m and c < n: the

@@ -22,11 +22,7 @@ void Gen::matmul_wave(const Inst&, const MatmulPlan& p) {
   const unsigned per_lane = w64 ? 4 : 16;  // A (and B) elements of a lane
   const unsigned nacc = w64 ? 4 : 8;       // C elements of a lane
   const Type &at = ty(p.a), &bt = ty(p.b);
-  Val &a = val(p.a), &b = val(p.b);
-  Reg m = reg(RC::R), k = reg(RC::R), n = reg(RC::R);
-  I("min.s32", m, a.r[1], p.cap_m);
-  I("min.s32", k, a.r[2], p.cap_k);
-  I("min.s32", n, b.r[2], p.cap_n);
+  auto [m, k, n] = matmul_extent(p);
   const unsigned MT = unsigned(p.cap_m + 15) / 16, NT = unsigned(p.cap_n + 15) / 16;
   Reg wl = reg(RC::R), wave = reg(RC::R), l16 = reg(RC::R), lhi = reg(RC::R);
   I("and.b32", wl, tid_, W - 1);

@@ -72,6 +72,23 @@ ReduceRun run_reduce(const ChipCase& c, const std::string& body, unsigned block)
   return r;
 }
 
+// One workgroup of n lanes over x[i] = i * 1000003 + 17, each lane
+// writing 8 dwords of out (the cross-lane tests).
+void run_cross_lane(const ChipCase& c, emu::Program& prog, const char* kernel, unsigned n, std::vector<uint32_t>& x,
+                    std::vector<uint32_t>& out) {
+  x.assign(n, 0);
+  out.assign(n * 8, 0);
+  for (unsigned i = 0; i < n; ++i) x[i] = i * 1000003u + 17;
+  emu::LaunchSpec ls;
+  ls.kernel = kernel;
+  ls.block_x = n;
+  ls.kernarg = Kernarg().ptr(x.data()).ptr(nullptr).ptr(nullptr).ptr(out.data()).add(n).add(n).bytes;
+  ls.buffers = {{x.data(), n * 4}, {out.data(), out.size() * 4}};
+  emu::Stats st;
+  std::string err;
+  INFO(c.name << ": " << err);
+  REQUIRE(prog.launch(ls, st, err));
+}
 }  // namespace
 
 TEST_CASE("LDS reduction across waves with s_barrier", "[lds]") {
@@ -241,17 +258,8 @@ TEST_CASE("ds_swizzle butterfly reduction and the other patterns, ds_bpermute", 
   for (const auto& c : kChips) {
     auto prog = load_kernel(c, "swz", body);
     const unsigned n = 128;
-    std::vector<uint32_t> x(n), out(n * 8, 0);
-    for (unsigned i = 0; i < n; ++i) x[i] = i * 1000003u + 17;
-    emu::LaunchSpec ls;
-    ls.kernel = "swz";
-    ls.block_x = n;
-    ls.kernarg = Kernarg().ptr(x.data()).ptr(nullptr).ptr(nullptr).ptr(out.data()).add(n).add(n).bytes;
-    ls.buffers = {{x.data(), n * 4}, {out.data(), out.size() * 4}};
-    emu::Stats st;
-    std::string err;
-    INFO(c.name << ": " << err);
-    REQUIRE(prog->launch(ls, st, err));
+    std::vector<uint32_t> x, out;
+    run_cross_lane(c, *prog, "swz", n, x, out);
     for (unsigned i = 0; i < n; ++i) {
       unsigned g = i & ~31u, l = i & 31, wbase = i - i % c.wave;
       uint32_t sum = 0;
@@ -303,17 +311,8 @@ TEST_CASE("DPP moves: quad_perm, row shifts with bank and row masks, bound_ctrl"
         {"XMASK", c.gfx11 ? "v_mov_b32_dpp v25, v3 row_xmask:11 row_mask:0xf bank_mask:0xf bound_ctrl:1" : "v_mov_b32 v25, 0"}};
     auto prog = load_kernel(c, "dpp", body, KernelOpts{}, extra);
     const unsigned n = 128;
-    std::vector<uint32_t> x(n), out(n * 8, 0);
-    for (unsigned i = 0; i < n; ++i) x[i] = i * 1000003u + 17;
-    emu::LaunchSpec ls;
-    ls.kernel = "dpp";
-    ls.block_x = n;
-    ls.kernarg = Kernarg().ptr(x.data()).ptr(nullptr).ptr(nullptr).ptr(out.data()).add(n).add(n).bytes;
-    ls.buffers = {{x.data(), n * 4}, {out.data(), out.size() * 4}};
-    emu::Stats st;
-    std::string err;
-    INFO(c.name << ": " << err);
-    REQUIRE(prog->launch(ls, st, err));
+    std::vector<uint32_t> x, out;
+    run_cross_lane(c, *prog, "dpp", n, x, out);
     for (unsigned i = 0; i < n; ++i) {
       unsigned r = i % 16, row_in_wave = (i % c.wave) / 16;
       INFO(c.name << " lane " << i);
