@@ -258,7 +258,7 @@ std::string code_stats(const FuncCode& f) {
   unsigned by_lds = k.lds_bytes ? std::max(1u, (64u * 1024 / k.lds_bytes) * waves_per_wg / 4) : by_vgpr;
   char line[320];
   std::snprintf(line, sizeof line,
-                "amdgpu: @%s (%s, wave%u): %u VGPRs, %u SGPRs, LDS %u bytes, kernarg %u bytes; waves per SIMD: "
+                "amdgpu: @%s (%s, wave%u): %u VGPRs, 0 AGPRs, %u SGPRs, LDS %u bytes, kernarg %u bytes; waves per SIMD: "
                 "%u by VGPRs, %u by LDS\n",
                 k.name.c_str(), std::string(c->name).c_str(), c->wave, v, k.next_free_sgpr, k.lds_bytes,
                 k.kernarg_size, by_vgpr, std::min(by_vgpr, by_lds));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ptodis on the .hsaco files ptoas -target=amdgpu writes (docs/amdgpu_backend.md,
-# "ptodis"), for softmax and vadd on each chip:
+# "ptodis"), for every sample on each chip:
 #  1. the instructions ptodis lists are, in order, those of `ptoas --emit=asm`
 #     (mnemonics, the _e32/_e64 encoding suffix aside: the assembler picks it);
 #  2. each instruction sits under the .pto line of the `.loc` in force before it
@@ -38,8 +38,9 @@ dis_rows() {
        /^  [0-9a-f]+:  /{split($0, p, "\t"); split(p[2], w, " "); m=w[1]; sub(/_(e32|e64)$/, "", m); print line+0, m}' "$1"
 }
 
+samples=$(cd "$root/samples" && for d in */; do d=${d%/}; [ -f "$d/$d.pto" ] && echo "$d"; done)
 for chip in gfx942 gfx90a gfx1100; do
-  for sample in vadd softmax; do
+  for sample in $samples; do
     pto="$root/samples/$sample/$sample.pto" t="$sample/$chip" h="$tmp/${sample}_$chip.hsaco"
     if ! "$ptoas" -target=amdgpu --gpu-arch=$chip "$pto" -o "$h" 2>"$tmp/err" ||
        ! "$ptoas" -target=amdgpu --gpu-arch=$chip --emit=asm "$pto" -o "$tmp/$sample.s" 2>>"$tmp/err"; then
