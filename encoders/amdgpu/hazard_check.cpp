@@ -239,7 +239,18 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
           r.first < wmma_d.first + wmma_d.count && wmma_d.first < r.first + r.count)
         return fail(l, "WMMA reads " + t + ", the previous WMMA's result, with no VALU between");
       if (!is_valu(op)) continue;
+      // Rules of instructions the backend does not emit yet, so that text
+      // with them is held to GPU_NOTES AMDGPU §6 too: gfx9 4 wait states
+      // between a VALU's SGPR write and v_readlane / v_writelane selecting
+      // the lane with it; gfx940 1 between a VALU's VGPR write and
+      // v_readlane reading it.
+      bool lane_op = starts(op, "v_readlane") || starts(op, "v_writelane");
       for (int i = r.first; i < r.first + r.count; ++i) {
+        if (lane_op && k == 2 && r.file == 's' && gfx9 && i < 128 && pos - valu_sgpr[i] - 1 < 4)
+          return fail(l, "selects the lane with " + t + " " + std::to_string(pos - valu_sgpr[i] - 1) +
+                             " wait states after a VALU wrote it (gfx9 needs 4)");
+        if (starts(op, "v_readlane") && k == 1 && r.file == 'v' && chip.gfx940 && i < 512 && pos - valu_v[i] - 1 < 1)
+          return fail(l, "v_readlane reads " + t + " right after a VALU wrote it (gfx940 needs 1)");
         if (r.file == 's' && !def && chip.gfx940 && i < 128 && pos - valu_sgpr[i] - 1 < 2)
           return fail(l, "reads " + t + " " + std::to_string(pos - valu_sgpr[i] - 1) +
                              " wait states after a VALU wrote it (gfx940 needs 2)");
@@ -256,6 +267,10 @@ bool check_hazards(const Chip& chip, const std::string& body, unsigned next_free
           return fail(l, "overwrites " + t + " too soon after a store of more than 64 bits read it");
       }
     }
+    // v_div_fmas reads VCC without naming it: 4 after a VALU wrote it (gfx9).
+    if (gfx9 && starts(op, "v_div_fmas") && std::min(pos - valu_sgpr[106], pos - valu_sgpr[107]) - 1 < 4)
+      return fail(l, "v_div_fmas reads vcc " + std::to_string(std::min(pos - valu_sgpr[106], pos - valu_sgpr[107]) - 1) +
+                         " wait states after a VALU wrote it (gfx9 needs 4)");
     int64_t at = pos++;
     if (is_valu(op))
       for (int& n : trans_since) n = std::min(n + 1, 100);

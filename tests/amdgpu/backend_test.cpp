@@ -350,3 +350,23 @@ TEST_CASE("branches past 128 KiB become long; the interpreter follows them") {
   full.reserved_top_s = 2;
   CHECK(cg::amdgpu::relax_branches(ch, full, "t", why));
 }
+
+TEST_CASE("the checker holds hand-written v_readlane and v_div_fmas to their distances") {
+  for (const char* chip : {"gfx942", "gfx90a"}) {
+    const cg::amdgpu::Chip& ch = *cg::amdgpu::find_chip(chip);
+    std::string err;
+    INFO(chip);
+    const std::string sel = "  v_readfirstlane_b32 s4, v1\n";
+    CHECK_FALSE(cg::amdgpu::check_hazards(ch, sel + "  s_nop 2\n  v_readlane_b32 s5, v2, s4\n", 8, 8, err));
+    CHECK(err.find("selects the lane") != std::string::npos);
+    CHECK(cg::amdgpu::check_hazards(ch, sel + "  s_nop 3\n  v_readlane_b32 s5, v2, s4\n", 8, 8, err));
+    const std::string cmp = "  v_cmp_lt_f32_e64 vcc, v1, v2\n";
+    CHECK_FALSE(cg::amdgpu::check_hazards(ch, cmp + "  s_nop 2\n  v_div_fmas_f32 v3, v1, v2, v4\n", 8, 8, err));
+    CHECK(err.find("v_div_fmas") != std::string::npos);
+    CHECK(cg::amdgpu::check_hazards(ch, cmp + "  s_nop 3\n  v_div_fmas_f32 v3, v1, v2, v4\n", 8, 8, err));
+  }
+  const cg::amdgpu::Chip& g942 = *cg::amdgpu::find_chip("gfx942");
+  std::string err;
+  CHECK_FALSE(cg::amdgpu::check_hazards(g942, "  v_mov_b32 v2, v1\n  v_readlane_b32 s5, v2, 3\n", 8, 8, err));
+  CHECK(cg::amdgpu::check_hazards(g942, "  v_mov_b32 v2, v1\n  s_nop 0\n  v_readlane_b32 s5, v2, 3\n", 8, 8, err));
+}
