@@ -161,7 +161,7 @@ bool amdgpu_run_blocks(void* ctx, const std::vector<Arg>& args, int64_t blocks, 
     scratch.assign(size_t(total), 0);
     uint64_t v = reinterpret_cast<uint64_t>(scratch.data());
     std::memcpy(s.kernarg.data() + k->tile_scratch_off, &v, 8);
-    s.buffers.push_back({scratch.data(), scratch.size()});
+    s.buffers.push_back({scratch.data(), scratch.size(), true});  // raced as the LDS is
     hip_buffers.push_back({scratch.data(), scratch.size(), k->tile_scratch_off});
   }
   if (k->on_gpu) {

@@ -25,6 +25,10 @@ namespace ptoas::amdgpu_emu {
 struct Buffer {
   const void* host = nullptr;  // memory the kernel may read and write
   size_t bytes = 0;
+  // Memory each workgroup uses as its own between barriers (the tiles of a
+  // kernel past the LDS): two waves of a workgroup touching a byte between
+  // the same two barriers, one writing, is a race fault, as in the LDS.
+  bool workgroup_local = false;
 };
 
 struct LaunchSpec {

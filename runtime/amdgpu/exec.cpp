@@ -259,10 +259,13 @@ bool Exec::run_group(unsigned g) {
   size_t lds_bytes = k.kd.group_segment_fixed_size;
   lds.assign(lds_bytes, kLdsPoison);
   lds_init.assign(lds_bytes, 0);
-  lds_writer.assign(lds_bytes, 0);
-  lds_wgen.assign(lds_bytes, 0);
-  lds_readers.assign(lds_bytes, 0);
-  lds_rgen.assign(lds_bytes, 0);
+  lds_shadow.reset(lds_bytes);
+  // Each workgroup starts with no history on its own memory (workgroups
+  // before it used it too, in their slices or, for the check, anywhere).
+  wl_base = nullptr, wl_bytes = 0;
+  for (const Buffer& b : spec_.buffers)
+    if (b.workgroup_local) wl_base = static_cast<const uint8_t*>(b.host), wl_bytes = b.bytes;
+  wl_shadow.reset(wl_bytes);
   gen_barrier = 0;
 
   unsigned nwaves = (spec_.block_x + W - 1) / W;

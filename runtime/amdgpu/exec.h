@@ -86,9 +86,32 @@ class Exec {
   // The outstanding-operation bookkeeping of an issued memory instruction.
   void issue(Wave& w, std::deque<MemOp>* queue, bool smem, const Opnd* dst);
 
+  // What the race check knows of each byte of memory one workgroup owns:
+  // its last writer (wave id + 1; 0: none since the workgroup started) and
+  // the barrier interval of that write; the waves that read it in the
+  // interval `rgen`.
+  struct Shadow {
+    std::vector<uint8_t> writer;
+    std::vector<uint32_t> wgen, readers, rgen;
+    void reset(size_t n) {
+      writer.assign(n, 0);
+      wgen.assign(n, 0);
+      readers.assign(n, 0);
+      rgen.assign(n, 0);
+    }
+  };
+  // Two waves touching byte b of `sh` between the same two barriers, one of
+  // them writing: a fault ("race"), with `what` naming the memory.
+  bool race_check(Wave& w, unsigned lane, Shadow& sh, size_t b, bool write, const char* what);
+
   // The LDS of the workgroup and what the checks know of each byte.
-  std::vector<uint8_t> lds, lds_init, lds_writer;  // writer: wave id + 1 (0: none since launch)
-  std::vector<uint32_t> lds_wgen, lds_readers, lds_rgen;
+  std::vector<uint8_t> lds, lds_init;
+  Shadow lds_shadow;
+  // A buffer each workgroup uses as its own (Buffer::workgroup_local: the
+  // tiles of a kernel past the LDS), checked for races as the LDS is.
+  const uint8_t* wl_base = nullptr;
+  size_t wl_bytes = 0;
+  Shadow wl_shadow;
   uint32_t gen_barrier = 0;  // barriers completed in this workgroup
   unsigned group = 0;
 

@@ -28,42 +28,20 @@ bool lds_access(Exec& x, Wave& w, unsigned lane, uint32_t addr, unsigned n, bool
     return x.fault(w, int(lane), std::string("out-of-bounds LDS ") + (write ? "write" : "read") + " of " +
                                      std::to_string(n) + " bytes at " + hex(addr) + " (the kernel allocates " +
                                      std::to_string(x.lds.size()) + " bytes)");
-  uint8_t me = uint8_t(w.id + 1);
-  uint32_t g = x.gen_barrier;
   for (unsigned i = 0; i < n; ++i) {
     size_t b = size_t(addr) + i;
-    if (write) {
-      if (x.lds_writer[b] && x.lds_writer[b] != me && x.lds_wgen[b] == g)
-        return x.fault(w, int(lane), "LDS race: byte " + hex(b) + " written by wave " + std::to_string(w.id) +
-                                         " and by wave " + std::to_string(x.lds_writer[b] - 1) +
-                                         " with no s_barrier between");
-      if (x.lds_rgen[b] == g && (x.lds_readers[b] & ~(1u << (w.id & 31))))
-        return x.fault(w, int(lane), "LDS race: byte " + hex(b) + " written by wave " + std::to_string(w.id) +
-                                         " after another wave read it, with no s_barrier between");
-    } else {
-      if (!x.lds_init[b])
-        return x.fault(w, int(lane), "read of uninitialised LDS: byte " + hex(b) + " (" + std::to_string(n) +
-                                         "-byte read at " + hex(addr) + "), which no lane wrote");
-      if (x.lds_writer[b] != me && x.lds_wgen[b] == g)
-        return x.fault(w, int(lane), "LDS race: byte " + hex(b) + " read by wave " + std::to_string(w.id) +
-                                         " was written by wave " + std::to_string(x.lds_writer[b] - 1) +
-                                         " with no s_barrier between");
-    }
+    if (!write && !x.lds_init[b])
+      return x.fault(w, int(lane), "read of uninitialised LDS: byte " + hex(b) + " (" + std::to_string(n) +
+                                       "-byte read at " + hex(addr) + "), which no lane wrote");
+    if (!x.race_check(w, lane, x.lds_shadow, b, write, "LDS")) return false;
   }
   for (unsigned i = 0; i < n; ++i) {
     size_t b = size_t(addr) + i;
     if (write) {
       x.lds[b] = src[i];
       x.lds_init[b] = 1;
-      x.lds_writer[b] = me;
-      x.lds_wgen[b] = g;
     } else {
       dst[i] = x.lds[b];
-      if (x.lds_rgen[b] != g) {
-        x.lds_rgen[b] = g;
-        x.lds_readers[b] = 0;
-      }
-      x.lds_readers[b] |= 1u << (w.id & 31);
     }
   }
   return true;
@@ -87,6 +65,33 @@ void get_data(Exec& x, Wave& w, const Opnd& src, unsigned lane, uint8_t* p, unsi
 }
 
 }  // namespace
+
+bool Exec::race_check(Wave& w, unsigned lane, Shadow& sh, size_t b, bool write, const char* what) {
+  uint8_t me = uint8_t(w.id + 1);
+  uint32_t g = gen_barrier;
+  std::string mem = what;
+  if (write) {
+    if (sh.writer[b] && sh.writer[b] != me && sh.wgen[b] == g)
+      return fault(w, int(lane), mem + " race: byte " + hex(b) + " written by wave " + std::to_string(w.id) +
+                                     " and by wave " + std::to_string(sh.writer[b] - 1) + " with no s_barrier between");
+    if (sh.rgen[b] == g && (sh.readers[b] & ~(1u << (w.id & 31))))
+      return fault(w, int(lane), mem + " race: byte " + hex(b) + " written by wave " + std::to_string(w.id) +
+                                     " after another wave read it, with no s_barrier between");
+    sh.writer[b] = me;
+    sh.wgen[b] = g;
+  } else {
+    if (sh.writer[b] && sh.writer[b] != me && sh.wgen[b] == g)
+      return fault(w, int(lane), mem + " race: byte " + hex(b) + " read by wave " + std::to_string(w.id) +
+                                     " was written by wave " + std::to_string(sh.writer[b] - 1) +
+                                     " with no s_barrier between");
+    if (sh.rgen[b] != g) {
+      sh.rgen[b] = g;
+      sh.readers[b] = 0;
+    }
+    sh.readers[b] |= 1u << (w.id & 31);
+  }
+  return true;
+}
 
 bool exec_mem(Exec& x, Wave& w, const Inst& in) {
   const Opnd* o = in.ops;
@@ -118,6 +123,10 @@ bool exec_mem(Exec& x, Wave& w, const Inst& in) {
           return x.fault(w, int(l), std::string("out-of-bounds global ") + what + " of " + std::to_string(in.bytes) +
                                         " bytes at " + hex(addr));
         }
+        if (x.wl_base && p >= x.wl_base && p < x.wl_base + x.wl_bytes)
+          for (unsigned i = 0; i < in.bytes; ++i)
+            if (!x.race_check(w, l, x.wl_shadow, size_t(p - x.wl_base) + i, !load, "workgroup memory"))
+              return false;
         if (load) {
           put_loaded(x, w, o[0], l, p, in.bytes, in.is_signed);
         } else if (store) {

@@ -327,3 +327,51 @@ TEST_CASE("DPP moves: quad_perm, row shifts with bank and row masks, bound_ctrl"
     }
   }
 }
+
+// Global memory a workgroup owns (Buffer::workgroup_local: the tiles of a
+// kernel past the LDS) is checked for races as the LDS is: each lane
+// stores its element, lane 0 reads the one 64 lanes on (another wave's);
+// without the s_barrier between, a fault, with it the value.
+TEST_CASE("workgroup-local global memory: the race check of the LDS", "[lds][mutant]") {
+  AMDGPU_REQUIRE_TOOLS();
+  auto body = [](bool sync) {
+    return std::string(kPrologue) + addr64(4, 4) + addr64(8, 6) + R"(
+  %LD% v3, v[4:5], off
+  s_waitcnt vmcnt(0)
+  %ST% v[8:9], v3, off
+  s_waitcnt vmcnt(0)
+  %VSWAIT%
+)" + (sync ? "  s_barrier\n" : "") + R"(
+  v_cmp_eq_u32 %VCC%, 0, v0
+  %SAVEEXEC% %M20%, %VCC%
+  s_cbranch_execz .Ldone
+  %LD% v10, v[8:9], off offset:256
+  s_waitcnt vmcnt(0)
+)" + addr64(12, 10) + R"(
+  %ST% v[12:13], v10, off
+.Ldone:
+  s_endpgm
+)";
+  };
+  for (const auto& c : kChips) {
+    std::map<std::string, std::string> extra = {{"VSWAIT", c.gfx11 ? "s_waitcnt_vscnt null, 0x0" : "s_nop 0"}};
+    const unsigned n = 128;
+    std::vector<uint32_t> x(n), wl(n, 0), out(n, 0);
+    for (unsigned i = 0; i < n; ++i) x[i] = 1000 + i;
+    emu::LaunchSpec ls;
+    ls.kernel = "wl";
+    ls.block_x = n;
+    ls.kernarg = Kernarg().ptr(x.data()).ptr(wl.data()).ptr(nullptr).ptr(out.data()).add(n).add(n).bytes;
+    ls.buffers = {{x.data(), n * 4}, {wl.data(), n * 4, true}, {out.data(), n * 4}};
+    emu::Stats st;
+    std::string err;
+    INFO(c.name << ": " << err);
+    REQUIRE(load_kernel(c, "wl", body(true), KernelOpts{}, extra)->launch(ls, st, err));
+    CHECK(out[0] == 1064u);
+    CHECK_FALSE(load_kernel(c, "wl", body(false), KernelOpts{}, extra)->launch(ls, st, err));
+    CHECK(err.find("workgroup memory race") != std::string::npos);
+    // The same buffer not marked as the workgroup's: no check.
+    ls.buffers[1].workgroup_local = false;
+    CHECK(load_kernel(c, "wl", body(false), KernelOpts{}, extra)->launch(ls, st, err));
+  }
+}
