@@ -143,7 +143,7 @@ bool uses_wave_mma(const ptx::Entry& e) {
   return false;
 }
 
-enum class Lowered : uint8_t { Ok, Failed, OutOfVgprs };
+enum class Lowered : uint8_t { Ok, Failed, OutOfRegisters };
 
 // PTX -> allocated, waited, relaxed machine code. A kernel too long for
 // short branches whose SGPRs are all taken is allocated again with a pair
@@ -166,7 +166,7 @@ Lowered lower_entry(const Module& m, InstId fn, const Chip& chip, const ptx::Mod
     }
     mf.reserved_top_s = keep_pair ? 2 : 0;
     if (!allocate_registers(chip, mf, why)) {
-      if (why.find("VGPRs") != std::string::npos && uses_wave_mma(e)) return Lowered::OutOfVgprs;
+      if (uses_wave_mma(e)) return Lowered::OutOfRegisters;
       diag.error(m.inst(fn).loc, 0, fname + why + " on amdgpu [limit]");
       return Lowered::Failed;
     }
@@ -187,7 +187,7 @@ bool compile_function(const Module& m, InstId fn, const Target& t, const Codegen
   KernelAbi abi;
   std::unique_ptr<ptx::Program> prog;
   // The matrix op's fragments take registers; a kernel they push past the
-  // VGPRs is lowered again with tmatmul as the fma loop.
+  // VGPRs or SGPRs is lowered again with tmatmul as the fma loop.
   for (bool wave_mma : {true, false}) {
     prog = simt_ptx(m, fn, t, o, *chip, wave_mma, diag);
     if (!prog) return false;
