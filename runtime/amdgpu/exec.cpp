@@ -260,13 +260,7 @@ bool Exec::run_group(unsigned g) {
   lds.assign(lds_bytes, kLdsPoison);
   lds_init.assign(lds_bytes, 0);
   lds_shadow.reset(lds_bytes);
-  // Each workgroup starts with no history on its own memory (workgroups
-  // before it used it too, in their slices or, for the check, anywhere).
-  wl_base = nullptr, wl_bytes = 0;
-  for (const Buffer& b : spec_.buffers)
-    if (b.workgroup_local) wl_base = static_cast<const uint8_t*>(b.host), wl_bytes = b.bytes;
-  wl_shadow.reset(wl_bytes);
-  gen_barrier = 0;
+  ++interval;
 
   unsigned nwaves = (spec_.block_x + W - 1) / W;
   waves_.assign(nwaves, Wave{});
@@ -306,7 +300,7 @@ bool Exec::run_group(unsigned g) {
     if (!any) return true;
     // Every wave still running waits at a barrier (a wave that ended counts
     // as arrived): release them all.
-    ++gen_barrier;
+    ++interval;
     for (Wave& w : waves_) w.at_barrier = false;
   }
 }
@@ -316,6 +310,11 @@ bool Exec::run(std::string& err) {
   // The kernarg segment's address must stay put for the launch, and an
   // empty one still needs an address.
   if (kernarg_.empty()) kernarg_.reserve(1);
+  // The workgroups' own global memory: one shadow for the launch (the
+  // intervals tell the workgroups' histories apart).
+  for (const Buffer& b : spec_.buffers)
+    if (b.workgroup_local) wl_base = static_cast<const uint8_t*>(b.host), wl_bytes = b.bytes;
+  wl_shadow.reset(wl_bytes);
   for (unsigned g = 0; g < spec_.grid_x; ++g)
     if (!run_group(g)) {
       err = err_;

@@ -112,7 +112,11 @@ class Exec {
   const uint8_t* wl_base = nullptr;
   size_t wl_bytes = 0;
   Shadow wl_shadow;
-  uint32_t gen_barrier = 0;  // barriers completed in this workgroup
+  // The barrier interval, numbered across the launch (each workgroup's
+  // start opens a new one too), so that a shadow of memory that outlives
+  // workgroups holds no history that matches a later one's and is cleared
+  // only once a launch.
+  uint32_t interval = 0;
   unsigned group = 0;
 
  private:

@@ -68,7 +68,7 @@ void get_data(Exec& x, Wave& w, const Opnd& src, unsigned lane, uint8_t* p, unsi
 
 bool Exec::race_check(Wave& w, unsigned lane, Shadow& sh, size_t b, bool write, const char* what) {
   uint8_t me = uint8_t(w.id + 1);
-  uint32_t g = gen_barrier;
+  uint32_t g = interval;
   std::string mem = what;
   if (write) {
     if (sh.writer[b] && sh.writer[b] != me && sh.wgen[b] == g)
