@@ -16,16 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "bochs_runner.h"
-#include "cce_build.h"
 #include "cli_common.h"
 #include "cli_target.h"
 #include "codegen.h"
 #include "file_output.h"
 #include "opt.h"
-#include "ptort.h"
-#include "amdgpu_run.h"
-#include "ptx_run.h"
+#include "prepare.h"
+#include "ptort.hpp"
 #include "qemu_runner.h"
 
 namespace {
@@ -214,17 +211,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptorun: error: --sve-vl=%u: expected a multiple of 128 from 128 to 2048\n", sve_vl);
     return kExitUsage;
   }
+  std::string err;
   const ptoas::cg::Target* tg = nullptr;
   if (target != "interp") {
     tg = ptoas::cli::resolve_target("ptorun", target);
     if (!tg) return kExitBadInput;
-    // cce runs on the project's CPU model of PTO-ISA (cce_build.h); ptx on
-    // a GPU or the project's PTX interpreter (ptx_run.h).
-    bool ptx = tg->isa == ptoas::cg::Isa::Nvptx && (tg->has_backend() || !ptx_file.empty());
-    bool amdgpu = tg->isa == ptoas::cg::Isa::Amdgcn && tg->has_backend();
-    if (!tg->packed_thunk && tg->isa != ptoas::cg::Isa::AscendNpu && !ptx && !amdgpu) {
-      std::fprintf(stderr, "ptorun: error: target %s %s; use --target=interp\n", target.c_str(),
-                   tg->has_backend() ? "has no JIT" : "is not implemented yet");
+    if (!ptoas::rt::runnable_target(target, !ptx_file.empty(), err)) {
+      error(err);
       return kExitBadInput;
     }
   }
@@ -236,7 +229,7 @@ int main(int argc, char** argv) {
     }
   }
   // The kernel.
-  std::string text, err;
+  std::string text;
   int read_rc = 0;
   if (!ptoas::cli::read_input(input, text, err, &read_rc)) {
     // Missing or unreadable: usage (2); over the input limit or a read
@@ -263,102 +256,37 @@ int main(int argc, char** argv) {
     error(err);
     return kExitBadInput;
   }
-  // Native targets: JIT-assemble the kernel (W^X pages) and run it through
-  // the same launcher checks. avx512 without AVX-512 here: under Bochs.
-  ptoas::rt::JitKernel jit;
-  jit.set_codegen_options(cg_opts);
-  if (tg && tg->isa == ptoas::cg::Isa::X86_64) {
-    const char* force = std::getenv("PTOAS_FORCE_BOCHS");
-    bool bochs = (force && *force && std::strcmp(force, "0") != 0) || !ptoas::rt::cpu_supports(target);
-    if (bochs) {
-      std::fprintf(stderr, ptoas::rt::cpu_supports(target)
-                               ? "ptorun: PTOAS_FORCE_BOCHS is set; running under Bochs\n"
-                               : "ptorun: this CPU cannot run %s code; running under Bochs\n",
-                   target.c_str());
-      std::string why;
-      if (!ptoas::rt::bochs_available(&why)) {
-        error(why);
-        return kExitBadInput;
-      }
+  // Ready the kernel on its target (runtime/prepare.h): JIT-assembled
+  // natively or imaged for Bochs / qemu, compiled against the CCE model,
+  // or loaded into a GPU or the project's interpreters.
+  ptoas::rt::PrepareOptions po;
+  po.target = target;
+  po.codegen = cg_opts;
+  po.sve_vl_bits = sve_vl;
+  po.timeout_s = timeout_s;
+  const char* force = std::getenv("PTOAS_FORCE_BOCHS");
+  po.force_bochs = force && *force && std::strcmp(force, "0") != 0;
+  std::string ptx_text;
+  if (!ptx_file.empty()) {
+    int rc = 0;
+    if (!ptoas::cli::read_input(ptx_file, ptx_text, err, &rc)) {
+      std::fprintf(stderr, "ptorun: error: cannot read '%s': %s\n", ptx_file.c_str(), err.c_str());
+      return rc;
     }
-    if (!(bochs ? jit.load_for_bochs(module, fn, target, diag, err) : jit.load(module, fn, target, diag, err))) {
-      error(err);
-      return kExitBadInput;
-    }
-  }
-  if (tg && tg->isa == ptoas::cg::Isa::AArch64) {
-    // Natively on an AArch64 CPU with SVE; elsewhere under qemu-aarch64.
-    bool native = ptoas::rt::cpu_supports(target);
-    if (!native) {
-      std::string why;
-      if (!ptoas::rt::qemu_available(&why)) {
-        error("--target=" + target + ": this CPU has no SVE and " + why);
-        return kExitBadInput;
-      }
-      std::fprintf(stderr, "ptorun: this CPU has no SVE; running under qemu-aarch64 at %u-bit SVE\n",
-                   sve_vl ? sve_vl : ptoas::rt::qemu_default_vl_bits());
-    }
-    if (!(native ? jit.load(module, fn, target, diag, err) : jit.load_for_emulator(module, fn, target, diag, err))) {
-      error(err);
-      return kExitBadInput;
-    }
-  }
-  // cce: the C++ ptoas writes (sync inserted unless the program has its
-  // own), compiled with g++ against the CPU model, which runs the blocks.
-  ptoas::rt::CceKernel cce_kernel;
-  ptoas::rt::CceLaunch cce_launch;
-  if (tg && tg->isa == ptoas::cg::Isa::AscendNpu) {
-    if (!ptoas::rt::cce_build(module, fn, true, cce_launch.options, cce_kernel, diag, err)) {
-      if (!err.empty()) error(err);
-      return kExitBadInput;
-    }
-    cce_launch.kernel = &cce_kernel;
-  }
-  // ptx: ptoas's PTX on an NVIDIA GPU through the CUDA driver when there
-  // is one, else on the project's PTX interpreter (said on stderr, as
-  // avx512 under Bochs is).
-  ptoas::rt::PtxKernel ptx_kernel;
-  if (tg && tg->isa == ptoas::cg::Isa::Nvptx) {
-    ptoas::rt::PtxRunner runner;
-    if (!ptoas::rt::ptx_runner_from_env(runner, err)) {
-      error(err);
-      return kExitUsage;
-    }
-    std::string ptx_text, why;
-    if (!ptx_file.empty()) {
-      int rc = 0;
-      if (!ptoas::cli::read_input(ptx_file, ptx_text, err, &rc)) {
-        std::fprintf(stderr, "ptorun: error: cannot read '%s': %s\n", ptx_file.c_str(), err.c_str());
-        return rc;
-      }
-    }
+    po.ptx_text = &ptx_text;
+    po.ptx_name = ptx_file;
+  } else {
     std::string base = input == "-" ? "stdin" : input.substr(input.find_last_of('/') + 1);
     if (base.size() > 4 && base.compare(base.size() - 4, 4, ".pto") == 0) base.resize(base.size() - 4);
-    ptx_kernel.name = ptx_file.empty() ? base + ".ptx" : ptx_file;
-    ptx_kernel.timeout_s = timeout_s;
-    if (!ptoas::rt::ptx_build(module, fn, cg_opts, runner, ptx_kernel, diag, err, ptx_file.empty() ? nullptr : &ptx_text,
-                              &why)) {
-      if (!err.empty()) error(err);
-      return kExitBadInput;
-    }
-    if (ptx_kernel.on_gpu)
-      std::fprintf(stderr, "ptorun: running the PTX on %s\n", ptx_kernel.where.c_str());
-    else if (runner == ptoas::rt::PtxRunner::Interp)
-      std::fprintf(stderr, "ptorun: PTOAS_PTX_RUNNER=interp; running the PTX on the project's interpreter\n");
-    else
-      std::fprintf(stderr, "ptorun: no NVIDIA GPU here (%s); running the PTX on the project's interpreter\n",
-                   why.c_str());
+    po.ptx_name = base + ".ptx";
   }
-  // amdgpu: ptoas's code object on the project's AMDGPU interpreter (no
-  // machine here has an AMD GPU; said on stderr).
-  ptoas::rt::AmdgpuKernel amdgpu_kernel;
-  if (tg && tg->isa == ptoas::cg::Isa::Amdgcn) {
-    amdgpu_kernel.timeout_s = timeout_s;
-    if (!ptoas::rt::amdgpu_build(module, fn, cg_opts, amdgpu_kernel, diag, err)) {
-      if (!err.empty()) error(err);
-      return kExitBadInput;
-    }
-    std::fprintf(stderr, "ptorun: running the code object on %s\n", amdgpu_kernel.where.c_str());
+  ptoas::rt::PreparedKernel kernel;
+  ptoas::rt::PrepareFailure why;
+  bool prepared = ptoas::rt::prepare_kernel(module, fn, po, kernel, diag, err, &why);
+  for (const std::string& n : kernel.notes) std::fprintf(stderr, "ptorun: %s\n", n.c_str());
+  if (!prepared) {
+    if (!err.empty()) error(err);
+    return why == ptoas::rt::PrepareFailure::Usage ? kExitUsage : kExitBadInput;
   }
   std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(module, fn);
   auto param = [&](const std::string& name) -> const ptoas::rt::ParamInfo* {
@@ -376,19 +304,7 @@ int main(int argc, char** argv) {
   req.fn = fn;
   req.blocks = blocks;
   req.threads = threads;
-  if (tg && tg->packed_thunk) req.native = &jit;
-  if (cce_launch.kernel) {
-    req.run_blocks = ptoas::rt::cce_run_blocks;
-    req.run_ctx = &cce_launch;
-  }
-  if (ptx_kernel.program) {
-    req.run_blocks = ptoas::rt::ptx_run_blocks;
-    req.run_ctx = &ptx_kernel;
-  }
-  if (amdgpu_kernel.program) {
-    req.run_blocks = ptoas::rt::amdgpu_run_blocks;
-    req.run_ctx = &amdgpu_kernel;
-  }
+  kernel.bind(req);
   req.sve_vl_bits = sve_vl;
   req.timeout_s = timeout_s;
   req.on_native_timeout = native_timeout;
@@ -437,15 +353,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptorun: time %.3f ms (%lld block%s on %s)\n",
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
                  (long long)blocks, blocks == 1 ? "" : "s", target.c_str());
-    if (ptx_kernel.program)
-      std::fprintf(stderr, "ptorun: %s: %s\n", ptx_kernel.where.c_str(),
-                   ptx_kernel.on_gpu ? ptx_kernel.gpu_report.c_str()
-                                     : (std::to_string(ptx_kernel.stats.warp_steps) + " warp instructions, " +
-                                        std::to_string(ptx_kernel.stats.thread_steps) + " thread instructions")
-                                           .c_str());
-    if (amdgpu_kernel.program)
-      std::fprintf(stderr, "ptorun: %s: %llu wave instructions, %llu waves\n", amdgpu_kernel.where.c_str(),
-                   (unsigned long long)amdgpu_kernel.stats.instructions, (unsigned long long)amdgpu_kernel.stats.waves);
+    const ptoas::rt::PtxKernel& ptx = kernel.ptx;
+    if (ptx.program)
+      std::fprintf(stderr, "ptorun: %s: %s\n", ptx.where.c_str(),
+                   ptx.on_gpu ? ptx.gpu_report.c_str()
+                              : (std::to_string(ptx.stats.warp_steps) + " warp instructions, " +
+                                 std::to_string(ptx.stats.thread_steps) + " thread instructions")
+                                    .c_str());
+    const ptoas::rt::AmdgpuKernel& amd = kernel.amdgpu;
+    if (amd.program)
+      std::fprintf(stderr, "ptorun: %s: %llu wave instructions, %llu waves\n", amd.where.c_str(),
+                   (unsigned long long)amd.stats.instructions, (unsigned long long)amd.stats.waves);
   }
   // Every output or none: each goes to a temporary file, and they are
   // renamed into place only when all were written (asm/file_output.h).

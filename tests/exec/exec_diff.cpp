@@ -59,7 +59,7 @@
 #include "emu_job.h"
 #include "launch.h"
 #include "opt.h"
-#include "ptort.h"
+#include "ptort.hpp"
 #include "amdgpu_run.h"
 #include "ptx_run.h"
 #include "qemu_runner.h"

@@ -27,7 +27,7 @@
 #include "codegen.h"
 #include "jit.h"
 #include "opt.h"
-#include "ptort.h"
+#include "ptort.hpp"
 
 using namespace ptoas;
 

@@ -26,7 +26,7 @@
 #include "guarded_buffer.h"
 #include "jit.h"
 #include "opt.h"
-#include "ptort.h"
+#include "ptort.hpp"
 #include "qemu_runner.h"
 #include "../located_diag.h"
 

@@ -398,7 +398,7 @@ expect_err "no function named 'nosuch'" "--function nosuch"
 
 run vcopy.pto --target=toy --arg a=a200.npy --arg n=200 --out c=e.npy
 expect_rc 1 "unimplemented target"
-expect_err "ptorun: error: target toy has no JIT; use --target=interp" "target without a runner"
+expect_err "ptorun: error: target toy has no JIT; run it on interp instead" "target without a runner"
 expect_no_file e.npy "unimplemented target"
 run vcopy.pto -target=amdgpu
 expect_rc 1 "unimplemented target (single dash)"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ptort.h"
+#include "ptort.hpp"
 
 using namespace ptoas;
 using namespace ptoas::rt;
