@@ -1,5 +1,6 @@
 // Binder: types (tile buffers in every spelling, views, pointers, memrefs),
 // shapes and numeric literals. See binder.h.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -339,7 +340,18 @@ TypeId Binder::parse_whole_type_token(Cursor& c, TypeKind hint) {
   std::string body(t.substr(lt));  // NUL-terminated, as lex() needs
   size_t first = sub.size();
   lex(body, sub);
-  for (size_t i = first; i < sub.size(); ++i) sub[i].off += whole.off + uint32_t(lt);
+  for (size_t i = first; i < sub.size(); ++i) {
+    sub[i].off += whole.off + uint32_t(lt);
+    // A byte the lexer does not take: refused here as in the token stream
+    // (kept, it would print as a lone token that reads back differently:
+    // `f#32` printed `f # 32`, a comment from the `#` on).
+    if (sub[i].kind == Tok::Error) {
+      unsigned char ch = (unsigned char)src_.text()[sub[i].off];
+      fail_at(sub[i].off, std::max<uint32_t>(sub[i].len, 1),
+              ch >= 0x20 && ch < 0x7f ? std::string("unexpected character '") + char(ch) + "' in type"
+                                      : std::string("unexpected byte in type"));
+    }
+  }
   uint32_t n = uint32_t(sub.size() - 1);  // without the Eof
   std::vector<uint32_t> part(sub.size(), kNoIndex);
   std::vector<uint32_t> stack;

@@ -1,6 +1,8 @@
 # cmake -DPTOAS=<ptoas> -DDIR=<dir> -P regress_run.cmake
 # Runs `ptoas --emit=ir FILE -o -` on every file in DIR (README* excepted);
-# fails if any run ends other than with exit status 0 or 1 within 10 s.
+# fails if any run ends other than with exit status 0 or 1 within 10 s, or
+# if the IR of an accepted file, read back, is refused or prints differently
+# (printing is a fixed point, DESIGN §3; fuzz_frontend's check).
 if(NOT PTOAS OR NOT DIR)
   message(FATAL_ERROR "usage: cmake -DPTOAS=<ptoas> -DDIR=<dir> -P regress_run.cmake")
 endif()
@@ -22,9 +24,21 @@ foreach(_f IN LISTS _files)
     math(EXPR _bad "${_bad} + 1")
     string(SUBSTRING "${_err}" 0 2000 _err)
     message("FAIL ${_name}: ${_rc}\n${_err}")
+  elseif(_rc EQUAL 0)
+    set(_printed "${CMAKE_CURRENT_BINARY_DIR}/regress_printed.pto")
+    file(WRITE "${_printed}" "${_out}")
+    execute_process(COMMAND "${PTOAS}" --emit=ir "${_printed}" -o -
+                    INPUT_FILE /dev/null
+                    OUTPUT_VARIABLE _out2 ERROR_VARIABLE _err2
+                    RESULT_VARIABLE _rc2 TIMEOUT 10)
+    if(NOT _rc2 EQUAL 0 OR NOT _out2 STREQUAL _out)
+      math(EXPR _bad "${_bad} + 1")
+      string(SUBSTRING "${_err2}" 0 2000 _err2)
+      message("FAIL ${_name}: its printed IR reads back ${_rc2}, not as printed\n${_err2}")
+    endif()
   endif()
 endforeach()
-message("fuzz ${DIR}: ${_n} files, ${_bad} crashed or hung")
+message("fuzz ${DIR}: ${_n} files, ${_bad} crashed, hung or broke the print fixed point")
 if(_bad GREATER 0)
-  message(FATAL_ERROR "${_bad} of ${_n} files crashed or hung")
+  message(FATAL_ERROR "${_bad} of ${_n} files crashed, hung or broke the print fixed point")
 endif()
