@@ -12,6 +12,7 @@
 
 #include "data_dir.h"
 #include "model_api.h"
+#include "pto/model/abi.h"
 
 namespace ptoas::rt {
 
@@ -159,6 +160,13 @@ bool cce_compile(std::string_view cpp, const CceRunOptions& o, CceKernel& k, std
     cleanup();
     return false;
   }
+  // The kernel's calls into the model resolve against the global scope:
+  // the model is there when a program links it (ptorun), not when an
+  // embedder dlopen'ed libptort.so locally (Python's ctypes). Promoting
+  // the loaded model makes both the same.
+  Dl_info model{};
+  if (dladdr(reinterpret_cast<void*>(&pto_model_block_idx), &model) && model.dli_fname)
+    dlopen(model.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
   void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   cleanup();
   if (!h) {

@@ -342,6 +342,7 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
     }
   }
   if (!errs.empty()) return fail();
+  if (req.check_only) return true;
 
   for (size_t k = 0; k < params.size(); ++k)
     if (args[k].kind == Arg::Kind::Ptr) {

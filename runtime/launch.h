@@ -82,6 +82,8 @@ struct LaunchRequest {
   // not limited.
   double timeout_s = 0;
   void (*on_native_timeout)(double timeout_s) = nullptr;
+  // Stop after the checks and the outputs' allocation: no block runs.
+  bool check_only = false;
 };
 
 // Parses `text` as a value of scalar type `t` into `out` (Int for integers,

@@ -119,7 +119,7 @@ bool prepare_kernel(Module& m, InstId fn, const PrepareOptions& o, PreparedKerne
         case cg::Isa::AscendNpu:
           // The C++ ptoas writes (sync inserted unless the program has its
           // own), compiled with g++ against the CPU model.
-          ok = cce_build(m, fn, true, k.cce_launch.options, k.cce, diag, err);
+          ok = cce_build(m, fn, true, k.cce_launch.options, k.cce, diag, err, &k.cce_cpp);
           if (ok) k.cce_launch.kernel = &k.cce;
           break;
         case cg::Isa::Nvptx: ok = prepare_ptx(m, fn, o, k, diag, err, why); break;

@@ -37,6 +37,7 @@ struct PreparedKernel {
   JitKernel jit;
   CceKernel cce;
   CceLaunch cce_launch;
+  std::string cce_cpp;  // cce: the C++ the model runs
   PtxKernel ptx;
   AmdgpuKernel amdgpu;
   // Where the kernel runs, when it is not where the target name says (an
