@@ -8,9 +8,12 @@
 #                  FUZZ_TARGET (fuzz_frontend): the front end; fuzz_ptodis: ptodis's
 #                  object reader, seeded with ptoas's objects (built in build/);
 #                  fuzz_launch: ptorun's launch path (samples x fuzzed scalars)
+#   make dist      ptoas-<version>.tar.gz of the tracked sources (DIST_DIR, default .)
 #   make check-full  test + the long ctest runs (ctest -C full: the SVE
 #                  differential suite at 128, 512 and 2048 bits, the execution
-#                  differential on every CPU target) + 600 s of fuzzing + bench
+#                  differential on every CPU target) + the tarball built and
+#                  tested on its own and in a debootstrapped Debian 12 root
+#                  (tests/dist) + 600 s of fuzzing + bench
 # Variables: JOBS (2), CMAKE_FLAGS (extra -D options, e.g. -DPTOAS_WERROR=ON),
 #            CORPUS_DIR (../shared/corpus/ptoas), CORPUS60_DIR
 #            (../shared/corpus/ptoas-0.60), FUZZ_SECONDS, FUZZ_TARGET,
@@ -28,7 +31,7 @@ FUZZ_TARGET ?= fuzz_frontend
 FUZZ_CC ?= clang-19
 FUZZ_CXX ?= clang++-19
 
-.PHONY: all deps build test samples bench fuzz check-full clean install
+.PHONY: all deps build test samples bench fuzz check-full clean install dist
 
 all: build
 
@@ -51,6 +54,10 @@ test: build
 PREFIX ?= /usr/local
 install: build
 	cmake --install build --prefix "$(PREFIX)"
+
+DIST_DIR ?= .
+dist:
+	@scripts/make_dist.sh "$(DIST_DIR)"
 
 samples: build
 	@set -e; for t in interp $$(build/ptoas --print-targets | awk '$$3 != "-" { print $$1 }'); do \
@@ -111,7 +118,7 @@ fuzz-run-fuzz_launch:
 
 check-full:
 	$(MAKE) test
-	ctest --test-dir build --output-on-failure -j$(JOBS) -C full -L 'sve_full|exec_full'
+	ctest --test-dir build --output-on-failure -j$(JOBS) -C full -L 'sve_full|exec_full|dist_full'
 	$(MAKE) fuzz FUZZ_SECONDS=600
 	$(MAKE) bench
 

@@ -134,10 +134,10 @@ def _check(status, err=None, what=""):
     raise cls(msg or "%s failed (status %d)" % (what, status))
 
 
-def _options(opt, function, gpu_arch, sve_vl, timeout, threads):
+def _options(opt, function, arch, gpu_arch, sve_vl, timeout, threads):
     words = ["opt=%d" % opt]
-    for key, val in (("function", function), ("gpu-arch", gpu_arch), ("sve-vl", sve_vl), ("timeout", timeout),
-                     ("threads", threads)):
+    for key, val in (("function", function), ("arch", arch), ("gpu-arch", gpu_arch), ("sve-vl", sve_vl),
+                     ("timeout", timeout), ("threads", threads)):
         if val is not None:
             val = str(val)
             if not val or any(c.isspace() for c in val):
@@ -146,27 +146,32 @@ def _options(opt, function, gpu_arch, sve_vl, timeout, threads):
     return " ".join(words).encode()
 
 
-def compile(path, target="interp", opt=2, function=None, gpu_arch=None, sve_vl=None, timeout=None,
+def compile(path, target="interp", opt=2, function=None, arch=None, gpu_arch=None, sve_vl=None, timeout=None,
             threads=None):
     """Compiles the .pto file at `path` for `target` ("interp", "host", or a target of
-    `ptoas --print-targets` that ptorun runs) and returns a Kernel."""
+    `ptoas --print-targets` that ptorun runs) and returns a Kernel.
+
+    opt: 0-2 (default 2); function: which one to run (default: the pto.entry one);
+    arch: "a3" or "a5" (ptoas --pto-arch); gpu_arch: "sm_90", "gfx942", ...;
+    sve_vl: bits under qemu; timeout: seconds for the interpreters and emulators
+    (default 600, 0: none); threads: worker threads per launch."""
     k = _P()
     err = ctypes.c_void_p()
     st = _lib.ptort_compile_file(os.fsencode(path), target.encode(),
-                                 _options(opt, function, gpu_arch, sve_vl, timeout, threads), ctypes.byref(k),
+                                 _options(opt, function, arch, gpu_arch, sve_vl, timeout, threads), ctypes.byref(k),
                                  ctypes.byref(err))
     _check(st, err, "compile")
     return Kernel(k)
 
 
-def compile_source(text, target="interp", name="<string>", opt=2, function=None, gpu_arch=None, sve_vl=None,
-                   timeout=None, threads=None):
+def compile_source(text, target="interp", name="<string>", opt=2, function=None, arch=None, gpu_arch=None,
+                   sve_vl=None, timeout=None, threads=None):
     """Compiles .pto text (`name` names it in messages); as compile()."""
     data = text.encode() if isinstance(text, str) else bytes(text)
     k = _P()
     err = ctypes.c_void_p()
     st = _lib.ptort_compile(name.encode(), data, len(data), target.encode(),
-                            _options(opt, function, gpu_arch, sve_vl, timeout, threads), ctypes.byref(k),
+                            _options(opt, function, arch, gpu_arch, sve_vl, timeout, threads), ctypes.byref(k),
                             ctypes.byref(err))
     _check(st, err, "compile")
     return Kernel(k)

@@ -92,6 +92,7 @@ PTORT_EXPORT void ptort_free(void* p);
  * ptorun runs. `options` is NULL or space-separated key=value words:
  *   opt=0|1|2        optimization level (default 2)
  *   function=NAME    the function to run (default: the pto.entry one, else the only one)
+ *   arch=a3|a5       the tile memory sizes, as ptoas --pto-arch (default: the module's pto.target_arch, else a3)
  *   gpu-arch=ARCH    ptx: sm_80..sm_120; amdgpu: gfx942 (default), gfx90a, gfx1100
  *   sve-vl=BITS      sve under qemu: the vector length (128..2048, a multiple of 128)
  *   timeout=SECONDS  the interpreters' and emulators' limit per launch (default 600; 0: none)

@@ -127,6 +127,7 @@ struct CompileOptions {
   unsigned sve_vl = 0;
   double timeout_s = 600;
   unsigned threads = 0;
+  ptoas::FrontendOptions frontend;
 };
 
 CompileOptions parse_options(const char* text) {
@@ -146,6 +147,11 @@ CompileOptions parse_options(const char* text) {
     std::string k = w.substr(0, eq), v = w.substr(eq + 1);
     if (k == "opt" || k == "O") o.opt_level = int(parse_number(k, v, 0, 2));
     else if (k == "function") o.function = v;
+    else if (k == "arch") {
+      if (v != "a3" && v != "a5") fail(PTORT_E_USAGE, "option arch=" + v + ": expected a3 or a5");
+      o.frontend.arch_from_cli = true;
+      o.frontend.arch = v == "a5" ? ptoas::Arch::A5 : ptoas::Arch::A3;
+    }
     else if (k == "gpu-arch") o.gpu_arch = v;
     else if (k == "sve-vl") {
       o.sve_vl = unsigned(parse_number(k, v, 128, 2048));
@@ -154,7 +160,7 @@ CompileOptions parse_options(const char* text) {
     } else if (k == "timeout") o.timeout_s = parse_number(k, v, 0, 1e9);
     else if (k == "threads") o.threads = unsigned(parse_number(k, v, 0, 4096));
     else
-      fail(PTORT_E_USAGE, "unknown option '" + k + "' (the options: opt, function, gpu-arch, sve-vl, timeout, threads)");
+      fail(PTORT_E_USAGE, "unknown option '" + k + "' (the options: opt, function, arch, gpu-arch, sve-vl, timeout, threads)");
   }
   return o;
 }
@@ -186,7 +192,7 @@ void compile(std::unique_ptr<ptoas::SourceFile> src, const char* target_c, const
     if (!extra.empty()) m += (m.empty() || m.back() == '\n' ? "" : "\n") + extra;
     fail(PTORT_E_PROGRAM, m.empty() ? "the program was refused" : m);
   };
-  if (!ptoas::run_frontend(*k->src, ptoas::FrontendOptions{}, k->module, diag)) program_error("");
+  if (!ptoas::run_frontend(*k->src, co.frontend, k->module, diag)) program_error("");
   ptoas::opt::Options oo;
   oo.level = ptoas::opt::Level(co.opt_level);
   if (!ptoas::opt::optimize(k->module, oo, ptoas::cg::opt_target(*tg), diag)) program_error("");
