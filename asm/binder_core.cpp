@@ -151,6 +151,9 @@ std::string Binder::render(uint32_t b, uint32_t e, bool mark_regions) const {
          prev == Tok::ValueUse || prev == Tok::GenericOp || prev == Tok::BlockRef))
       space = false;
     if (k == Tok::RBrace && prev == Tok::LBrace) space = false;
+    // `%m ==` reads as a use of %m and two '='; spaced, `%m = =` would read
+    // back as a definition of %m (the lexer's deftail: '=' then not '=').
+    if (k == Tok::Equal && prev == Tok::Equal) space = false;
     if (space) s += ' ';
     s += text(i);
     prev = k;

@@ -7,7 +7,7 @@ PKGS=(build-essential cmake git pkg-config
   libxbyak-dev libzydis-dev zydis-tools
   llvm-19-dev lld-19 liblld-19-dev libzstd-dev libedit-dev zlib1g-dev
   clang-19 libclang-rt-19-dev
-  python3-numpy help2man
+  python3-numpy help2man debootstrap
   libopenblas-dev
   bochs bochsbios vgabios bochs-term
   qemu-user g++-aarch64-linux-gnu)

@@ -8,7 +8,9 @@
 #     `scripts/install-deps.sh && make samples`, then `make test`.
 # Needs root and debootstrap (apt-get install debootstrap) for part 2, else
 # it is skipped with a message; part 1 runs anyway.
-# Usage: dist_full.sh SOURCE_DIR BUILD_DIR  (DEBIAN_MIRROR: the mirror, default deb.debian.org)
+# Usage: dist_full.sh SOURCE_DIR BUILD_DIR
+# Environment: JOBS (2), CMAKE_FLAGS for part 1 (-DPTOAS_WERROR=ON),
+# DEBIAN_MIRROR (http://deb.debian.org/debian).
 set -u
 src=$(cd "${1:?usage: dist_full.sh SOURCE_DIR BUILD_DIR}" && pwd) build=$(cd "${2:?}" && pwd)
 if ! git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
@@ -30,7 +32,8 @@ corpus=$(cd "$src/../shared/corpus" 2> /dev/null && pwd)
 echo "== 1. the tarball alone: make test"
 mkdir "$work/alone" && tar xzf "$tarball" -C "$work/alone"
 (cd "$work/alone/ptoas-$version" &&
-  make test JOBS="${JOBS:-2}" ${corpus:+CORPUS_DIR=$corpus/ptoas CORPUS60_DIR=$corpus/ptoas-0.60}) ||
+  make test JOBS="${JOBS:-2}" CMAKE_FLAGS="${CMAKE_FLAGS:--DPTOAS_WERROR=ON}" \
+    ${corpus:+CORPUS_DIR=$corpus/ptoas CORPUS60_DIR=$corpus/ptoas-0.60}) ||
   { echo "FAIL: make test from the unpacked tarball"; exit 1; }
 rm -rf "$work/alone"
 
