@@ -167,13 +167,15 @@ std::string first_line(const std::string& s) {
   return e == std::string::npos ? s : s.substr(0, e);
 }
 
-// One kernel file: parsed, optimized at -O2 for avx2, JIT-loaded.
+// One kernel file: parsed, optimized at -O2 for a native target (avx2, or
+// avx512 where this CPU has it), JIT-loaded.
 struct PtoKernel {
+  std::string target = "avx2";
   std::unique_ptr<ptoas::SourceFile> src;
   ptoas::Module module;
   std::unique_ptr<ptoas::rt::JitKernel> jit;
   std::string problem;       // why it is not loaded
-  bool unsupported = false;  // ptoas refused it for avx2 (not a bench error)
+  bool unsupported = false;  // ptoas refused it for the target (not a bench error)
 
   bool load(const std::string& file) {
     std::string path = src_dir() + "/bench/kernels/" + file;
@@ -191,7 +193,7 @@ struct PtoKernel {
     }
     ptoas::opt::Options oo;
     oo.level = ptoas::opt::Level::O2;
-    ptoas::opt::TargetDesc td = ptoas::cg::opt_target(ptoas::cg::target("avx2"));
+    ptoas::opt::TargetDesc td = ptoas::cg::opt_target(ptoas::cg::target(target));
     if (!ptoas::opt::optimize(module, oo, td, diag)) {
       problem = "optimizer: " + first_line(diag.text());
       return false;
@@ -203,13 +205,13 @@ struct PtoKernel {
       problem = "no entry function: " + err;
       return false;
     }
-    if (!ptoas::rt::cpu_supports("avx2")) {
-      problem = "this CPU cannot run avx2 code";
+    if (!ptoas::rt::cpu_supports(target)) {
+      problem = "this CPU cannot run " + target + " code";
       unsupported = true;
       return false;
     }
     jit = std::make_unique<ptoas::rt::JitKernel>();
-    if (!jit->load(module, fn, "avx2", diag, err)) {
+    if (!jit->load(module, fn, target, diag, err)) {
       problem = err.empty() ? first_line(diag.text()) : first_line(err);
       if (!err.empty() && !diag.text().empty()) problem += " (" + first_line(diag.text()) + ")";
       unsupported = true;
@@ -689,18 +691,23 @@ int main(int argc, char** argv) {
   // ---- kernels ----
   struct Row {
     std::string name, size, status;  // status: "" when measured
-    Stats pto, cxx, fast, blas;
+    Stats pto, cxx, fast, blas, pto512;
     bool has_blas = false;
+    std::string avx512;  // "": timed (pto512); else why not
     double limit_s = 0;  // the limit's time for one call; 0: none
     double cv = 0;       // the largest cv of its variants
     Bound bound = Bound::None;
   };
   std::vector<Row> rows;
 
-  std::printf("== kernels: ptoas -O2 avx2 (JIT, 1 block) vs plain C++; time per call, min / median of %d%s\n",
-              repeats, opt.smoke ? " (smoke: checks only)" : "");
+  // AVX-512: the same kernels for -target=avx512, timed in the same
+  // interleaved measurement as avx2 (the ratios of both come from one run).
+  const bool have_avx512 = ptoas::rt::cpu_supports("avx512");
+  std::printf("== kernels: ptoas -O2 avx2%s (JIT, 1 block) vs plain C++; time per call, min / median of %d%s\n",
+              have_avx512 ? " and avx512" : "", repeats, opt.smoke ? " (smoke: checks only)" : "");
+  if (!have_avx512) std::printf("no AVX-512 on this CPU: -target=avx512 is not timed (no _avx512 rows)\n");
   {
-    std::map<std::string, std::shared_ptr<PtoKernel>> loaded;
+    std::map<std::string, std::shared_ptr<PtoKernel>> loaded, loaded512;
     for (const char* name : kKernels) {
       if (!wanted(opt, name)) continue;
       // One case at a time: its buffers exist only while it is measured.
@@ -727,6 +734,24 @@ int main(int argc, char** argv) {
       const ptoas::rt::JitKernel* jit = k.jit.get();
       std::vector<ptoas::rt::Arg> args = c.args;
       auto pto_run = [jit, args] { jit->run(args, 0, 1); };
+      std::function<void()> pto512_run;
+      row.avx512 = "no AVX-512 on this CPU";
+      if (have_avx512) {
+        auto it5 = loaded512.find(c.pto_file);
+        if (it5 == loaded512.end()) {
+          auto k5 = std::make_shared<PtoKernel>();
+          k5->target = "avx512";
+          k5->load(c.pto_file);
+          it5 = loaded512.emplace(c.pto_file, k5).first;
+        }
+        if (const ptoas::rt::JitKernel* j5 = it5->second->jit.get()) {
+          pto512_run = [j5, args] { j5->run(args, 0, 1); };
+          row.avx512.clear();
+        } else {
+          row.avx512 = (it5->second->unsupported ? "unsupported: " : "ERROR: ") + it5->second->problem;
+          if (!it5->second->unsupported) failed = true;
+        }
+      }
 
       // The check: C++ -O3 is the reference; ptoas, fast-math and OpenBLAS
       // must each agree with it.
@@ -742,6 +767,10 @@ int main(int argc, char** argv) {
         c.blas();
         if (std::string e = c.check(); !e.empty()) bad = "OpenBLAS vs C++: " + e;
       }
+      if (bad.empty() && pto512_run) {
+        pto512_run();
+        if (std::string e = c.check(); !e.empty()) bad = "ptoas avx512 vs C++: " + e;
+      }
       if (!bad.empty()) {
         row.status = "MISMATCH";
         failed = true;
@@ -751,12 +780,18 @@ int main(int argc, char** argv) {
         continue;
       }
       if (opt.smoke) {
-        std::printf("%-15s %-24s ok (ptoas matches C++)\n", c.name.c_str(), c.size.c_str());
+        std::printf("%-15s %-24s ok (ptoas %s C++)\n", c.name.c_str(), c.size.c_str(),
+                    pto512_run ? "avx2 and avx512 match" : "matches");
         continue;
       }
 
       std::vector<Variant> vs = {{"ptoas", pto_run}, {"cxx", c.cxx}, {"fast", c.fast}};
       if (c.blas) vs.push_back({"blas", c.blas});
+      size_t avx512_at = 0;
+      if (pto512_run) {
+        avx512_at = vs.size();
+        vs.push_back({"ptoas512", pto512_run});
+      }
       size_t limit_at = 0;  // the limit's variant, when there is one
       if (c.bound == Bound::Memory && nt_run) vs.push_back({"limit", nt_run});
       if (c.bound == Bound::Compute && fma_run) vs.push_back({"limit", fma_run});
@@ -779,6 +814,18 @@ int main(int argc, char** argv) {
         row.blas = vs[3].st;
         row.has_blas = true;
       }
+      if (avx512_at) {
+        row.pto512 = vs[avx512_at].st;
+        // The last timed variant may have been avx512's: check its output too.
+        pto512_run();
+        if (std::string e = c.check(); !e.empty()) {
+          row.status = "MISMATCH";
+          failed = true;
+          std::printf("%-15s MISMATCH (avx512) after timing: %s\n", c.name.c_str(), e.c_str());
+          rows.push_back(row);
+          continue;
+        }
+      }
       if (limit_at) {  // the limit's rate over this kernel's repeats, medians
         double t = vs[limit_at].st.median;
         row.limit_s = c.bound == Bound::Memory ? c.bytes * t / nt_bytes : c.flops * t / fma_flops;
@@ -789,6 +836,8 @@ int main(int argc, char** argv) {
                   fmt_time(row.fast.min).c_str(), fmt_time(row.fast.median).c_str());
       if (row.has_blas)
         std::printf("  openblas %s / %s", fmt_time(row.blas.min).c_str(), fmt_time(row.blas.median).c_str());
+      if (avx512_at)
+        std::printf("  avx512 %s / %s", fmt_time(row.pto512.min).c_str(), fmt_time(row.pto512.median).c_str());
       if (limit_at)
         std::printf("  %s %s / %s", c.bound == Bound::Memory ? "nt-stream" : "fma-peak",
                     fmt_time(vs[limit_at].st.min).c_str(), fmt_time(vs[limit_at].st.median).c_str());
@@ -885,16 +934,42 @@ int main(int argc, char** argv) {
                 fmt_time(r.pto.median).c_str(), fmt_time(r.cxx.median).c_str(), vc, vf, sb.c_str(), sl.c_str(),
                 r.cv * 100);
   }
+  // The same figures for avx512, and avx512 against avx2.
+  for (const Row& r : rows) {
+    if (!r.status.empty() || !r.avx512.empty()) continue;
+    const std::string n = r.name + "_avx512";
+    const double t = r.pto512.median;
+    fig[n + " vs_cxx"] = r.cxx.median / t;
+    fig[n + " vs_cxx_fastmath"] = r.fast.median / t;
+    fig[n + " vs_avx2"] = r.pto.median / t;
+    std::string sb = "-", sl = "-";
+    if (r.has_blas) {
+      fig[n + " vs_openblas"] = r.blas.median / t;
+      sb = fmt("%.3f", r.blas.median / t);
+    }
+    if (r.limit_s > 0) {
+      // of_peak against the AVX2 FMA peak (ymm chains): AVX-512 may exceed 1.
+      fig[n + (r.bound == Bound::Memory ? " of_limit" : " of_peak")] = r.limit_s / t;
+      sl = fmt("%.3f", r.limit_s / t) + (r.bound == Bound::Memory ? " lim" : " pk");
+    }
+    std::printf("%-15s %-22s %11s %11s %8.3f %8.3f %8s %9s %6.1f\n", n.c_str(), r.size.c_str(),
+                fmt_time(t).c_str(), fmt_time(r.cxx.median).c_str(), r.cxx.median / t, r.fast.median / t, sb.c_str(),
+                sl.c_str(), r.pto512.cv * 100);
+  }
+  for (const Row& r : rows)
+    if (r.status.empty() && !r.avx512.empty() && have_avx512)
+      std::printf("%-15s %s\n", (r.name + "_avx512").c_str(), r.avx512.c_str());
   if (!have_blas) std::printf("OpenBLAS: not found when this bench was configured; vs_openblas missing\n");
 
   // ---- ratio lines ----
   std::printf("\n== ratios\n");
-  const char* metrics[] = {"vs_cxx", "vs_cxx_fastmath", "vs_openblas", "of_limit", "of_peak"};
+  const char* metrics[] = {"vs_cxx", "vs_cxx_fastmath", "vs_openblas", "of_limit", "of_peak", "vs_avx2"};
   for (const Row& r : rows)
-    for (const char* m : metrics) {
-      auto f = fig.find(r.name + " " + m);
-      if (f != fig.end()) std::printf("ratio %s %s=%.4f\n", r.name.c_str(), m, f->second);
-    }
+    for (const std::string& name : {r.name, r.name + "_avx512"})
+      for (const char* m : metrics) {
+        auto f = fig.find(name + " " + m);
+        if (f != fig.end()) std::printf("ratio %s %s=%.4f\n", name.c_str(), m, f->second);
+      }
   {
     double lsum = 0;
     int n = 0;
