@@ -29,6 +29,7 @@
 #include <spawn.h>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_stats.h"
@@ -36,6 +37,7 @@
 #include "frontend.h"
 #include "interp.h"
 #include "jit.h"
+#include "launch.h"
 #include "machine_limits.h"
 #include "opt.h"
 
@@ -174,6 +176,7 @@ struct PtoKernel {
   std::unique_ptr<ptoas::SourceFile> src;
   ptoas::Module module;
   std::unique_ptr<ptoas::rt::JitKernel> jit;
+  ptoas::InstId fn = ptoas::kNone;
   std::string problem;       // why it is not loaded
   bool unsupported = false;  // ptoas refused it for the target (not a bench error)
 
@@ -200,7 +203,7 @@ struct PtoKernel {
     }
     std::string err;
     ptoas::rt::Interpreter interp(module);
-    ptoas::InstId fn = interp.find_function("", err);
+    fn = interp.find_function("", err);
     if (fn == ptoas::kNone) {
       problem = "no entry function: " + err;
       return false;
@@ -221,6 +224,36 @@ struct PtoKernel {
     return true;
   }
 };
+
+// ptorun's path for a JIT-loaded kernel: the launcher (checks, the view
+// probe, the thread pool) with `blocks` blocks on as many threads.
+struct BlockLaunch {
+  ptoas::rt::LaunchRequest req;
+  std::string err;
+};
+std::shared_ptr<BlockLaunch> block_launch(const ptoas::Module& m, ptoas::InstId fn, const ptoas::rt::JitKernel& jit,
+                                          const std::vector<ptoas::rt::Arg>& args, int64_t blocks) {
+  auto bl = std::make_shared<BlockLaunch>();
+  bl->req.module = &m;
+  bl->req.fn = fn;
+  bl->req.native = &jit;
+  bl->req.blocks = blocks;
+  bl->req.threads = unsigned(blocks);
+  std::vector<ptoas::rt::ParamInfo> params = ptoas::rt::kernel_params(m, fn);
+  for (size_t i = 0; i < params.size() && i < args.size(); ++i) {
+    const ptoas::rt::Arg& a = args[i];
+    if (a.kind == ptoas::rt::Arg::Kind::Ptr)
+      bl->req.args.push_back(ptoas::rt::KernelArg::memory(params[i].name, params[i].elem, a.data, a.bytes));
+    else if (a.kind == ptoas::rt::Arg::Kind::Int)
+      bl->req.args.push_back(ptoas::rt::KernelArg::scalar(params[i].name, std::to_string(a.i)));
+    else {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.17g", a.f);
+      bl->req.args.push_back(ptoas::rt::KernelArg::scalar(params[i].name, text));
+    }
+  }
+  return bl;
+}
 
 ptoas::rt::Arg ptr_arg(const Buf& b) {
   ptoas::rt::Arg a;
@@ -691,7 +724,8 @@ int main(int argc, char** argv) {
   // ---- kernels ----
   struct Row {
     std::string name, size, status;  // status: "" when measured
-    Stats pto, cxx, fast, blas, pto512;
+    Stats pto, cxx, fast, blas, pto512, launch1, launch2;
+    bool has_blocks = false;
     bool has_blas = false;
     std::string avx512;  // "": timed (pto512); else why not
     double limit_s = 0;  // the limit's time for one call; 0: none
@@ -807,6 +841,35 @@ int main(int argc, char** argv) {
         continue;
       }
       for (const Variant& v : vs) row.cv = std::max(row.cv, v.st.cv);
+      // Many blocks: the launcher with 1 block against 2 blocks on 2
+      // threads (a compute-bound and two memory-bound kernels), timed
+      // against each other in one interleaved measurement.
+      if (std::thread::hardware_concurrency() >= 2 &&
+          (c.name == "gemm_bf16_1024" || c.name == "vadd_64MiB" || c.name == "softmax")) {
+        auto one = block_launch(k.module, k.fn, *jit, args, 1), two = block_launch(k.module, k.fn, *jit, args, 2);
+        bool ok = true;
+        auto launcher = [&ok](BlockLaunch* bl) {
+          return [bl, &ok] {
+            if (!ptoas::rt::launch(bl->req, bl->err)) ok = false;
+          };
+        };
+        std::vector<Variant> bv = {{"1 block", launcher(one.get())}, {"2 blocks", launcher(two.get())}};
+        measure_until_quiet(bv, tm, c.name + " blocks");
+        std::string e = c.check();
+        if (!ok || !e.empty()) {
+          row.status = "MISMATCH";
+          failed = true;
+          std::printf("%-15s launcher, 2 blocks: %s\n", c.name.c_str(), ok ? e.c_str() : (one->err + two->err).c_str());
+          rows.push_back(row);
+          continue;
+        }
+        row.launch1 = bv[0].st;
+        row.launch2 = bv[1].st;
+        row.has_blocks = true;
+        std::printf("%-15s launcher: 1 block %s / %s  2 blocks on 2 threads %s / %s\n", c.name.c_str(),
+                    fmt_time(row.launch1.min).c_str(), fmt_time(row.launch1.median).c_str(),
+                    fmt_time(row.launch2.min).c_str(), fmt_time(row.launch2.median).c_str());
+      }
       row.pto = vs[0].st;
       row.cxx = vs[1].st;
       row.fast = vs[2].st;
@@ -935,6 +998,8 @@ int main(int argc, char** argv) {
                 r.cv * 100);
   }
   // The same figures for avx512, and avx512 against avx2.
+  for (const Row& r : rows)
+    if (r.status.empty() && r.has_blocks) fig[r.name + " blocks2"] = r.launch1.median / r.launch2.median;
   for (const Row& r : rows) {
     if (!r.status.empty() || !r.avx512.empty()) continue;
     const std::string n = r.name + "_avx512";
@@ -963,7 +1028,7 @@ int main(int argc, char** argv) {
 
   // ---- ratio lines ----
   std::printf("\n== ratios\n");
-  const char* metrics[] = {"vs_cxx", "vs_cxx_fastmath", "vs_openblas", "of_limit", "of_peak", "vs_avx2"};
+  const char* metrics[] = {"vs_cxx", "vs_cxx_fastmath", "vs_openblas", "of_limit", "of_peak", "vs_avx2", "blocks2"};
   for (const Row& r : rows)
     for (const std::string& name : {r.name, r.name + "_avx512"})
       for (const char* m : metrics) {
