@@ -35,6 +35,11 @@ check_prefix() {
   env -i "$p/bin/ptoas" k.pto -o k.cpp || fail "$p: ptoas k.pto (cce C++)"
   env -i "$p/bin/ptoas" -target=avx2 k.pto -o k.o || fail "$p: ptoas -target=avx2"
   env -i "$p/bin/ptodis" k.o > /dev/null || fail "$p: ptodis k.o"
+  # amdgpu: ptoas opens its linker plugin from lib/ptoas.
+  if [ -e "$build/lib/ptoas/libptoas_lld.so" ]; then
+    env -i "$p/bin/ptoas" -target=amdgpu k.pto -o k.hsaco || fail "$p: ptoas -target=amdgpu (the linker plugin)"
+    env -i "$p/bin/ptodis" k.hsaco | grep -q "elf64-amdgpu" || fail "$p: ptodis k.hsaco"
+  fi
   env -i "$p/bin/ptorun" --help > /dev/null || fail "$p: ptorun --help"
   for t in interp avx2 cce sve; do
     out=$(PTOAS_BIN="$p/bin/ptoas" PTORUN_BIN="$p/bin/ptorun" "$src/samples/runop.sh" -target=$t -t vadd 2>&1) ||
