@@ -196,8 +196,11 @@ int write_seeds(const std::string& dir) {
   int n = 0;
   for (unsigned i = 0; i < unsigned(Op::Count); ++i) {
     const OpInfo& o = op_info(Op(i));
-    std::string stem = dir + "/gen_" + std::string(o.name);
-    for (char& c : stem) if (c == '.') c = '_';
+    // The op's dots become '_' in the file name, not in the directory's
+    // path (a build directory may have dots: ptoas-0.1.0/build).
+    std::string name(o.name);
+    for (char& c : name) if (c == '.') c = '_';
+    std::string stem = dir + "/gen_" + name;
     Kit k = kit_for(pick_elem(o));
     if (o.syn != Syn::Dps) {
       write_file(stem + "_generic.pto", kernel(k, generic_other(o, k)));
