@@ -219,9 +219,9 @@ class Kernel:
         self.params = params
 
     def __del__(self):
-        if getattr(self, "_k", None):
-            _lib.ptort_kernel_free(self._k)
-            self._k = None
+        k, self._k = getattr(self, "_k", None), None
+        if k and _lib is not None:  # at interpreter exit the module's globals may be gone
+            _lib.ptort_kernel_free(k)
 
     def ir(self):
         """The optimized IR, as `ptoas --emit=ir` prints it."""
