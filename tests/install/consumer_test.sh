@@ -7,13 +7,11 @@
 # Usage: consumer_test.sh SOURCE_DIR BUILD_DIR
 set -u
 src=$(cd "${1:?usage: consumer_test.sh SOURCE_DIR BUILD_DIR}" && pwd) build=$(cd "${2:?}" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=moved_prefix.sh
+. "$src/tests/install/moved_prefix.sh"
+install_moved "$build"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-cmake --install "$build" --prefix "$work/p" > "$work/install.log" 2>&1 || { cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
-mv "$work/p" "$work/moved"
-p=$work/moved
 for f in include/ptort.h lib/libptort.so lib/cmake/ptoas/ptoasConfig.cmake lib/cmake/ptoas/ptoasConfigVersion.cmake \
   lib/pkgconfig/ptort.pc lib/python3/dist-packages/ptoas/__init__.py; do
   [ -e "$p/$f" ] || fail "$f is not installed"

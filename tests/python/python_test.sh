@@ -10,10 +10,9 @@ if ! "$py" -c "import numpy" 2> /dev/null; then
   echo "SKIP: $py has no numpy (Debian's python3-numpy; scripts/install-deps.sh installs it)"
   exit 77
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cmake --install "$build" --prefix "$work/p" > "$work/install.log" 2>&1 || { cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
-mv "$work/p" "$work/moved"
+# shellcheck source=../install/moved_prefix.sh
+. "$src/tests/install/moved_prefix.sh"
+install_moved "$build"
 mkdir "$work/elsewhere" && cd "$work/elsewhere" || exit 1
-env -i PATH=/usr/bin:/bin PYTHONPATH="$work/moved/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 \
-  "$py" "$src/tests/python/test_ptoas.py" "$src" "$work/moved" "$("$build/ptoas" --version)"
+env -i PATH=/usr/bin:/bin PYTHONPATH="$p/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 \
+  "$py" "$src/tests/python/test_ptoas.py" "$src" "$p" "$("$build/ptoas" --version)"
