@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bochs_runner.h"
 #include "cli_common.h"
 #include "cli_target.h"
 #include "codegen.h"
@@ -264,8 +265,7 @@ int main(int argc, char** argv) {
   po.codegen = cg_opts;
   po.sve_vl_bits = sve_vl;
   po.timeout_s = timeout_s;
-  const char* force = std::getenv("PTOAS_FORCE_BOCHS");
-  po.force_bochs = force && *force && std::strcmp(force, "0") != 0;
+  po.force_bochs = ptoas::rt::bochs_forced();
   std::string ptx_text;
   if (!ptx_file.empty()) {
     int rc = 0;

@@ -256,6 +256,11 @@ std::string debug_script(const TempDir& dir, const BootPlan& p) {
 
 }  // namespace
 
+bool bochs_forced() {
+  const char* f = std::getenv("PTOAS_FORCE_BOCHS");
+  return f && *f && std::strcmp(f, "0") != 0;
+}
+
 bool bochs_available(std::string* why) {
   if (bochs_path(why).empty()) return false;
   if (kBochsRomSize != 65536) {

@@ -57,6 +57,10 @@ inline constexpr size_t kBochsMaxJobBytes = (size_t(1) << 30) - (size_t(32) << 2
 // bochs-term; scripts/install-deps.sh does)").
 bool bochs_available(std::string* why = nullptr);
 
+// True when $PTOAS_FORCE_BOCHS is set to anything but "" or "0": x86 code
+// runs under Bochs even where this CPU could run it (the runner's tests).
+bool bochs_forced();
+
 // Runs every job. Returns true when every job succeeded. On false, `err`
 // says why: either the batch could not run at all (Bochs missing or failing
 // to start; result.job_errors then all carry that message), or it names the

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bochs_runner.h"
 #include "file_output.h"
 #include "frontend.h"
 #include "opt.h"
@@ -211,8 +212,7 @@ void compile(std::unique_ptr<ptoas::SourceFile> src, const char* target_c, const
   po.codegen.gpu_arch = k->gpu_arch;  // a view of the kernel's string
   po.sve_vl_bits = co.sve_vl;
   po.timeout_s = co.timeout_s;
-  const char* force = std::getenv("PTOAS_FORCE_BOCHS");
-  po.force_bochs = force && *force && std::strcmp(force, "0") != 0;
+  po.force_bochs = ptoas::rt::bochs_forced();
   po.ptx_name = k->src->name() + ".ptx";
   PrepareFailure why = PrepareFailure::None;
   if (!ptoas::rt::prepare_kernel(k->module, k->fn, po, k->prepared, diag, err, &why)) {

@@ -216,11 +216,6 @@ struct EmuBatch {
   }
 };
 
-bool force_bochs() {
-  const char* f = std::getenv("PTOAS_FORCE_BOCHS");
-  return f && *f && std::strcmp(f, "0") != 0;
-}
-
 // avx2 / avx512: JIT-compiled and run natively, one case at a time, when
 // this CPU has the features (avx512: AVX-512 F/BW/DQ/VL) and
 // PTOAS_FORCE_BOCHS=1 is not set; else under the Bochs emulator, a whole
@@ -228,13 +223,13 @@ bool force_bochs() {
 class JitTarget : public Target {
  public:
   explicit JitTarget(std::string target)
-      : target_(std::move(target)), native_(rt::cpu_supports(target_) && !force_bochs()),
+      : target_(std::move(target)), native_(rt::cpu_supports(target_) && !rt::bochs_forced()),
         name_(native_ ? target_ : target_ + " (bochs)") {}
   const char* name() const override { return name_.c_str(); }
   std::string unavailable() const override {
     std::string why;
     if (native_ || rt::bochs_available(&why)) return "";
-    return "this CPU cannot run " + target_ + " code" + (force_bochs() ? "" : " natively") + " and " + why;
+    return "this CPU cannot run " + target_ + " code" + (rt::bochs_forced() ? "" : " natively") + " and " + why;
   }
   // Under Bochs: a few thousand cases per boot (a boot costs ~0.1 s; the
   // runner splits a batch whose buffers pass its payload limit).

@@ -114,11 +114,6 @@ void compare(int op, const std::vector<uint32_t>& in, const std::vector<uint32_t
   }
 }
 
-bool force_bochs() {
-  const char* f = std::getenv("PTOAS_FORCE_BOCHS");
-  return f && *f && std::strcmp(f, "0") != 0;
-}
-
 // One op's kernel for the target, run on chunks of inputs: natively one
 // chunk at a time, or under Bochs a batch of chunks (up to kBatchBytes of
 // buffers) per boot.
@@ -242,10 +237,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "x86_ulp: unknown target '%s' (avx2, avx512)\n", target.c_str());
     return 2;
   }
-  bool native = rt::cpu_supports(target) && !force_bochs();
+  bool native = rt::cpu_supports(target) && !rt::bochs_forced();
   std::string why;
   if (!native && !rt::bochs_available(&why)) {
-    std::printf("SKIP: this CPU cannot run %s code%s and %s\n", target.c_str(), force_bochs() ? "" : " natively",
+    std::printf("SKIP: this CPU cannot run %s code%s and %s\n", target.c_str(), rt::bochs_forced() ? "" : " natively",
                 why.c_str());
     return 77;
   }
