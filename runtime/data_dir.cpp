@@ -2,11 +2,12 @@
 #include "data_dir.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 #include <sys/stat.h>
+
+#include "program_dir.h"
 
 namespace ptoas::rt {
 
@@ -15,15 +16,6 @@ namespace {
 bool exists(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0;
-}
-
-std::string program_dir() {
-  std::string buf(4096, '\0');
-  ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  if (n <= 0) return "";
-  buf.resize(size_t(n));
-  size_t slash = buf.rfind('/');
-  return slash == std::string::npos ? "" : buf.substr(0, slash);
 }
 
 // The directory of the object this code is linked into: the program, or

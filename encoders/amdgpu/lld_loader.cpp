@@ -5,7 +5,6 @@
 // program in P/bin): no path of the build machine is compiled in.
 #include <dlfcn.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -14,6 +13,7 @@
 
 #include "code_object.h"
 #include "lld_plugin.h"
+#include "program_dir.h"
 
 namespace ptoas::cg::amdgpu {
 
@@ -21,20 +21,12 @@ namespace {
 
 constexpr const char* kPlugin = "libptoas_lld.so";
 
-std::string program_dir() {
-  std::string buf(4096, '\0');
-  ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  if (n <= 0) return "";
-  buf.resize(size_t(n));
-  return buf.substr(0, buf.rfind('/'));
-}
-
 PtoasLldLink load(std::string& err) {
   static std::once_flag once;
   static PtoasLldLink fn = nullptr;
   static std::string why;
   std::call_once(once, [] {
-    std::string dir = program_dir(), tried;
+    std::string dir = ptoas::program_dir(), tried;
     for (const std::string& cand : {dir + "/lib/ptoas/" + kPlugin, dir + "/../lib/ptoas/" + kPlugin}) {
       struct stat st;
       if (::stat(cand.c_str(), &st) != 0) {
