@@ -27,7 +27,7 @@ struct ptort_kernel {
   std::unique_ptr<ptoas::SourceFile> src;  // the module's locations point into it
   ptoas::Module module;
   ptoas::InstId fn = ptoas::kNone;
-  std::string target, function, notes, ir, gpu_arch;
+  std::string function, notes, ir, gpu_arch;  // the target's name is prepare.target
   ptoas::rt::PrepareOptions prepare;
   ptoas::rt::PreparedKernel prepared;
   std::vector<ptoas::rt::ParamInfo> params;
@@ -204,7 +204,6 @@ void compile(std::unique_ptr<ptoas::SourceFile> src, const char* target_c, const
   if (k->fn == ptoas::kNone) fail(PTORT_E_USAGE, err);
   k->function = std::string(k->module.attr_word(k->module.inst(k->fn), "sym_name"));
   k->ir = ptoas::print_module(k->module);
-  k->target = target;
   k->gpu_arch = co.gpu_arch;
   k->threads = co.threads;
   ptoas::rt::PrepareOptions& po = k->prepare;
@@ -233,9 +232,13 @@ ptoas::DType parse_buffer_dtype(const std::string& s) {
   return d;
 }
 
-void add_arg(ptort_args* a, ptoas::rt::KernelArg arg) {
+void check_new_name(const ptort_args* a, const std::string& name) {
   for (const auto& x : a->args)
-    if (x.name == arg.name) fail(PTORT_E_USAGE, "argument " + arg.name + " is given more than once");
+    if (x.name == name) fail(PTORT_E_USAGE, "argument " + name + " is given more than once");
+}
+
+void add_arg(ptort_args* a, ptoas::rt::KernelArg arg) {
+  check_new_name(a, arg.name);
   a->args.push_back(std::move(arg));
 }
 
@@ -300,7 +303,7 @@ ptort_status ptort_compile_file(const char* path, const char* target, const char
 
 void ptort_kernel_free(ptort_kernel* k) { delete k; }
 
-const char* ptort_kernel_target(const ptort_kernel* k) { return k ? k->target.c_str() : nullptr; }
+const char* ptort_kernel_target(const ptort_kernel* k) { return k ? k->prepare.target.c_str() : nullptr; }
 const char* ptort_kernel_function(const ptort_kernel* k) { return k ? k->function.c_str() : nullptr; }
 const char* ptort_kernel_notes(const ptort_kernel* k) { return k ? k->notes.c_str() : nullptr; }
 const char* ptort_kernel_ir(const ptort_kernel* k) { return k ? k->ir.c_str() : nullptr; }
@@ -381,8 +384,7 @@ ptort_status ptort_args_output(ptort_args* a, const char* name) {
   return guarded("ptort_args_output", nullptr, [&] {
     need(a, "args");
     need(name, "name");
-    for (const auto& x : a->args)
-      if (x.name == name) fail(PTORT_E_USAGE, std::string("argument ") + name + " is given more than once");
+    check_new_name(a, name);  // before the output exists
     ptort_args::Output& o = a->outputs.emplace_back();
     o.name = name;
     a->args.push_back(ptoas::rt::KernelArg::output(name, o.array));
