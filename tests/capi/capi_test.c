@@ -27,6 +27,22 @@ static int fails = 0;
 
 enum { N = 1000 };
 
+/* vadd's arguments with x of `x_bytes` and y of dtype `y_dtype`: the launch
+ * must fail as PTORT_E_ARGS with `want` in its message. */
+static void expect_args_error(const ptort_kernel* k, float* x, size_t x_bytes, float* y, const char* y_dtype,
+                              const char* want, const char* what) {
+  char* err = NULL;
+  ptort_args* a = ptort_args_new();
+  ptort_args_buffer(a, "x", "f32", x, x_bytes);
+  ptort_args_buffer(a, "y", y_dtype, y, N * sizeof(float));
+  ptort_args_output(a, "z");
+  ptort_args_scalar(a, "n", "1000");
+  ptort_status s = ptort_launch(k, a, 1, &err);
+  CHECK(s == PTORT_E_ARGS && err && strstr(err, want), "%s: %d %s", what, s, err ? err : "");
+  ptort_free(err);
+  ptort_args_free(a);
+}
+
 static void run_vadd(const char* path, const char* target) {
   ptort_kernel* k = NULL;
   char* err = NULL;
@@ -91,26 +107,8 @@ static void run_vadd(const char* path, const char* target) {
   printf("ok %s%s%s", target, *ptort_kernel_notes(k) ? ": " : "\n", ptort_kernel_notes(k));
 
   /* Arguments that do not fit: every problem named, nothing runs. */
-  a = ptort_args_new();
-  ptort_args_buffer(a, "x", "f32", x, 40);
-  ptort_args_buffer(a, "y", "i32", y, sizeof y);
-  ptort_args_output(a, "z");
-  ptort_args_scalar(a, "n", "1000");
-  s = ptort_launch(k, a, 1, &err);
-  CHECK(s == PTORT_E_ARGS && err && strstr(err, "parameter %y is !pto.ptr<f32> but the array's dtype is"),
-        "a wrong dtype: %d %s", s, err ? err : "");
-  ptort_free(err);
-  ptort_args_free(a);
-  a = ptort_args_new();
-  ptort_args_buffer(a, "x", "f32", x, 40);
-  ptort_args_buffer(a, "y", "f32", y, sizeof y);
-  ptort_args_output(a, "z");
-  ptort_args_scalar(a, "n", "1000");
-  s = ptort_launch(k, a, 1, &err);
-  CHECK(s == PTORT_E_ARGS && err && strstr(err, "the array for parameter %x is too small"), "a short buffer: %d %s",
-        s, err ? err : "");
-  ptort_free(err);
-  ptort_args_free(a);
+  expect_args_error(k, x, 40, y, "i32", "parameter %y is !pto.ptr<f32> but the array's dtype is", "a wrong dtype");
+  expect_args_error(k, x, 40, y, "f32", "the array for parameter %x is too small", "a short buffer");
   ptort_kernel_free(k);
 }
 
