@@ -741,7 +741,18 @@ int main(int argc, char** argv) {
               have_avx512 ? " and avx512" : "", repeats, opt.smoke ? " (smoke: checks only)" : "");
   if (!have_avx512) std::printf("no AVX-512 on this CPU: -target=avx512 is not timed (no _avx512 rows)\n");
   {
+    // Each kernel file is loaded once per target (several cases share one).
     std::map<std::string, std::shared_ptr<PtoKernel>> loaded, loaded512;
+    auto load_once = [](std::map<std::string, std::shared_ptr<PtoKernel>>& cache, const std::string& file,
+                        const char* target) -> PtoKernel& {
+      std::shared_ptr<PtoKernel>& k = cache[file];
+      if (!k) {
+        k = std::make_shared<PtoKernel>();
+        k->target = target;
+        k->load(file);
+      }
+      return *k;
+    };
     for (const char* name : kKernels) {
       if (!wanted(opt, name)) continue;
       // One case at a time: its buffers exist only while it is measured.
@@ -751,13 +762,14 @@ int main(int argc, char** argv) {
       row.name = c.name;
       row.size = c.size;
       row.bound = c.bound;
-      auto it = loaded.find(c.pto_file);
-      if (it == loaded.end()) {
-        auto k = std::make_shared<PtoKernel>();
-        k->load(c.pto_file);
-        it = loaded.emplace(c.pto_file, k).first;
-      }
-      PtoKernel& k = *it->second;
+      // A failed check: the row says MISMATCH, the run fails.
+      auto mismatch = [&](const std::string& what) {
+        row.status = "MISMATCH";
+        failed = true;
+        std::printf("%-15s %s\n", c.name.c_str(), what.c_str());
+        rows.push_back(row);
+      };
+      PtoKernel& k = load_once(loaded, c.pto_file, "avx2");
       if (!k.jit) {
         row.status = (k.unsupported ? "unsupported: " : "ERROR: ") + k.problem;
         if (!k.unsupported) failed = true;
@@ -771,19 +783,13 @@ int main(int argc, char** argv) {
       std::function<void()> pto512_run;
       row.avx512 = "no AVX-512 on this CPU";
       if (have_avx512) {
-        auto it5 = loaded512.find(c.pto_file);
-        if (it5 == loaded512.end()) {
-          auto k5 = std::make_shared<PtoKernel>();
-          k5->target = "avx512";
-          k5->load(c.pto_file);
-          it5 = loaded512.emplace(c.pto_file, k5).first;
-        }
-        if (const ptoas::rt::JitKernel* j5 = it5->second->jit.get()) {
+        PtoKernel& k5 = load_once(loaded512, c.pto_file, "avx512");
+        if (const ptoas::rt::JitKernel* j5 = k5.jit.get()) {
           pto512_run = [j5, args] { j5->run(args, 0, 1); };
           row.avx512.clear();
         } else {
-          row.avx512 = (it5->second->unsupported ? "unsupported: " : "ERROR: ") + it5->second->problem;
-          if (!it5->second->unsupported) failed = true;
+          row.avx512 = (k5.unsupported ? "unsupported: " : "ERROR: ") + k5.problem;
+          if (!k5.unsupported) failed = true;
         }
       }
 
@@ -806,11 +812,8 @@ int main(int argc, char** argv) {
         if (std::string e = c.check(); !e.empty()) bad = "ptoas avx512 vs C++: " + e;
       }
       if (!bad.empty()) {
-        row.status = "MISMATCH";
-        failed = true;
-        std::printf("%-15s MISMATCH %s\n", c.name.c_str(), bad.c_str());
+        mismatch("MISMATCH " + bad);
         std::fprintf(stderr, "bench_kernels: %s: MISMATCH %s\n", c.name.c_str(), bad.c_str());
-        rows.push_back(row);
         continue;
       }
       if (opt.smoke) {
@@ -834,10 +837,7 @@ int main(int argc, char** argv) {
       // The last run of each variant left its output: recheck ptoas once more.
       pto_run();
       if (std::string e = c.check(); !e.empty()) {
-        row.status = "MISMATCH";
-        failed = true;
-        std::printf("%-15s MISMATCH after timing: %s\n", c.name.c_str(), e.c_str());
-        rows.push_back(row);
+        mismatch("MISMATCH after timing: " + e);
         continue;
       }
       for (const Variant& v : vs) row.cv = std::max(row.cv, v.st.cv);
@@ -857,10 +857,7 @@ int main(int argc, char** argv) {
         measure_until_quiet(bv, tm, c.name + " blocks");
         std::string e = c.check();
         if (!ok || !e.empty()) {
-          row.status = "MISMATCH";
-          failed = true;
-          std::printf("%-15s launcher, 2 blocks: %s\n", c.name.c_str(), ok ? e.c_str() : (one->err + two->err).c_str());
-          rows.push_back(row);
+          mismatch("launcher, 2 blocks: " + (ok ? e : one->err + two->err));
           continue;
         }
         row.launch1 = bv[0].st;
@@ -882,10 +879,7 @@ int main(int argc, char** argv) {
         // The last timed variant may have been avx512's: check its output too.
         pto512_run();
         if (std::string e = c.check(); !e.empty()) {
-          row.status = "MISMATCH";
-          failed = true;
-          std::printf("%-15s MISMATCH (avx512) after timing: %s\n", c.name.c_str(), e.c_str());
-          rows.push_back(row);
+          mismatch("MISMATCH (avx512) after timing: " + e);
           continue;
         }
       }
