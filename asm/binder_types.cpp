@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "binder.h"
+#include "token_stream.h"
 #include "vpto_types.h"
 
 namespace ptoas {
@@ -346,10 +347,8 @@ TypeId Binder::parse_whole_type_token(Cursor& c, TypeKind hint) {
     // (kept, it would print as a lone token that reads back differently:
     // `f#32` printed `f # 32`, a comment from the `#` on).
     if (sub[i].kind == Tok::Error) {
-      unsigned char ch = (unsigned char)src_.text()[sub[i].off];
-      fail_at(sub[i].off, std::max<uint32_t>(sub[i].len, 1),
-              ch >= 0x20 && ch < 0x7f ? std::string("unexpected character '") + char(ch) + "' in type"
-                                      : std::string("unexpected byte in type"));
+      uint32_t run = std::max<uint32_t>(sub[i].len, 1);
+      fail_at(sub[i].off, run, unexpected_bytes(src_.text(), sub[i].off, run) + " in type");
     }
   }
   uint32_t n = uint32_t(sub.size() - 1);  // without the Eof

@@ -76,6 +76,27 @@ void strip_locations(std::string_view text, std::vector<Token>& toks) {
   toks.resize(w);
 }
 
+std::string unexpected_bytes(std::string_view text, uint32_t off, uint32_t run) {
+  unsigned char c = (unsigned char)text[off];
+  size_t n = std::max<size_t>(utf8_len(text, off), 1);
+  std::string what;
+  if (c >= 0x20 && c < 0x7f) {
+    what = std::string("unexpected character '") + char(c) + "'";
+  } else if (n > 1) {
+    uint32_t cp = c & (0xff >> (n + 1));
+    for (size_t k = 1; k < n; ++k) cp = cp << 6 | ((unsigned char)text[off + k] & 0x3f);
+    char buf[16];
+    snprintf(buf, sizeof buf, " (U+%04X)", unsigned(cp));
+    what = "unexpected character " + quoted(text.substr(off, n)) + buf;
+  } else {
+    char buf[8];
+    snprintf(buf, sizeof buf, "0x%02x", c);
+    what = std::string("unexpected byte ") + buf;
+  }
+  if (run > n) what += " (and " + std::to_string(run - n) + " more bytes the lexer does not take)";
+  return what;
+}
+
 bool tokenize(const SourceFile& src, std::vector<Token>& out, Diag& diag) {
   std::string_view text = src.text();
   if (text.size() > kMaxSourceBytes) {
@@ -105,24 +126,7 @@ bool tokenize(const SourceFile& src, std::vector<Token>& out, Diag& diag) {
                out[end + 1].off == out[end].off + out[end].len && text[out[end + 1].off] != '"')
           ++end;
         uint32_t run = out[end].off + out[end].len - t.off;
-        size_t n = std::max<size_t>(utf8_len(text, t.off), 1);
-        std::string what;
-        if (c >= 0x20 && c < 0x7f) {
-          what = std::string("unexpected character '") + char(c) + "'";
-        } else if (n > 1) {
-          uint32_t cp = c & (0xff >> (n + 1));
-          for (size_t k = 1; k < n; ++k) cp = cp << 6 | ((unsigned char)text[t.off + k] & 0x3f);
-          char buf[16];
-          snprintf(buf, sizeof buf, " (U+%04X)", unsigned(cp));
-          what = "unexpected character " + quoted(text.substr(t.off, n)) + buf;
-        } else {
-          char buf[8];
-          snprintf(buf, sizeof buf, "0x%02x", c);
-          what = std::string("unexpected byte ") + buf;
-        }
-        if (run > n)
-          what += " (and " + std::to_string(run - n) + " more bytes the lexer does not take)";
-        diag.error(t.off, run, what);
+        diag.error(t.off, run, unexpected_bytes(text, t.off, run));
         ti = end;
         break;
       }

@@ -30,6 +30,11 @@ inline constexpr size_t kMaxSourceBytes = size_t(1) << 30;
 // unterminated strings, nesting too deep) to `diag`; returns false if any.
 bool tokenize(const SourceFile& src, std::vector<Token>& out, Diag& diag);
 
+// The message for `run` bytes at `off` the lexer takes no token for (a Tok::Error
+// token, or a run of them): "unexpected character '#'", a UTF-8 character
+// with its code point, or "unexpected byte 0x..".
+std::string unexpected_bytes(std::string_view text, uint32_t off, uint32_t run);
+
 // Classification alone (for callers that lexed themselves).
 void classify_tokens(std::string_view text, std::vector<Token>& toks);
 // Drops `loc(...)` groups and `#alias = loc(...)` definitions (see above).
