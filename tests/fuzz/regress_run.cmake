@@ -10,6 +10,10 @@ file(GLOB _files LIST_DIRECTORIES false "${DIR}/*")
 list(SORT _files)
 set(_n 0)
 set(_bad 0)
+# The printed IR, read back: one file per DIR, since the three tests that run
+# this script share a working directory and run in parallel.
+string(MD5 _dir_hash "${DIR}")
+set(_printed "${CMAKE_CURRENT_BINARY_DIR}/regress_printed_${_dir_hash}.pto")
 foreach(_f IN LISTS _files)
   get_filename_component(_name "${_f}" NAME)
   if(_name MATCHES "^README")
@@ -25,10 +29,6 @@ foreach(_f IN LISTS _files)
     string(SUBSTRING "${_err}" 0 2000 _err)
     message("FAIL ${_name}: ${_rc}\n${_err}")
   elseif(_rc EQUAL 0)
-    # One file per DIR: the three tests that run this script share a
-    # working directory and run in parallel.
-    string(MD5 _dir_hash "${DIR}")
-    set(_printed "${CMAKE_CURRENT_BINARY_DIR}/regress_printed_${_dir_hash}.pto")
     file(WRITE "${_printed}" "${_out}")
     execute_process(COMMAND "${PTOAS}" --emit=ir "${_printed}" -o -
                     INPUT_FILE /dev/null
@@ -41,9 +41,7 @@ foreach(_f IN LISTS _files)
     endif()
   endif()
 endforeach()
-if(_printed)
-  file(REMOVE "${_printed}")
-endif()
+file(REMOVE "${_printed}")
 message("fuzz ${DIR}: ${_n} files, ${_bad} crashed, hung or broke the print fixed point")
 if(_bad GREATER 0)
   message(FATAL_ERROR "${_bad} of ${_n} files crashed, hung or broke the print fixed point")
