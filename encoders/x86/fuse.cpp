@@ -106,39 +106,38 @@ void Gen::fuse_guard(const Fuse& f, Label& slow) {
   }
 }
 
-// Jumps to nt when every stored f32 view's rows are vector-aligned and
-// its tensor is at least 4 MiB (the data will not be read back from
-// cache). f16 / bf16 views are stored plainly either way.
+// Jumps to nt when every stored view's rows are vector-aligned (a whole
+// vector of its elements: 32 or 64 bytes for f32, 16 or 32 for f16 / bf16)
+// and its tensor is at least 4 MiB (the data will not be read back from
+// cache). Streaming stores skip the read for ownership of each line, a
+// third of a row kernel's memory traffic.
 void Gen::fuse_nt_check(const Fuse& f, Label& nt) {
   if (!fuse_nt_views(f)) return;
   Label no;
-  int vb = z() ? 64 : 32;
   for (ValueId v : f.sviews) {
-    if (dtype_bytes(ty(v).elem) != 4) continue;
+    int es = int(dtype_bytes(ty(v).elem));
     ValueId whole = v;
     InstId def = m_.values[v].def;
     if (def != kNone && m_.inst(def).op == Op::PartitionView && p_.slots[op(m_.inst(def), 0)].count == 5)
       whole = op(m_.inst(def), 0);
     mov(rax, q(v, 0));
-    test(eax, vb - 1);
+    test(eax, lanes() * es - 1);
     jnz(no, T_NEAR);
     mov(rax, q(v, 3));
-    test(eax, vb / 4 - 1);
+    test(eax, lanes() - 1);
     jnz(no, T_NEAR);
     mov(rax, q(whole, 1));
     imul(rax, q(whole, 2));
-    cmp(rax, (4 << 20) / 4);
+    cmp(rax, (4 << 20) / es);
     jl(no, T_NEAR);
   }
   jmp(nt, T_NEAR);
   L(no);
 }
 
-bool Gen::fuse_nt_views(const Fuse& f) {
-  for (ValueId v : f.sviews)
-    if (dtype_bytes(ty(v).elem) == 4) return true;
-  return false;
-}
+// Whether the region stores a view (f32, f16 or bf16, all of which
+// fuse_st can stream): only then is there a streaming copy of the loop.
+bool Gen::fuse_nt_views(const Fuse& f) { return !f.sviews.empty(); }
 
 // ---- the loop nest -------------------------------------------------------------------
 
@@ -203,7 +202,8 @@ void Gen::fuse_ld(DType d, const Xmm& v, const RegExp& e, bool masked, bool view
 // as its top half and f16 by an exact vcvtps2ph: nothing is rounded twice,
 // and a bf16 signalling NaN keeps its bits as tload / tstore do. Clobbers
 // V1, V12-V14; the avx2 tail (vst_e's pieces) keeps rbx and rcx.
-void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked) {
+void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked, bool nt) {
+  if (nt && !masked && d == DType::F32) return vmovntps(ptr[e], v);
   if (dtype_bytes(d) == 4) return vst(ptr[e], v, masked);
   Xmm x = v;
   bool fits = false;
@@ -218,7 +218,7 @@ void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked) {
     push(rbx);
     push(rcx);
   }
-  vst_e(d, e, x, masked, nullptr, fits);
+  vst_e(d, e, x, masked, nullptr, fits, nt && !masked);
   if (keep) {
     pop(rcx);
     pop(rbx);
@@ -330,6 +330,17 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
     }
     return reads > 1 || (reads == 1 && !first_in_v0(f.ops[st.elt[n + 1]], t));
   };
+  // Whether a later op of the chunk takes op n's result from a register
+  // for anything but a store (which writes a bf16 lane's top half only).
+  auto exact = [&](size_t n) {
+    ValueId t = f.ops[st.elt[n]].dst;
+    for (size_t m = n + 1; m < st.elt.size(); ++m) {
+      const Fuse::FOp& q = f.ops[st.elt[m]];
+      if (q.k != FK::Store && fetches(q, t)) return true;
+      if (f.writes(q, t)) break;
+    }
+    return false;
+  };
   size_t n = 0;  // the position in st.elt of the op being emitted
   auto put = [&](const Fuse::FOp& o) {  // V0 is o's result (a value of o.dst's type)
     if (o.store) fuse_st(ty(o.dst).elem, fuse_at(f, o.dst, true), V(0), masked);
@@ -364,9 +375,7 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
       }
       case FK::Store: {
         Xmm x = V(get(o.a, 0));
-        DType d = ty(o.view).elem;
-        if (nt && !masked && d == DType::F32) vmovntps(ptr[fuse_at(f, o.view, true)], x);
-        else fuse_st(d, fuse_at(f, o.view, true), x, masked);
+        fuse_st(ty(o.view).elem, fuse_at(f, o.view, true), x, masked, nt);
         break;
       }
       case FK::Cvt:
@@ -377,7 +386,7 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
         // is to nearest even whatever the rmode).
         into(o.a, 0);
         if (ty(o.dst).elem == DType::F32 && ty(o.a).elem != DType::F16) vaddps(V(0), V(0), V(3));
-        round_lane(ty(o.dst).elem, V(0));
+        round_lane(ty(o.dst).elem, V(0), exact(n));
         put(o);
         break;
       case FK::Elt:

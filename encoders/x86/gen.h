@@ -374,7 +374,8 @@ class Gen : public CodeGenerator, public CpuLowering {
   // masked tail has `*count` elements, or r9 - rax (row_loop's).
   // fits: the 16- or 8-bit lanes' upper bits are already 0 (no mask before
   // avx2's unsigned saturating packs).
-  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count = nullptr, bool fits = false);
+  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count = nullptr, bool fits = false,
+             bool nt = false);
   void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)
   void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width
   void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class
@@ -443,8 +444,8 @@ class Gen : public CodeGenerator, public CpuLowering {
   bool fuse_plan(const Inst& in, Fuse& f);              // false: a body op or tile it does not take
   bool fuse_stage_regs(Fuse& f, size_t s);              // registers and dead stores of stage s
   void fuse_guard(const Fuse& f, Label& slow);          // run-time shapes and overlaps; R x C in r8 x r9
-  void fuse_nt_check(const Fuse& f, Label& nt);         // every f32 tstore may stream (non-temporal)
-  bool fuse_nt_views(const Fuse& f);                    // any f32 tstore (the streaming loop exists)
+  void fuse_nt_check(const Fuse& f, Label& nt);         // every tstore may stream (non-temporal)
+  bool fuse_nt_views(const Fuse& f);                    // any tstore (the streaming loop exists)
   void fuse_rows(const Fuse& f, bool nt);               // the loop nest over the rows
   void fuse_col_op(const Fuse& f, size_t i);            // an op on one-column tiles, once per row
   // One column vector of stage s (odd: into the second accumulators).
@@ -455,7 +456,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   // Lanes of f32 / f16 / bf16 at e (view: a GM row, its tail read exactly);
   // stores of lanes that hold values of d exactly (x86/fuse.cpp).
   void fuse_ld(DType d, const Xmm& v, const RegExp& e, bool masked, bool view);
-  void fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked);
+  void fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked, bool nt = false);
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
   // (docs/semantics.md §5).
   void tcmp(const Inst& in, const CmpPlan& pl) override;
@@ -465,7 +466,10 @@ class Gen : public CodeGenerator, public CpuLowering {
   void twindow_boxed(const Inst& in, const WindowPlan& p);  // either tile boxed (x86/move.cpp)
   void ttrans(const Inst& in) override;
   void tconcat(const Inst& in) override;
-  void round_lane(DType d, const Xmm& v);  // f32 lanes rounded to f16 / bf16 and back (else nothing)
+  // f32 lanes rounded to f16 / bf16 and back (else nothing). Not exact: a
+  // bf16 lane's low 16 bits are left as they are, for a value that is only
+  // stored (its top half).
+  void round_lane(DType d, const Xmm& v, bool exact = true);
   void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)
   // The interpreter's NaN rule; scratch V(t), V(m), V(o) (default V2, V4, V5).
   void minmax_step(bool mx, const Xmm& acc, const Xmm& x, int t = 2, int m = 4, int o = 5);

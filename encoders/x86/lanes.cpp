@@ -45,12 +45,20 @@ void Gen::vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
   }
 }
 
-void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count, bool fits) {
+void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count, bool fits, bool nt) {
   unsigned es = dtype_bytes(d);
   if (es == 4) return vst(ptr[e], v, masked);
   if (d == DType::BF16) {
     bf16_bits(v);
     vpsrld(v, v, 16);
+  }
+  if (z() && nt && !masked) {  // packed in ymm14, then one streaming store
+    if (d == DType::F16) vcvtps2ph(ymm14, v, 0);
+    else if (es == 2) vpmovdw(ymm14, v);
+    else vpmovdb(xmm14, v);
+    if (es == 2) vmovntdq(ptr[e], ymm14);
+    else vmovntdq(ptr[e], xmm14);
+    return;
   }
   if (z()) {
     Address a = masked && !break_tails_ ? ptr[e] | k1 : ptr[e];
@@ -72,7 +80,8 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64
     if (es == 1) vpackuswb(xmm14, xmm14, xmm14);
   }
   if (!masked || break_tails_) {
-    if (es == 2) vmovdqu(ptr[e], xmm14);
+    if (es == 2 && nt) vmovntdq(ptr[e], xmm14);
+    else if (es == 2) vmovdqu(ptr[e], xmm14);
     else vmovq(ptr[e], xmm14);
     return;
   }
@@ -128,6 +137,16 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64
 // top bits and is quieted (the interpreter's f32_to_bf16_bits).
 void Gen::bf16_bits(const Xmm& v) {
   Xmm r = V(13), t = V(14), m = V(12);
+  if (z()) {  // the NaN lanes merged in under an opmask: no mask vector, no blend
+    vcmpps(k7, v, v, 3);  // unordered
+    vpslld(r, v, 15);
+    vpsrld(r, r, 31);
+    vpaddd(r, r, fc(kFBf16Bias));
+    vpaddd(r, r, v);
+    vpord(r | k7, v, fc(kFBf16Quiet));
+    vmovaps(v, r);
+    return;
+  }
   vpslld(r, v, 15);
   vpsrld(r, r, 31);
   vpaddd(r, r, fc(kFBf16Bias));
@@ -137,13 +156,13 @@ void Gen::bf16_bits(const Xmm& v) {
   blend_ps(v, r, t, m);
 }
 
-void Gen::round_lane(DType d, const Xmm& v) {
+void Gen::round_lane(DType d, const Xmm& v, bool exact) {
   if (d == DType::F16) {
     vcvtps2ph(H(13), v, 0);
     vcvtph2ps(v, H(13));
   } else if (d == DType::BF16) {
     bf16_bits(v);
-    vlogic(Bin::And, v, v, fc(kFHigh16));
+    if (exact) vlogic(Bin::And, v, v, fc(kFHigh16));
   }
 }
 
