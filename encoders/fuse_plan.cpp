@@ -12,7 +12,6 @@ namespace ptoas::cg {
 
 namespace {
 
-void fuse_skew(FusePlan& f);
 void fuse_private(const FuseCtx& cx, const Inst& fin, FusePlan& f);
 
 }  // namespace
@@ -297,47 +296,55 @@ bool plan_fuse(const FuseCtx& cx, const Inst& fin, size_t max_streams, FusePlan&
       cut |= f.touches(f.ops[j], o.dst) || f.writes(f.ops[j], o.a);
     if (cut && i + 1 < f.ops.size()) f.stages.emplace_back();
   }
-  fuse_skew(f);
+  f.unskew();
+  for (size_t k = f.stages.size() - 1; k > 0 && !f.set_skew(k); --k) {
+  }
   return true;
 }
-
-namespace {
 
 // Rows are independent: every op of the region reads and writes its own row
 // of each element and one-column tile and view (one-row tiles and scalars
 // are only read), and fuse_guard lets a stored view overlap another only
-// on the same rows. So the last stage of row r - 1 may run inside the
-// column loop of the stage before it on row r. Taken when that last stage
-// has no row reduction (its registers must not live across its chunks)
-// and no view that an earlier stage uses too (a view's row stride is known
-// only at run time, so it cannot be reached one row back; a view of the
-// last stage alone lags a row instead).
-void fuse_skew(FusePlan& f) {
-  f.unskew();
-  if (f.stages.size() < 2) return;
-  const FusePlan::Stage& last = f.stages.back();
-  if (last.elt.empty() || f.stages[f.stages.size() - 2].elt.empty()) return;
-  std::vector<bool> in_last(f.ops.size(), false);
-  for (size_t i : last.col) in_last[i] = true;
-  for (size_t i : last.elt) {
-    const FusePlan::FOp& o = f.ops[i];
-    if (o.k == FK::Red) return;
-    in_last[i] = true;
+// on the same rows. So stage s of row r - (s - lead) may run inside the
+// column loop of the lead stage on row r: what it reads of its row, the
+// stages before it wrote in earlier iterations. Taken when each of those
+// stages has column ops, and no view is used by two of them or by a
+// lagging one and a stage before the lead (a view's row stride is known
+// only at run time, so it cannot be reached rows back; a view of one
+// lagging stage lags with it instead).
+bool FusePlan::set_skew(size_t k) {
+  unskew();
+  if (k == 0) return true;
+  if (k + 1 > stages.size()) return false;
+  const size_t first = stages.size() - 1 - k;
+  std::vector<int> of(ops.size(), -1);  // the stage of each op
+  for (size_t s = 0; s < stages.size(); ++s) {
+    if (s >= first && stages[s].elt.empty()) return false;
+    for (size_t i : stages[s].col) of[i] = int(s);
+    for (size_t i : stages[s].elt) of[i] = int(s);
   }
-  std::vector<uint8_t> use(f.sstride.size(), 0);  // 1: the last stage, 2: an earlier one
-  for (size_t i = 0; i < f.ops.size(); ++i) {
-    const FusePlan::FOp& o = f.ops[i];
+  // Per stream: the one stage using it (the stages up to the lead count as
+  // the lead: they run on the newest row), or -2 (several).
+  std::vector<int> user(sstride.size(), -1);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const FOp& o = ops[i];
     for (ValueId t : {o.dst, o.a, o.b, o.view}) {
-      auto s = t == kNone ? f.stream.end() : f.stream.find(t);
-      if (s != f.stream.end()) use[s->second] |= in_last[i] ? 1 : 2;
+      auto st = t == kNone ? stream.end() : stream.find(t);
+      if (st == stream.end()) continue;
+      int& u = user[st->second];
+      int s = std::max(of[i], int(first));
+      u = u == -1 || u == s ? s : -2;
     }
   }
-  for (size_t s = 0; s < use.size(); ++s) {
-    if (use[s] == 3 && f.sview[s] != kNone) return;
-    f.lag[s] = use[s] == 1;
-  }
-  f.skew = true;
+  for (size_t s = 0; s < user.size(); ++s)
+    if (sview[s] != kNone && user[s] == -2) return false;
+  skew = k;
+  for (size_t s = 0; s < user.size(); ++s)
+    if (sview[s] != kNone && user[s] >= 0) lag[s] = stage_lag(size_t(user[s]));
+  return true;
 }
+
+namespace {
 
 void fuse_private(const FuseCtx& cx, const Inst& fin, FusePlan& f) {
   const Module& m = cx.m;

@@ -69,13 +69,16 @@ struct FusePlan {
   // there, no alloc_tile at an explicit address in the function): their
   // chunks are stored only for reads from memory later in the row.
   std::vector<ValueId> priv;
-  // Skewed (fuse_skew): the last stage runs one row behind, its column
-  // loop merged into the one before it, so that its work (a softmax's
-  // divisions) overlaps the next row's. `lag`, per stream: only the last
-  // stage uses it, and it points at that stage's row; the last stage
-  // reaches the other (tile) streams' rows one row stride back.
-  bool skew = false;
-  std::vector<bool> lag;
+  // Skewed by K (set_skew): the last K stages run 1 .. K rows behind the
+  // stage before them (the lead, stages.size() - 1 - K), all in the lead's
+  // column loop, so that a row's dependent chain (its reduction, the
+  // one-column ops on the result, the stage that reads them) overlaps the
+  // work of the rows after it. `lag`, per stream: a view stream used by
+  // one stage that lags, that stage's lag (it points at that stage's row);
+  // else 0. A lagging stage reaches the tile streams' rows `lag` row
+  // strides back.
+  size_t skew = 0;
+  std::vector<int> lag;
 
   bool writes(const FOp& o, ValueId t) const { return o.k != FK::Store && o.dst == t; }
   bool touches(const FOp& o, ValueId t) const { return o.dst == t || o.a == t || o.b == t; }
@@ -88,9 +91,16 @@ struct FusePlan {
     return false;
   }
   void unskew() {
-    skew = false;
-    lag.assign(sstride.size(), false);
+    skew = 0;
+    lag.assign(sstride.size(), 0);
   }
+  // The first stage of the shared column loop (stages.size() unskewed).
+  size_t lead() const { return stages.size() - 1 - skew; }
+  // Rows stage s runs behind the newest row.
+  int stage_lag(size_t s) const { return skew && s > lead() ? int(s - lead()) : 0; }
+  // Skews by k (0: none); false (and unskewed) where the stages do not
+  // allow it (fuse_plan.cpp).
+  bool set_skew(size_t k);
 };
 
 // What plan_fuse reads of the function: its frame plan (slots, arena
@@ -105,8 +115,8 @@ struct FuseCtx {
 
 // The target-neutral plan of region `fin`; false: a body op or tile it
 // does not take, or more streams than `max_streams`. Skew is decided here
-// (fuse_skew); a target whose registers do not fit the skewed plan may
-// call unskew() and assign again.
+// (the deepest set_skew allows); a target whose registers do not fit the
+// skewed plan may set a smaller one (or unskew()) and assign again.
 bool plan_fuse(const FuseCtx& cx, const Inst& fin, size_t max_streams, FusePlan& f);
 
 }  // namespace ptoas::cg

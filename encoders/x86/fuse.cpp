@@ -141,9 +141,9 @@ bool Gen::fuse_nt_views(const Fuse& f) { return !f.sviews.empty(); }
 
 // ---- the loop nest -------------------------------------------------------------------
 
-// With fuse_prev_row_ (a skewed region's last stage), the row before: a
-// lagging stream points at it; a tile stream's row is one stride back (the
-// plan gives the last stage no view an earlier stage uses).
+// With fuse_lag_ (a skewed region's lagging stage), that many rows back: a
+// view's stream points at its stage's row (the plan gives a lagging stage
+// no view another stage uses); a tile stream's row is as many strides back.
 RegExp Gen::fuse_at(const Fuse& f, ValueId t, bool vec) {
   int es = int(dtype_bytes(ty(t).elem));
   auto c = f.cls.find(t);
@@ -153,7 +153,7 @@ RegExp Gen::fuse_at(const Fuse& f, ValueId t, bool vec) {
   int32_t o = f.off.at(t);
   if (c->second == Fuse::Row) return r15 + rax * es + o;
   size_t s = f.stream.at(t);
-  if (fuse_prev_row_ && !f.lag[s]) o -= int32_t(f.sstride[s]);
+  if (f.sview[s] == kNone) o -= fuse_lag_ * int32_t(f.sstride[s]);
   const Reg64& p = kStream[s];
   return vec ? p + rax * es + o : p + o;
 }
@@ -501,7 +501,7 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
     L(seq);
     {
       const Reg64& p = kStream[f.stream.at(o.a)];
-      int32_t so = f.off.at(o.a);
+      int32_t so = f.off.at(o.a) - fuse_lag_ * int32_t(f.sstride[f.stream.at(o.a)]);
       Label col, end;
       if (sum) {
         vxorps(xmm0, xmm0, xmm0);
@@ -535,23 +535,12 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
     if (f.sview[s] != kNone) mov(kStream[s], q(f.sview[s], 0));
     else mov(kStream[s], r15);
   }
-  const size_t n_st = f.stages.size(), last = n_st - 1;
-  // The last stage's code (skewed: for the row before), while `emit` runs.
-  auto behind = [&](const std::function<void()>& emit) {
-    fuse_prev_row_ = true;
-    emit();
-    fuse_prev_row_ = false;
-  };
-  // Stage si on this row; merged: stage `last` on the row before follows
-  // each of its chunks.
-  auto stage = [&](size_t si, bool merged) {
-    const Fuse::Stage& st = f.stages[si];
-    for (size_t i : st.col) fuse_col_op(f, i);
-    if (merged) behind([&] {
-        for (size_t i : f.stages[last].col) fuse_col_op(f, i);
-      });
-    if (st.elt.empty()) return;
-    for (size_t i : st.elt) {
+  const size_t n_st = f.stages.size(), lead = f.lead();
+  const int depth = int(f.skew);
+  // The accumulators of stage si's reductions, zeroed (sums) or set to the
+  // identity (max / min), their NaN flags cleared.
+  auto init_acc = [&](size_t si) {
+    for (size_t i : f.stages[si].elt) {
       const Fuse::FOp& o = f.ops[i];
       if (o.k != FK::Red) continue;
       for (int a : {o.acc, o.acc2}) {
@@ -561,11 +550,28 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       }
       if (o.flag >= 0) vxorps(V(o.flag), V(o.flag), V(o.flag));
     }
-    auto chunk = [&](bool masked, bool odd) {
-      fuse_chunk(f, si, masked, nt, odd);
-      if (merged) behind([&] { fuse_chunk(f, last, masked, nt); });
+  };
+  // The stages lead + lo .. lead + hi (those lagging lo .. hi rows) in one
+  // column loop, the lead's shape (pairs of vectors when unrolled), each
+  // stage's chunk on its own row; before it their one-column ops, after it
+  // their reductions' ends. Unskewed (lo = hi = 0): stage `lead` alone.
+  auto stages = [&](size_t first, int lo, int hi) {
+    auto each = [&](const std::function<void(size_t)>& emit) {
+      for (int l = lo; l <= hi; ++l) {
+        fuse_lag_ = l;
+        emit(first + size_t(l));
+      }
+      fuse_lag_ = 0;
     };
-    if (!st.unroll) {
+    each([&](size_t si) {
+      for (size_t i : f.stages[si].col) fuse_col_op(f, i);
+    });
+    bool any = false;
+    each([&](size_t si) { any |= !f.stages[si].elt.empty(); });
+    if (!any) return;
+    each(init_acc);
+    auto chunk = [&](bool masked, bool odd) { each([&](size_t si) { fuse_chunk(f, si, masked, nt, odd); }); };
+    if (!f.stages[first + size_t(lo)].unroll) {
       vec_loop([&](bool masked) { chunk(masked, false); });
     } else {  // pairs of vectors while two are left (r13 lowered by one meanwhile), then vec_loop's end
       Label pair, one, tail, next;
@@ -594,36 +600,65 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       chunk(true, false);
       L(next);
     }
-    fuse_finish(f, si);
+    each([&](size_t si) { fuse_finish(f, si); });
   };
-  // To the next row; a lagging stream only when the last stage has run.
-  auto advance = [&](bool lagging_too) {
+  // To the next row: every tile stream (a lagging stage reaches its row
+  // from the newest), and the views of the stages lagging lo .. hi rows
+  // (those that ran).
+  auto advance = [&](int lo, int hi) {
     for (size_t s = 0; s < f.sstride.size(); ++s) {
-      if (f.lag[s] && !lagging_too) continue;
       if (f.sview[s] == kNone) {
         add(kStream[s], int(f.sstride[s]));
-      } else {
-        mov(rax, q(f.sview[s], 3));
-        shl(rax, dtype_bytes(ty(f.sview[s]).elem) == 4 ? 2 : 1);
-        add(kStream[s], rax);
+        continue;
       }
+      if (f.lag[s] < lo || f.lag[s] > hi) continue;
+      mov(rax, q(f.sview[s], 3));
+      shl(rax, dtype_bytes(ty(f.sview[s]).elem) == 4 ? 2 : 1);
+      add(kStream[s], rax);
     }
   };
-  Label row, rest;
-  if (f.skew) {  // row 0 without the last stage
-    for (size_t si = 0; si < last; ++si) stage(si, false);
-    advance(false);
+  // One row, every stage in order on it (unskewed, or too few rows to fill
+  // a skewed loop).
+  auto plain = [&] {
+    Label row;
+    L(row);
+    for (size_t si = 0; si < n_st; ++si) stages(si, 0, 0);
+    advance(0, depth);
     dec(r8);
-    jz(rest, T_NEAR);
-  }
-  L(row);
-  for (size_t si = 0; si < (f.skew ? last : n_st); ++si) stage(si, f.skew && si + 1 == last);
-  advance(true);
-  dec(r8);
-  jnz(row, T_NEAR);
-  if (f.skew) {  // the last row's last stage
-    L(rest);
-    behind([&] { stage(last, false); });
+    jnz(row, T_NEAR);
+  };
+  if (depth == 0) {
+    plain();
+  } else {
+    // Rows 0 .. depth - 1 fill the pipeline (stage lead + l starts at row
+    // l), the loop runs every stage, then it drains: the lagging stages
+    // finish the last rows.
+    Label few, done, row;
+    cmp(r8, depth);
+    jle(few, T_NEAR);
+    auto before = [&] {
+      for (size_t si = 0; si < lead; ++si) stages(si, 0, 0);
+    };
+    for (int i = 0; i < depth; ++i) {
+      before();
+      stages(lead, 0, i);
+      advance(0, i);
+      dec(r8);
+    }
+    L(row);
+    before();
+    stages(lead, 0, depth);
+    advance(0, depth);
+    dec(r8);
+    jnz(row, T_NEAR);
+    for (int j = 1; j <= depth; ++j) {
+      stages(lead, j, depth);
+      if (j < depth) advance(j, depth);
+    }
+    jmp(done, T_NEAR);
+    L(few);
+    plain();
+    L(done);
   }
   if (nt) sfence();
 }

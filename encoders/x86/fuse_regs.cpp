@@ -25,24 +25,28 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
       }
     return true;
   };
-  if (regs()) return scratch_ok();
-  if (!f.skew) return false;
-  // The merged stages' registers did not fit (the last stage's math
-  // scratch left the other's reductions too few): not skewed, then.
-  f.unskew();
-  return regs() && scratch_ok();
+  // Where the merged stages' registers do not fit (their reductions'
+  // accumulators next to the math helpers' scratch), a shallower skew.
+  for (size_t k = f.skew;; --k) {
+    if (f.set_skew(k) && regs() && scratch_ok()) return true;
+    if (k == 0) return false;
+  }
 }
 
 // Registers free for the sequential recomputation of the row reduction at
 // st.elt[n] of stage si (fuse_finish): its own accumulators and flag and
 // those of the reductions finished before it are free by then, V1 too;
-// the later reductions' are not.
+// the later reductions' (of this stage, and of the merged stages after
+// it, finished after the shared loop in stage order) are not.
 std::vector<int> Gen::fuse_seq_scratch(const Fuse& f, size_t si, size_t n) {
-  const Fuse::Stage& st = f.stages[si];
   std::vector<int> busy;
-  for (size_t m = n + 1; m < st.elt.size(); ++m) {
-    const Fuse::FOp& o = f.ops[st.elt[m]];
-    if (o.k == FK::Red) busy.insert(busy.end(), {o.acc, o.flag, o.acc2});
+  const size_t last = si >= f.lead() ? f.stages.size() - 1 : si;
+  for (size_t s = si; s <= last; ++s) {
+    const Fuse::Stage& st = f.stages[s];
+    for (size_t m = s == si ? n + 1 : 0; m < st.elt.size(); ++m) {
+      const Fuse::FOp& o = f.ops[st.elt[m]];
+      if (o.k == FK::Red) busy.insert(busy.end(), {o.acc, o.flag, o.acc2});
+    }
   }
   std::vector<int> scratch;
   for (int r : {7, 8, 9, 10, 11, 12, 13, 14, 2, 1})
@@ -57,35 +61,30 @@ std::vector<int> Gen::fuse_seq_scratch(const Fuse& f, size_t si, size_t n) {
 // tail mask in V15.
 bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   Fuse::Stage& st = f.stages[si];
-  // From scratch (the plan may be made again unskewed).
+  // From scratch (the plan may be made again, less skewed).
   st.reg.clear();
-  for (size_t i : st.elt) f.ops[i].acc = f.ops[i].acc2 = f.ops[i].flag = -1, f.ops[i].store = true;
-  // Skewed, the last two stages share one column loop: the one before the
-  // last keeps clear of the registers the last one's helpers clobber, and
-  // the last one of the other's accumulators and flags (the only registers
-  // live from chunk to chunk).
+  // Skewed, the stages from the lead on share one column loop: a tile's
+  // chunk lives within one stage's chunk, but the reductions' registers
+  // live from chunk to chunk, so they are assigned for all those stages
+  // at once (with the lead), clear of every helper any of them clobbers,
+  // and no stage's tiles take them.
   const size_t n_st = f.stages.size();
-  const bool merged = f.skew && si + 2 >= n_st;
+  const bool merged = f.skew && si >= f.lead();
+  const size_t lo = merged ? f.lead() : si, hi = merged ? n_st - 1 : si;
   bool math = false, narrow = false;
-  for (size_t s = merged ? n_st - 2 : si; s <= (merged ? n_st - 1 : si); ++s)
+  for (size_t s = lo; s <= hi; ++s)
     for (size_t i : f.stages[s].elt) {
       const Fuse::FOp& o = f.ops[i];
       math |= is_math(o.op);
       for (ValueId t : {o.dst, o.a, o.view})
         narrow |= t != kNone && o.k != FK::Red && narrow_float(ty(t).elem);
     }
-  std::vector<int> busy;
-  if (merged && si + 1 == n_st)
-    for (size_t i : f.stages[n_st - 2].elt)
-      for (int r : {f.ops[i].acc, f.ops[i].acc2, f.ops[i].flag})
-        if (r >= 0) busy.push_back(r);
   std::vector<int> pool;
   for (int r = z() ? 31 : 14; r >= 2; --r) {
     if (r >= 3 && r <= 6) continue;
     if (math && r >= 8 && r <= 13) continue;
     if (narrow && r >= 12 && r <= 14) continue;
     if (r == 15) continue;
-    if (std::find(busy.begin(), busy.end(), r) != busy.end()) continue;
     pool.push_back(r);
   }
   auto take = [&](int& r) {
@@ -94,19 +93,30 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
     pool.pop_back();
     return true;
   };
-  for (size_t i : st.elt) {
-    Fuse::FOp& o = f.ops[i];
-    if (o.k != FK::Red) continue;
-    if (!take(o.acc) || (o.op != Op::TRowSum && !take(o.flag))) return false;
+  if (si == lo) {
+    std::vector<size_t> reds;
+    for (size_t s = lo; s <= hi; ++s)
+      for (size_t i : f.stages[s].elt) {
+        f.ops[i].acc = f.ops[i].acc2 = f.ops[i].flag = -1, f.ops[i].store = true;
+        if (f.ops[i].k == FK::Red) reds.push_back(i);
+      }
+    for (size_t i : reds) {
+      Fuse::FOp& o = f.ops[i];
+      if (!take(o.acc) || (o.op != Op::TRowSum && !take(o.flag))) return false;
+    }
+    std::vector<int> before = pool;
+    bool unroll = true;
+    for (size_t i : reds) unroll &= take(f.ops[i].acc2);
+    if (!unroll) {
+      pool = before;
+      for (size_t i : reds) f.ops[i].acc2 = -1;
+    }
+    for (size_t s = lo; s <= hi; ++s) f.stages[s].unroll = unroll;
   }
-  std::vector<int> before = pool;
-  st.unroll = true;
-  for (size_t i : st.elt)
-    if (f.ops[i].k == FK::Red) st.unroll &= take(f.ops[i].acc2);
-  if (!st.unroll) {
-    pool = before;
-    for (size_t i : st.elt) f.ops[i].acc2 = -1;
-  }
+  for (size_t s = lo; s <= hi; ++s)
+    for (size_t i : f.stages[s].elt)
+      for (int r : {f.ops[i].acc, f.ops[i].acc2, f.ops[i].flag})
+        pool.erase(std::remove(pool.begin(), pool.end(), r), pool.end());
   for (size_t n = 0; n < st.elt.size(); ++n) {
     Fuse::FOp& o = f.ops[st.elt[n]];
     if (o.k == FK::Store || o.k == FK::Red) continue;

@@ -115,9 +115,9 @@ class Gen : public CodeGenerator, public CpuLowering {
   size_t code_limit_ = 0;  // CodegenOptions::code_limit
   std::vector<LineEntry>* lines_ = nullptr;
   bool ok_ = true;
-  // Set while a skewed fused region emits its last stage, which works one
-  // row behind the others (fuse_at, x86/fuse.cpp).
-  bool fuse_prev_row_ = false;
+  // Set while a skewed fused region emits a lagging stage: the rows it
+  // works behind the newest (fuse_at, x86/fuse.cpp).
+  int fuse_lag_ = 0;
 
   // ---- slots ----
   int disp(uint32_t slot) const { return -int(48 + 8 * slot); }
