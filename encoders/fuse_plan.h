@@ -49,7 +49,7 @@ struct FusePlan {
     std::vector<size_t> col;     // one-column ops, once per row before the column loop
     std::vector<size_t> elt;     // the ops of the column loop
     // Filled by the target's register assignment:
-    std::map<ValueId, int> reg;  // tiles whose chunk stays in a register
+    std::map<ValueId, int> reg;  // tiles whose chunk stays in a register (one-column: the row's value)
     bool unroll = false;         // two vectors per iteration (a second accumulator per reduction)
   };
   std::vector<FOp> ops;

@@ -264,12 +264,13 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
     ValueId held = in_v0;
     in_v0 = kNone;
     auto c = f.cls.at(t);
-    if (c == Fuse::Col) {
+    auto r = st.reg.find(t);
+    if (c == Fuse::Col) {  // held for the row (fuse_rows), or broadcast
+      if (r != st.reg.end()) return r->second;
       vbroadcastss(V(w), ptr[fuse_at(f, t, false)]);
       return w;
     }
     if (w == 0 && t == held) return 0;
-    auto r = st.reg.find(t);
     if (r != st.reg.end() && std::find(live.begin(), live.end(), t) != live.end()) return r->second;
     vld_e(ty(t).elem, V(w), fuse_at(f, t, true), masked);
     return w;
@@ -538,8 +539,11 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
   const size_t n_st = f.stages.size(), lead = f.lead();
   const int depth = int(f.skew);
   // The accumulators of stage si's reductions, zeroed (sums) or set to the
-  // identity (max / min), their NaN flags cleared.
+  // identity (max / min), their NaN flags cleared; the one-column operands
+  // it holds for the row, broadcast.
   auto init_acc = [&](size_t si) {
+    for (auto [t, r] : f.stages[si].reg)
+      if (f.cls.at(t) == Fuse::Col) vbroadcastss(V(r), ptr[fuse_at(f, t, false)]);
     for (size_t i : f.stages[si].elt) {
       const Fuse::FOp& o = f.ops[i];
       if (o.k != FK::Red) continue;

@@ -61,13 +61,12 @@ std::vector<int> Gen::fuse_seq_scratch(const Fuse& f, size_t si, size_t n) {
 // tail mask in V15.
 bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   Fuse::Stage& st = f.stages[si];
-  // From scratch (the plan may be made again, less skewed).
-  st.reg.clear();
   // Skewed, the stages from the lead on share one column loop: a tile's
   // chunk lives within one stage's chunk, but the reductions' registers
-  // live from chunk to chunk, so they are assigned for all those stages
-  // at once (with the lead), clear of every helper any of them clobbers,
-  // and no stage's tiles take them.
+  // and the one-column operands held for the whole row live from chunk to
+  // chunk, so they are assigned for all those stages at once (with the
+  // lead), clear of every helper any of them clobbers, and no stage's
+  // tiles take them.
   const size_t n_st = f.stages.size();
   const bool merged = f.skew && si >= f.lead();
   const size_t lo = merged ? f.lead() : si, hi = merged ? n_st - 1 : si;
@@ -93,8 +92,13 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
     pool.pop_back();
     return true;
   };
+  auto is_col = [&](ValueId t) {
+    auto c = t == kNone ? f.cls.end() : f.cls.find(t);
+    return c != f.cls.end() && c->second == Fuse::Col;
+  };
   if (si == lo) {
     std::vector<size_t> reds;
+    for (size_t s = lo; s <= hi; ++s) f.stages[s].reg.clear();  // from scratch (the plan may be made again)
     for (size_t s = lo; s <= hi; ++s)
       for (size_t i : f.stages[s].elt) {
         f.ops[i].acc = f.ops[i].acc2 = f.ops[i].flag = -1, f.ops[i].store = true;
@@ -112,11 +116,24 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
       for (size_t i : reds) f.ops[i].acc2 = -1;
     }
     for (size_t s = lo; s <= hi; ++s) f.stages[s].unroll = unroll;
+    // A one-column operand (a row's mean, 1/sqrt, max or sum) broadcast
+    // once per row rather than once per vector, while two registers are
+    // left for the tiles' chunks.
+    for (size_t s = lo; s <= hi; ++s)
+      for (size_t i : f.stages[s].elt)
+        for (ValueId t : {f.ops[i].a, f.ops[i].b}) {
+          int r;
+          if (f.ops[i].k != FK::Red && is_col(t) && !f.stages[s].reg.count(t) && pool.size() > 2 && take(r))
+            f.stages[s].reg[t] = r;
+        }
   }
-  for (size_t s = lo; s <= hi; ++s)
+  for (size_t s = lo; s <= hi; ++s) {
     for (size_t i : f.stages[s].elt)
       for (int r : {f.ops[i].acc, f.ops[i].acc2, f.ops[i].flag})
         pool.erase(std::remove(pool.begin(), pool.end(), r), pool.end());
+    for (auto [t, r] : f.stages[s].reg)
+      if (is_col(t)) pool.erase(std::remove(pool.begin(), pool.end(), r), pool.end());
+  }
   for (size_t n = 0; n < st.elt.size(); ++n) {
     Fuse::FOp& o = f.ops[st.elt[n]];
     if (o.k == FK::Store || o.k == FK::Red) continue;
