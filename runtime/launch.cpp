@@ -270,7 +270,7 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
   std::vector<ViewExtent> ext;
   {
     std::string e;
-    if (!interp.probe_views(req.fn, args, req.blocks, ext, e)) {
+    if (!interp.probe_views(req.fn, args, req.blocks, ext, e, req.threads)) {
       err = e + " (in the view probe, before any block ran)";
       if (run_error) *run_error = true;
       return false;

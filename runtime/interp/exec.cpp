@@ -5,9 +5,12 @@
 #include "ops_common.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <system_error>
+#include <thread>
 
 #include "diag.h"
 
@@ -275,10 +278,13 @@ std::vector<RtValue> Exec::run_region(const Region& r, const std::vector<RtValue
   bool stop = false;
   for (unsigned i = 0; i < r.inst_count && !stop; ++i) {
     const Inst& in = m.inst(m.region_inst(r, i));
-    if (deadline && (++steps & 255) == 0 && Interpreter::Clock::now() > *deadline) {
-      char s[32];
-      std::snprintf(s, sizeof s, "%g", limit_s);
-      fail(in, std::string("the time limit of ") + s + " s was exceeded");
+    if ((++steps & 255) == 0 && (deadline || cancel_after)) {
+      if (deadline && Interpreter::Clock::now() > *deadline) {
+        char s[32];
+        std::snprintf(s, sizeof s, "%g", limit_s);
+        fail(in, std::string("the time limit of ") + s + " s was exceeded");
+      }
+      if (cancel_after && cancel_after->load(std::memory_order_relaxed) < block_idx) throw Cancelled{};
     }
     exec_inst(in, term, stop, returned);
   }
@@ -558,14 +564,11 @@ void Exec::check_view(const Inst& in, const RtView& v) {
     fail(in, "the view starts " + std::to_string(before) + (before == 1 ? " element" : " elements") +
                  " before the array passed for " + param_name(v.param));
   }
-  ViewExtent& e = (*extents)[size_t(v.param)];
+  ViewTrace& e = (*extents)[size_t(v.param)];
   int64_t total = empty ? 0 : end / esize + (end % esize != 0);
   if (!e.seen || total > e.max_elems) {
     e.max_elems = std::max(e.max_elems, total);
-    if (in.op == Op::MakeTensorView || !e.seen) {
-      e.shape.assign(v.shape, v.shape + v.rank);
-      e.elem = v.elem;
-    }
+    e.records.push_back({total, in.op == Op::MakeTensorView, v.elem, std::vector<int64_t>(v.shape, v.shape + v.rank)});
   }
   e.seen = true;
 }
@@ -762,7 +765,7 @@ bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t blo
 }
 
 bool Interpreter::probe_views(InstId fn, const std::vector<Arg>& args, int64_t block_num,
-                              std::vector<ViewExtent>& out, std::string& err) const {
+                              std::vector<ViewExtent>& out, std::string& err, unsigned threads) const {
   const Inst& f = m_.inst(fn);
   out.assign(f.n_regions ? m_.region(f, 0).arg_count : 0, ViewExtent{});
   // No buffers: views track byte offsets from their parameter's start.
@@ -772,26 +775,71 @@ bool Interpreter::probe_views(InstId fn, const std::vector<Arg>& args, int64_t b
       x.data = nullptr;
       x.bytes = 0;
     }
-  for (int64_t b = 0; b < std::max<int64_t>(1, block_num); ++b) {
-    try {
-      Exec ex(m_, a, b, block_num, true);
-      ex.extents = &out;
-      if (has_deadline_) {
-        ex.deadline = &deadline_;
-        ex.limit_s = limit_s_;
+  // The blocks are independent here (no memory): each probes on its own,
+  // on as many threads as the machine has, and the results are merged in
+  // block order, so the extents and the error (the lowest failing block's)
+  // are those of a serial probe.
+  const int64_t blocks = std::max<int64_t>(1, block_num);
+  std::vector<std::vector<Exec::ViewTrace>> traces(static_cast<size_t>(blocks));
+  std::vector<std::string> errs(static_cast<size_t>(blocks));
+  std::atomic<int64_t> next{0}, failed{blocks};
+  auto work = [&] {
+    for (int64_t b; (b = next++) < blocks && b < failed.load();) {
+      std::string& e = errs[size_t(b)];
+      try {
+        Exec ex(m_, a, b, block_num, true);
+        traces[size_t(b)].assign(out.size(), Exec::ViewTrace{});
+        ex.extents = &traces[size_t(b)];
+        ex.cancel_after = &failed;
+        if (has_deadline_) {
+          ex.deadline = &deadline_;
+          ex.limit_s = limit_s_;
+        }
+        std::vector<RtValue> params;
+        ex.bind_params(fn, params);
+        ex.call(fn, params);
+        continue;
+      } catch (const RtError& x) {
+        e = located(m_, x);
+        if (block_num > 1) e += " (block " + std::to_string(b) + " of " + std::to_string(block_num) + ")";
+      } catch (const std::bad_alloc&) {
+        e = "runtime error: out of memory in block " + std::to_string(b);
+      } catch (const Exec::Cancelled&) {
+        continue;  // after a failed block: its result is not used
       }
-      std::vector<RtValue> params;
-      ex.bind_params(fn, params);
-      ex.call(fn, params);
-    } catch (const RtError& e) {
-      err = located(m_, e);
-      if (block_num > 1) err += " (block " + std::to_string(b) + " of " + std::to_string(block_num) + ")";
-      return false;
-    } catch (const std::bad_alloc&) {
-      err = "runtime error: out of memory in block " + std::to_string(b);
-      return false;
+      for (int64_t lo = failed.load(); b < lo && !failed.compare_exchange_weak(lo, b);) {
+      }
+    }
+  };
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned nt = unsigned(std::min<int64_t>(blocks, threads ? threads : hw));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < nt; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // fewer threads: this one does the rest
     }
   }
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failed.load() < blocks) {
+    err = errs[size_t(failed.load())];
+    return false;
+  }
+  for (const std::vector<Exec::ViewTrace>& tr : traces)
+    for (size_t k = 0; k < out.size(); ++k) {
+      ViewExtent& e = out[k];
+      for (const Exec::ViewRecord& r : tr[k].records) {
+        if (e.seen && r.total <= e.max_elems) continue;
+        e.max_elems = std::max(e.max_elems, r.total);
+        if (r.from_tensor || !e.seen) {
+          e.shape = r.shape;
+          e.elem = r.elem;
+        }
+        e.seen = true;
+      }
+    }
   return true;
 }
 

@@ -2,6 +2,7 @@
 // allocation) and the op-family files ops_*.cpp. Not a public header.
 #pragma once
 #include <array>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -154,11 +155,31 @@ class Exec {
   // The wall-clock limit (Interpreter::set_deadline); checked every 256 ops.
   const Interpreter::Clock::time_point* deadline = nullptr;
   double limit_s = 0;
+  // The parallel probe's lowest failing block so far: a later block stops
+  // (throws Cancelled; checked with the deadline), as a serial probe would
+  // never have run it.
+  const std::atomic<int64_t>* cancel_after = nullptr;
+  struct Cancelled {};
   uint32_t steps = 0;
   InstId entry_fn = kNone;  // the function bind_params bound (for messages)
   // "parameter %name" of the entry function's parameter i.
   std::string param_name(int i) const;
-  std::vector<ViewExtent>* extents = nullptr;
+  // The probe's record, per parameter, of what one block's views reach:
+  // each view that reached further than every view before it in the block
+  // (probe_views merges the blocks' records in block order, which gives
+  // what one block after the other would have found).
+  struct ViewRecord {
+    int64_t total;        // elements from the pointer
+    bool from_tensor;     // a make_tensor_view (its shape is the parameter's)
+    DType elem;
+    std::vector<int64_t> shape;
+  };
+  struct ViewTrace {
+    bool seen = false;
+    int64_t max_elems = 0;
+    std::vector<ViewRecord> records;
+  };
+  std::vector<ViewTrace>* extents = nullptr;
 
  private:
   // Runs a region; returns the operands of its terminator.

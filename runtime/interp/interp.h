@@ -62,9 +62,11 @@ class Interpreter {
 
   // Runs only the scalar part of `fn` (control flow, arith, views; tile ops
   // skipped) for every block and reports, per parameter, what the views
-  // built on it reach. Pointer arguments may be null here.
+  // built on it reach. Pointer arguments may be null here. The blocks run
+  // on `threads` threads (0: one per hardware thread); the result is a
+  // serial probe's, whatever the number.
   bool probe_views(InstId fn, const std::vector<Arg>& args, int64_t block_num,
-                   std::vector<ViewExtent>& out, std::string& err) const;
+                   std::vector<ViewExtent>& out, std::string& err, unsigned threads = 0) const;
 
   const Module& module() const { return m_; }
 

@@ -456,3 +456,122 @@ TEST_CASE("launch: a runtime error is located and names the lowest failing block
     }
   }
 }
+
+TEST_CASE("launch: the view probe runs the blocks in parallel with a serial probe's result", "[launch]") {
+  // Block b views %c as rows(b) x 64 when b mod 3 = 2, else as 1 x 64
+  // rows(b), rows(b) = (7b mod 5) + 1 (1, 3, 5, 2, 4, ...): the largest,
+  // 5 x 64, first met at block 2 (blocks 7 and 12 reach as far, as 1 x 320:
+  // merged in another order the shape could be 1 x 320).
+  // And a 64-element window of
+  // %a at max(64 (3 - b), %lo): with %lo = -1000, blocks 4 .. 15 fail
+  // (their window starts before the view), and block 4 is reported.
+  const std::string text =
+      "module {\n"
+      "  func.func @probe(%a: !pto.ptr<f32>, %c: !pto.ptr<f32>, %lo: index) attributes {pto.entry} {\n"
+      "    %c0 = arith.constant 0 : index\n"
+      "    %c1 = arith.constant 1 : index\n"
+      "    %c3 = arith.constant 3 : index\n"
+      "    %c5 = arith.constant 5 : index\n"
+      "    %c7 = arith.constant 7 : index\n"
+      "    %c64 = arith.constant 64 : index\n"
+      "    %c4096 = arith.constant 4096 : index\n"
+      "    %bid64 = pto.get_block_idx\n"
+      "    %b = arith.index_cast %bid64 : i64 to index\n"
+      "    %b7 = arith.muli %b, %c7 : index\n"
+      "    %m = arith.remui %b7, %c5 : index\n"
+      "    %rows = arith.addi %m, %c1 : index\n"
+      "    %b3 = arith.remui %b, %c3 : index\n"
+      "    %two = arith.constant 2 : index\n"
+      "    %tall = arith.cmpi eq, %b3, %two : index\n"
+      "    %flat = arith.muli %rows, %c64 : index\n"
+      "    %r = arith.select %tall, %rows, %c1 : index\n"
+      "    %w = arith.select %tall, %c64, %flat : index\n"
+      "    %tvc = pto.make_tensor_view %c, shape = [%r, %w], strides = [%w, %c1] : !pto.tensor_view<?x?xf32>\n"
+      "    %pc = pto.partition_view %tvc, offsets = [%c0, %c0], sizes = [%c1, %c64] : "
+      "!pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x64xf32>\n"
+      "    %d = arith.subi %c3, %b : index\n"
+      "    %d64 = arith.muli %d, %c64 : index\n"
+      "    %off = arith.maxsi %d64, %lo : index\n"
+      "    %tva = pto.make_tensor_view %a, shape = [%c1, %c4096], strides = [%c4096, %c1] : !pto.tensor_view<?x?xf32>\n"
+      "    %pa = pto.partition_view %tva, offsets = [%c0, %off], sizes = [%c1, %c64] : "
+      "!pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x64xf32>\n"
+      "    return\n"
+      "  }\n"
+      "}\n";
+  Kernel k = load(text);
+  Interpreter in(*k.m);
+  auto args = [](int64_t lo) {
+    std::vector<Arg> a(3);
+    a[0].kind = a[1].kind = Arg::Kind::Ptr;
+    a[2].i = lo;
+    return a;
+  };
+  std::vector<ViewExtent> first;
+  for (unsigned threads : {1u, 2u, 8u, 16u, 0u}) {
+    INFO("threads " << threads);
+    std::vector<ViewExtent> ext;
+    std::string err;
+    // %lo = 0: every block's %a view starts at or after element 0.
+    REQUIRE(in.probe_views(k.fn, args(0), 16, ext, err, threads));
+    REQUIRE(ext.size() == 3);
+    CHECK(ext[1].seen);
+    CHECK(ext[1].max_elems == 5 * 64);
+    CHECK(ext[1].shape == std::vector<int64_t>{5, 64});
+    CHECK(ext[0].max_elems == 4096);
+    if (first.empty()) first = ext;
+    for (size_t p = 0; p < ext.size(); ++p) {
+      CHECK(ext[p].seen == first[p].seen);
+      CHECK(ext[p].max_elems == first[p].max_elems);
+      CHECK(ext[p].shape == first[p].shape);
+      CHECK(ext[p].elem == first[p].elem);
+    }
+    ext.clear();
+    CHECK_FALSE(in.probe_views(k.fn, args(-1000), 16, ext, err, threads));
+    INFO(err);
+    CHECK(has(err, "k.pto:27:"));
+    CHECK(has(err, "runtime error: partition [-64, 0) exceeds dimension 1 of size 4096 (block 4 of 16)"));
+  }
+}
+
+TEST_CASE("launch: a probe block after the failing one stops, as a serial probe never ran it", "[launch]") {
+  // Block 4 fails (a window before the view) after a loop of 20000 steps;
+  // blocks 5 .. 7 loop 2^60 times. With no time limit the probe still ends,
+  // with block 4's error.
+  const std::string text =
+      "module {\n"
+      "  func.func @spin(%a: !pto.ptr<f32>) attributes {pto.entry} {\n"
+      "    %c0 = arith.constant 0 : index\n"
+      "    %c1 = arith.constant 1 : index\n"
+      "    %c4 = arith.constant 4 : index\n"
+      "    %c64 = arith.constant 64 : index\n"
+      "    %big = arith.constant 1152921504606846976 : index\n"
+      "    %bid64 = pto.get_block_idx\n"
+      "    %b = arith.index_cast %bid64 : i64 to index\n"
+      "    %late = arith.cmpi ugt, %b, %c4 : index\n"
+      "    %some = arith.constant 20000 : index\n"
+      "    %n = arith.select %late, %big, %some : index\n"
+      "    scf.for %i = %c0 to %n step %c1 {\n"
+      "      %x = arith.addi %i, %c1 : index\n"
+      "    }\n"
+      "    %is4 = arith.cmpi eq, %b, %c4 : index\n"
+      "    %neg = arith.constant -64 : index\n"
+      "    %off = arith.select %is4, %neg, %c0 : index\n"
+      "    %tva = pto.make_tensor_view %a, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>\n"
+      "    %pa = pto.partition_view %tva, offsets = [%c0, %off], sizes = [%c1, %c64] : "
+      "!pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x64xf32>\n"
+      "    return\n"
+      "  }\n"
+      "}\n";
+  Kernel k = load(text);
+  Interpreter in(*k.m);
+  std::vector<Arg> args(1);
+  args[0].kind = Arg::Kind::Ptr;
+  for (unsigned threads : {1u, 4u, 8u}) {
+    INFO("threads " << threads);
+    std::vector<ViewExtent> ext;
+    std::string err;
+    CHECK_FALSE(in.probe_views(k.fn, args, 8, ext, err, threads));
+    CHECK(has(err, "k.pto:20:"));
+    CHECK(has(err, "(block 4 of 8)"));
+  }
+}
