@@ -743,17 +743,24 @@ bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t blo
   return run_block(fn, args, block_idx, block_num, TileArenas{}, err);
 }
 
+namespace {
+
+// Runs the entry function fn on ex, under the time limit if there is one.
+void run_entry(Exec& ex, InstId fn, const Interpreter::Clock::time_point* deadline, double limit_s) {
+  ex.deadline = deadline;
+  ex.limit_s = limit_s;
+  std::vector<RtValue> params;
+  ex.bind_params(fn, params);
+  ex.call(fn, params);
+}
+
+}  // namespace
+
 bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t block_idx,
                             int64_t block_num, const TileArenas& arenas, std::string& err) const {
   try {
     Exec ex(m_, args, block_idx, block_num, false, arenas.base[0] ? &arenas : nullptr);
-    if (has_deadline_) {
-      ex.deadline = &deadline_;
-      ex.limit_s = limit_s_;
-    }
-    std::vector<RtValue> params;
-    ex.bind_params(fn, params);
-    ex.call(fn, params);
+    run_entry(ex, fn, has_deadline_ ? &deadline_ : nullptr, limit_s_);
     return true;
   } catch (const RtError& e) {
     err = located(m_, e);
@@ -791,13 +798,7 @@ bool Interpreter::probe_views(InstId fn, const std::vector<Arg>& args, int64_t b
         traces[size_t(b)].assign(out.size(), Exec::ViewTrace{});
         ex.extents = &traces[size_t(b)];
         ex.cancel_after = &failed;
-        if (has_deadline_) {
-          ex.deadline = &deadline_;
-          ex.limit_s = limit_s_;
-        }
-        std::vector<RtValue> params;
-        ex.bind_params(fn, params);
-        ex.call(fn, params);
+        run_entry(ex, fn, has_deadline_ ? &deadline_ : nullptr, limit_s_);
         continue;
       } catch (const RtError& x) {
         e = located(m_, x);

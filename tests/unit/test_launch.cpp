@@ -457,6 +457,18 @@ TEST_CASE("launch: a runtime error is located and names the lowest failing block
   }
 }
 
+// The end of a probe test kernel: a 1 x 64 window of %a at column %off of
+// a 1 x `width` view (%c0, %c1 and %c64 defined), then the return.
+static std::string window_of_a(const std::string& width) {
+  return "    %tva = pto.make_tensor_view %a, shape = [%c1, " + width + "], strides = [" + width +
+         ", %c1] : !pto.tensor_view<?x?xf32>\n"
+         "    %pa = pto.partition_view %tva, offsets = [%c0, %off], sizes = [%c1, %c64] : "
+         "!pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x64xf32>\n"
+         "    return\n"
+         "  }\n"
+         "}\n";
+}
+
 TEST_CASE("launch: the view probe runs the blocks in parallel with a serial probe's result", "[launch]") {
   // Block b views %c as rows(b) x 64 when b mod 3 = 2, else as 1 x 64
   // rows(b), rows(b) = (7b mod 5) + 1 (1, 3, 5, 2, 4, ...): the largest,
@@ -491,13 +503,8 @@ TEST_CASE("launch: the view probe runs the blocks in parallel with a serial prob
       "!pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x64xf32>\n"
       "    %d = arith.subi %c3, %b : index\n"
       "    %d64 = arith.muli %d, %c64 : index\n"
-      "    %off = arith.maxsi %d64, %lo : index\n"
-      "    %tva = pto.make_tensor_view %a, shape = [%c1, %c4096], strides = [%c4096, %c1] : !pto.tensor_view<?x?xf32>\n"
-      "    %pa = pto.partition_view %tva, offsets = [%c0, %off], sizes = [%c1, %c64] : "
-      "!pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x64xf32>\n"
-      "    return\n"
-      "  }\n"
-      "}\n";
+      "    %off = arith.maxsi %d64, %lo : index\n" +
+      window_of_a("%c4096");
   Kernel k = load(text);
   Interpreter in(*k.m);
   auto args = [](int64_t lo) {
@@ -555,13 +562,8 @@ TEST_CASE("launch: a probe block after the failing one stops, as a serial probe 
       "    }\n"
       "    %is4 = arith.cmpi eq, %b, %c4 : index\n"
       "    %neg = arith.constant -64 : index\n"
-      "    %off = arith.select %is4, %neg, %c0 : index\n"
-      "    %tva = pto.make_tensor_view %a, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>\n"
-      "    %pa = pto.partition_view %tva, offsets = [%c0, %off], sizes = [%c1, %c64] : "
-      "!pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x64xf32>\n"
-      "    return\n"
-      "  }\n"
-      "}\n";
+      "    %off = arith.select %is4, %neg, %c0 : index\n" +
+      window_of_a("%c64");
   Kernel k = load(text);
   Interpreter in(*k.m);
   std::vector<Arg> args(1);
