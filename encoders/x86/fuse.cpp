@@ -203,8 +203,7 @@ void Gen::fuse_ld(DType d, const Xmm& v, const RegExp& e, bool masked, bool view
 // and a bf16 signalling NaN keeps its bits as tload / tstore do. Clobbers
 // V1, V12-V14; the avx2 tail (vst_e's pieces) keeps rbx and rcx.
 void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked, bool nt) {
-  if (nt && !masked && d == DType::F32) return vmovntps(ptr[e], v);
-  if (dtype_bytes(d) == 4) return vst(ptr[e], v, masked);
+  if (dtype_bytes(d) == 4) return vst_e(d, e, v, masked, nullptr, false, nt);
   Xmm x = v;
   bool fits = false;
   if (d == DType::BF16) {
@@ -218,7 +217,7 @@ void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked, bool nt) 
     push(rbx);
     push(rcx);
   }
-  vst_e(d, e, x, masked, nullptr, fits, nt && !masked);
+  vst_e(d, e, x, masked, nullptr, fits, nt);
   if (keep) {
     pop(rcx);
     pop(rbx);
@@ -501,23 +500,21 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
     }
     L(seq);
     {
-      const Reg64& p = kStream[f.stream.at(o.a)];
-      int32_t so = f.off.at(o.a) - fuse_lag_ * int32_t(f.sstride[f.stream.at(o.a)]);
       Label col, end;
       if (sum) {
         vxorps(xmm0, xmm0, xmm0);
         xor_(eax, eax);
       } else {
-        vmovss(xmm0, dword[p + so]);
+        vmovss(xmm0, dword[fuse_at(f, o.a, false)]);
         mov(eax, 1);
         cmp(rax, r9);
         jge(end, T_NEAR);
       }
       L(col);
       if (sum) {
-        vaddss(xmm0, xmm0, dword[p + rax * 4 + so]);
+        vaddss(xmm0, xmm0, dword[fuse_at(f, o.a, true)]);
       } else {
-        vmovss(Xmm(scratch[0]), dword[p + rax * 4 + so]);
+        vmovss(Xmm(scratch[0]), dword[fuse_at(f, o.a, true)]);
         minmax_step(mx, V(0), V(scratch[0]), scratch[1], scratch[2], scratch[3]);
       }
       inc(rax);

@@ -373,7 +373,8 @@ class Gen : public CodeGenerator, public CpuLowering {
   // nearest even, truncating integers (clobbers V12-V14, rbx, rcx). The
   // masked tail has `*count` elements, or r9 - rax (row_loop's).
   // fits: the 16- or 8-bit lanes' upper bits are already 0 (no mask before
-  // avx2's unsigned saturating packs).
+  // avx2's unsigned saturating packs). nt: a whole vector of 4- or 2-byte
+  // elements is stored non-temporally (a masked tail never is).
   void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count = nullptr, bool fits = false,
              bool nt = false);
   void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)

@@ -47,17 +47,16 @@ void Gen::vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
 
 void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count, bool fits, bool nt) {
   unsigned es = dtype_bytes(d);
-  if (es == 4) return vst(ptr[e], v, masked);
+  nt &= !masked;
+  if (es == 4) return nt ? vmovntps(ptr[e], v) : vst(ptr[e], v, masked);
   if (d == DType::BF16) {
     bf16_bits(v);
     vpsrld(v, v, 16);
   }
-  if (z() && nt && !masked) {  // packed in ymm14, then one streaming store
+  if (z() && nt && es == 2) {  // packed in ymm14, then one streaming store
     if (d == DType::F16) vcvtps2ph(ymm14, v, 0);
-    else if (es == 2) vpmovdw(ymm14, v);
-    else vpmovdb(xmm14, v);
-    if (es == 2) vmovntdq(ptr[e], ymm14);
-    else vmovntdq(ptr[e], xmm14);
+    else vpmovdw(ymm14, v);
+    vmovntdq(ptr[e], ymm14);
     return;
   }
   if (z()) {
