@@ -18,7 +18,7 @@
 // of the test. A target that refuses a kernel (an op it does not lower, a
 // limit) is listed with its reason: a refusal is never counted as agreement.
 //
-//   exec_diff [--targets=LIST] [--ref=CONFIG] [--scalars=FILE] [--timeout=S] [--emu-max-mib=N] [-v] PATH...
+//   exec_diff [--targets=LIST] [--ref=CONFIG] [--scalars=FILE] [--timeout=S] [--emu-max-mib=N] [--jobs=N] [-v] PATH...
 // PATH: a .pto file, a directory of them (searched recursively), or a
 // corpus directory with a MANIFEST.tsv (its `accept` files, with the flags
 // the manifest gives). LIST: comma-separated configurations NAME-OLEVEL or
@@ -27,7 +27,9 @@
 // reference instead of interp-O0 (tests/gpu/run.sh compares ptx-O2:gpu
 // with ptx-O2:interp). --emu-max-mib: a
 // kernel whose buffers pass N MiB is not run under qemu or Bochs (a refusal
-// with that reason; the fast CI subset sets it). One summary line
+// with that reason; the fast CI subset sets it). --jobs=N: the files run
+// on N forked workers (exec_pool.h), the report the same as one worker's
+// (0: one per core). One summary line
 // per PATH and one in total:
 //   exec-diff: N files, N agree, N refused (reason: count, ...), N differ
 // and the files that were not runnable (why). Exit 1 when any differ.
@@ -48,6 +50,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bochs_runner.h"
@@ -55,6 +58,7 @@
 #include "codegen.h"
 #include "exec_compare.h"
 #include "exec_inputs.h"
+#include "exec_pool.h"
 #include "jit.h"
 #include "emu_job.h"
 #include "launch.h"
@@ -233,22 +237,28 @@ struct Kernel {
   size_t total_bytes = 0;  // all buffers together
   std::vector<bool> index;  // per parameter: an integer buffer pto.load_scalar reads (index_buffers)
   std::vector<uint64_t> seeds;  // per parameter: its input's seed
+  std::vector<bool> ro;         // per parameter: a buffer the kernel only reads (read_only_buffers)
 };
 
 // The ranges index buffers are drawn from, in turn: where the reference
 // leaves its views with the inputs' usual [0, 64), [0, 2), then all 0.
 constexpr uint64_t kIndexRanges[] = {64, 2, 1};
 
-// A run's buffers after it, where the child left them (shared memory).
+// A run's buffers after it, where the child left them (shared memory):
+// those of `inputs` that `take` selects (all where it is empty), each on an
+// `align`-byte boundary.
 class SharedBuffers {
  public:
-  explicit SharedBuffers(const std::vector<std::vector<uint8_t>>& sizes) {
-    // Every buffer on a 64-byte boundary, as ptorun gives them (and
-    // cuMemAlloc): a kernel may use 8- and 16-byte accesses.
-    total_ = (sizeof(SharedOut) + 63) & ~size_t(63);
-    for (const auto& b : sizes) {
+  explicit SharedBuffers(const std::vector<std::vector<uint8_t>>& inputs, const std::vector<bool>& take = {},
+                         size_t align = 64) {
+    // At least 64 bytes, as ptorun gives them (and cuMemAlloc): a kernel
+    // may use 8- and 16-byte accesses. The read-only set is page-aligned,
+    // so that a child can map it read-only.
+    auto up = [&](size_t n) { return (n + align - 1) & ~(align - 1); };
+    total_ = up(sizeof(SharedOut));
+    for (size_t i = 0; i < inputs.size(); ++i) {
       at_.push_back(total_);
-      total_ += (b.size() + 63) & ~size_t(63);
+      if (take.empty() || take[i]) total_ += up(inputs[i].size());
     }
     mem_ = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (mem_ == MAP_FAILED) mem_ = nullptr;
@@ -274,11 +284,32 @@ struct RunResult {
   std::string message;
 };
 
+size_t page_size() {
+  static const size_t n = size_t(sysconf(_SC_PAGESIZE));
+  return n;
+}
+
+// A run's buffers: `rw`, every buffer (the child fills them with the
+// inputs), and `ro`, the read-only ones filled once for every run.
+struct RunBuffers {
+  SharedBuffers& rw;
+  SharedBuffers& ro;
+};
+
+// A run on the buffers where they are, in this process (the interpreter, a
+// JIT'ed kernel on this CPU), rather than on copies (an emulator, a GPU
+// model): it can use the read-only buffers, mapped read-only.
+bool runs_in_place(const Config& c) {
+  if (c.target == "interp") return true;
+  const cg::Target& ct = cg::target(c.target);
+  return !is_cce(ct) && !is_ptx(ct) && !is_amdgpu(ct) && rt::cpu_supports(c.target);
+}
+
 // Parses, optimizes for `c`, compiles and runs kernel k on `bufs` (in the
 // child process). The blocks run in order, as the emulators run them, on
 // the buffers where they are: no launcher copy (these are up to hundreds of
 // MiB) and no second check of their sizes (the view probe sized them).
-RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::string& msg) {
+RunStatus run_here(const Kernel& k, const Config& c, RunBuffers bufs, std::string& msg) {
   SourceFile src(k.in->path, std::string(k.text));
   Diag diag(&src);
   Module m;
@@ -301,11 +332,15 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
     msg = err;
     return RunStatus::FrontEnd;
   }
+  // In place, a write to a read-only buffer is a fault (the analysis that
+  // chose them is wrong, or the code is).
+  const bool in_place = runs_in_place(c);
+  auto shared = [&](size_t i) { return in_place && k.ro[i]; };
   std::vector<rt::Arg> args(k.params.size());
   for (size_t i = 0; i < k.params.size(); ++i) {
     if (k.params[i].kind == rt::ParamInfo::Kind::Ptr) {
       args[i].kind = rt::Arg::Kind::Ptr;
-      args[i].data = bufs.buf(i);
+      args[i].data = shared(i) ? bufs.ro.buf(i) : bufs.rw.buf(i);
       args[i].bytes = k.inputs[i].size();
     } else if (!rt::parse_scalar(k.params[i].elem, k.scalars.value[i], args[i], err)) {
       msg = err;
@@ -315,11 +350,19 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
   const int64_t nb = k.scalars.blocks;
   // The inputs go in only once the kernel compiled (a refusal costs nothing).
   auto fill = [&] {
-    for (size_t i = 0; i < k.inputs.size(); ++i)
-      if (!k.inputs[i].empty()) std::memcpy(bufs.buf(i), k.inputs[i].data(), k.inputs[i].size());
+    for (size_t i = 0; i < k.inputs.size(); ++i) {
+      if (k.inputs[i].empty()) continue;
+      if (!shared(i)) {
+        std::memcpy(bufs.rw.buf(i), k.inputs[i].data(), k.inputs[i].size());
+      } else if (mprotect(bufs.ro.buf(i), (k.inputs[i].size() + page_size() - 1) & ~(page_size() - 1), PROT_READ)) {
+        msg = std::string("cannot map a read-only buffer read-only: ") + std::strerror(errno);
+        return false;
+      }
+    }
+    return true;
   };
   if (c.target == "interp") {
-    fill();
+    if (!fill()) return RunStatus::RunFailed;
     for (int64_t b = 0; b < nb; ++b)
       if (!interp.run_block(fn, args, b, nb, err)) {
         msg = err;
@@ -339,7 +382,7 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
                                      msg.find(" [limit]") != std::string::npos || msg.find("do not fit") != std::string::npos);
       return refused ? RunStatus::Refused : RunStatus::RunFailed;
     }
-    fill();
+    if (!fill()) return RunStatus::RunFailed;
     rt::CceLaunch cl{&kernel, co};
     if (!rt::cce_run_blocks(&cl, args, nb, err)) {
       msg = err;
@@ -367,7 +410,7 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
                      err == "target ptx is not implemented yet";
       return refused ? RunStatus::Refused : RunStatus::RunFailed;
     }
-    fill();
+    if (!fill()) return RunStatus::RunFailed;
     if (!rt::ptx_run_blocks(&pk, args, nb, err)) {
       msg = err;
       return RunStatus::RunFailed;
@@ -388,7 +431,7 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
                                      msg.find(" [limit]") != std::string::npos);
       return refused ? RunStatus::Refused : RunStatus::RunFailed;
     }
-    fill();
+    if (!fill()) return RunStatus::RunFailed;
     if (!rt::amdgpu_run_blocks(&ak, args, nb, err)) {
       msg = err;
       return RunStatus::RunFailed;
@@ -401,7 +444,7 @@ RunStatus run_here(const Kernel& k, const Config& c, SharedBuffers& bufs, std::s
     msg = diag.text().empty() ? err : diag.text();
     return RunStatus::Refused;
   }
-  fill();
+  if (!fill()) return RunStatus::RunFailed;
   if (native) {
     for (int64_t b = 0; b < nb; ++b) jit.run(args, b, nb);
     return RunStatus::Ok;
@@ -436,9 +479,9 @@ bool emulated(const Config& c) {
 
 // Runs kernel k for configuration c in a child process, on `bufs` (the
 // child fills them with the inputs), within g_timeout seconds.
-RunResult run_config(const Kernel& k, const Config& c, SharedBuffers& bufs) {
+RunResult run_config(const Kernel& k, const Config& c, RunBuffers bufs) {
   RunResult r;
-  SharedOut& so = bufs.out();
+  SharedOut& so = bufs.rw.out();
   so.status = -1;
   so.message[0] = 0;
   std::fflush(stdout);
@@ -479,6 +522,47 @@ struct Tally {
     for (auto& [k, v] : o.refusals) refusals[k] += v;
     for (auto& [k, v] : o.not_runnable) not_runnable[k] += v;
     differing.insert(differing.end(), o.differing.begin(), o.differing.end());
+  }
+  // As bytes, for a worker's report (exec_pool.h): numbers in decimal, each
+  // string after its length.
+  std::string encode() const {
+    std::string o;
+    auto num = [&](size_t v) { o += std::to_string(v) + ' '; };
+    auto str = [&](const std::string& x) { num(x.size()), o += x; };
+    num(files), num(agree), num(refused), num(differ);
+    for (const auto* m : {&refusals, &not_runnable}) {
+      num(m->size());
+      for (auto& [k, v] : *m) str(k), num(v);
+    }
+    num(differing.size());
+    for (const std::string& d : differing) str(d);
+    return o;
+  }
+  bool decode(const std::string& b) {
+    size_t at = 0;
+    bool ok = true;
+    auto num = [&] {
+      size_t sp = b.find(' ', at);
+      if (sp == std::string::npos || sp == at) return ok = false, size_t(0);
+      size_t v = std::stoull(b.substr(at, sp - at));
+      at = sp + 1;
+      return v;
+    };
+    auto str = [&] {
+      size_t n = num();
+      if (!ok || n > b.size() - at) return ok = false, std::string();
+      std::string x = b.substr(at, n);
+      at += n;
+      return x;
+    };
+    files = num(), agree = num(), refused = num(), differ = num();
+    for (auto* m : {&refusals, &not_runnable})
+      for (size_t n = num(); ok && n--;) {
+        std::string k = str();
+        (*m)[k] += num();
+      }
+    for (size_t n = num(); ok && n--;) differing.push_back(str());
+    return ok && at == b.size();
   }
 };
 
@@ -583,6 +667,7 @@ std::string prepare(const Input& in, const ScalarTable& table, std::vector<Kerne
     for (const ScalarTable::Row* r : rows) variants.push_back({r});
     if (variants.empty()) variants.emplace_back();
     k.tol = kernel_tolerance(m, fn);
+    k.ro = read_only_buffers(m, fn);
     for (const auto& variant : variants) {
       Kernel kv = k;
       if (size_kernel(in, m, interp, fn, variant, seed, kv, why)) out.push_back(std::move(kv));
@@ -603,13 +688,25 @@ void run_file(const Input& in, const ScalarTable& table, const std::vector<Confi
   bool differ = false, refused = false, ran = false;
   std::string refusal, not_run;
   for (Kernel& k : kernels) {
-    // The reference's buffers, and one set every configuration reuses.
-    SharedBuffers ref_bufs(k.inputs), bufs(k.inputs);
-    if (!ref_bufs.ok() || !bufs.ok()) {
+    // The read-only buffers, filled once for every run in place (the
+    // reference's copy of a weight matrix of hundreds of MiB is most of a
+    // model kernel's time otherwise); the reference's other buffers; and
+    // one set every configuration reuses.
+    std::vector<bool> written(k.ro.size());
+    for (size_t i = 0; i < k.ro.size(); ++i) written[i] = !k.ro[i];
+    const bool ref_in_place = runs_in_place(g_ref);
+    SharedBuffers ro(k.inputs, k.ro, page_size()), ref_bufs(k.inputs, ref_in_place ? written : std::vector<bool>{}),
+        bufs(k.inputs);
+    if (!ro.ok() || !ref_bufs.ok() || !bufs.ok()) {
       not_run = "cannot map the buffers";
       continue;
     }
-    RunResult r0 = run_config(k, g_ref, ref_bufs);
+    auto load_ro = [&] {
+      for (size_t i = 0; i < k.inputs.size(); ++i)
+        if (k.ro[i] && !k.inputs[i].empty()) std::memcpy(ro.buf(i), k.inputs[i].data(), k.inputs[i].size());
+    };
+    load_ro();
+    RunResult r0 = run_config(k, g_ref, {ref_bufs, ro});
     // Indices read from GM that send the reference out of its views (a
     // partition past a dimension, a scalar access past a buffer): smaller
     // ones, as long as the kernel has index buffers.
@@ -620,7 +717,15 @@ void run_file(const Input& in, const ScalarTable& table, const std::vector<Confi
         break;
       for (size_t i = 0; i < k.params.size(); ++i)
         if (k.index[i]) k.inputs[i] = input_bytes(k.params[i].elem, size_t(k.elems[i]), k.seeds[i], false, kIndexRanges[step]);
-      r0 = run_config(k, g_ref, ref_bufs);
+      load_ro();
+      r0 = run_config(k, g_ref, {ref_bufs, ro});
+    }
+    if (r0.status != RunStatus::Ok && r0.message.rfind("crashed: ", 0) == 0) {
+      // The interpreter crashed, or wrote to a buffer read_only_buffers
+      // took for read-only: a bug either way, not a file to pass over.
+      differ = true;
+      t.differing.push_back(in.shown + " @" + k.fn_name + " [" + g_ref.name() + ", the reference]: " + r0.message);
+      continue;
     }
     if (r0.status != RunStatus::Ok) {
       std::string reason = reason_of(r0.message);
@@ -643,7 +748,7 @@ void run_file(const Input& in, const ScalarTable& table, const std::vector<Confi
         continue;
       }
       auto t0 = std::chrono::steady_clock::now();
-      RunResult r = run_config(k, c, bufs);
+      RunResult r = run_config(k, c, {bufs, ro});
       if (g_verbose)
         std::printf("  %s @%s [%s]: %.2f s\n", in.shown.c_str(), k.fn_name.c_str(), c.name().c_str(),
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -660,9 +765,11 @@ void run_file(const Input& in, const ScalarTable& table, const std::vector<Confi
         continue;
       }
       for (size_t i = 0; i < k.inputs.size(); ++i) {
-        if (k.inputs[i].empty()) continue;
+        // A read-only buffer a run used in place is unchanged (the child mapped it read-only).
+        if (k.inputs[i].empty() || (k.ro[i] && runs_in_place(c))) continue;
+        const uint8_t* want = k.ro[i] && ref_in_place ? ro.buf(i) : ref_bufs.buf(i);
         std::vector<Mismatch> first;
-        size_t bad = compare_buffers(k.params[i].elem, k.tol, ref_bufs.buf(i), bufs.buf(i), k.inputs[i].size(), first);
+        size_t bad = compare_buffers(k.params[i].elem, k.tol, want, bufs.buf(i), k.inputs[i].size(), first);
         if (!bad) continue;
         differ = true;
         std::string d = where + ": %" + k.params[i].name + ": " + std::to_string(bad) + " of " +
@@ -674,7 +781,7 @@ void run_file(const Input& in, const ScalarTable& table, const std::vector<Confi
       }
     }
   }
-  if (!ran) {
+  if (!ran && !differ) {
     ++t.not_runnable[not_run];
     return;
   }
@@ -709,6 +816,7 @@ int main(int argc, char** argv) {
   std::string targets = "interp-O2,avx2-O2,sve-O2@256", scalars_path, ref_text;
   std::vector<std::string> paths;
   uint64_t seed = 0;
+  unsigned jobs = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* key) -> const char* {
@@ -720,6 +828,7 @@ int main(int argc, char** argv) {
     else if (const char* v = val("--timeout=")) g_timeout = unsigned(std::stoul(v));
     else if (const char* v = val("--emu-max-mib=")) g_emu_max_bytes = size_t(std::stoull(v)) << 20;
     else if (const char* v = val("--seed=")) seed = std::stoull(v);
+    else if (const char* v = val("--jobs=")) jobs = unsigned(std::stoul(v));
     else if (const char* v = val("--ref=")) ref_text = v;
     else if (a == "-v") g_verbose = true;
     else if (!a.empty() && a[0] == '-') {
@@ -764,19 +873,45 @@ int main(int argc, char** argv) {
   std::printf("exec-diff: reference %s; configurations:", g_ref.name().c_str());
   for (const Config& c : configs) std::printf(" %s", c.name().c_str());
   std::printf("\n");
-  Tally all;
+  // Every file of every PATH, run on the workers; the tallies are added up
+  // per PATH in file order.
+  std::vector<std::vector<Input>> per_path;
+  std::vector<const Input*> all_inputs;
   for (const std::string& p : paths) {
-    std::vector<Input> inputs = collect(p);
-    if (inputs.empty()) {
+    per_path.push_back(collect(p));
+    for (const Input& in : per_path.back()) all_inputs.push_back(&in);
+  }
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> reports;
+  bool pool_ok = run_forked(all_inputs.size(), jobs, [&](size_t i) {
+    const Input& in = *all_inputs[i];
+    Tally t;
+    auto t0 = std::chrono::steady_clock::now();
+    run_file(in, table, configs, seed, t);
+    double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (g_verbose && sec > 1.0) std::printf("  slow: %s took %.1f s\n", in.shown.c_str(), sec);
+    return t.encode();
+  }, reports, err);
+  if (!pool_ok) {
+    std::fprintf(stderr, "exec_diff: %s\n", err.c_str());
+    return 1;
+  }
+  Tally all;
+  size_t next = 0;
+  for (size_t pi = 0; pi < paths.size(); ++pi) {
+    const std::string& p = paths[pi];
+    if (per_path[pi].empty()) {
       std::printf("exec-diff [%s]: no .pto files (skipped)\n", p.c_str());
       continue;
     }
     Tally t;
-    for (const Input& in : inputs) {
-      auto t0 = std::chrono::steady_clock::now();
-      run_file(in, table, configs, seed, t);
-      double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (g_verbose && sec > 1.0) std::printf("  slow: %s took %.1f s\n", in.shown.c_str(), sec);
+    for (size_t f = 0; f < per_path[pi].size(); ++f, ++next) {
+      Tally one;
+      if (!one.decode(reports[next])) {
+        std::fprintf(stderr, "exec_diff: the report of %s is damaged\n", per_path[pi][f].shown.c_str());
+        return 1;
+      }
+      t.add(one);
     }
     for (const std::string& d : t.differing) std::printf("  DIFFER %s\n", d.c_str());
     print_tally(" [" + p + "]", t);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "elem.h"
 #include "int_eval.h"
@@ -106,6 +107,39 @@ std::vector<bool> index_buffers(const Module& m, InstId fn) {
       if (integer && m.region_arg(body, i) == p) out[i] = true;
   });
   return out;
+}
+
+std::vector<bool> read_only_buffers(const Module& m, InstId fn) {
+  const Region& body = m.region(m.inst(fn), 0);
+  std::vector<bool> ro(body.arg_count, false);
+  if (body.arg_count > 64) return ro;
+  // The parameters each pointer or view value is reached from (a mask).
+  std::unordered_map<ValueId, uint64_t> from;
+  for (unsigned i = 0; i < body.arg_count; ++i) from[m.region_arg(body, i)] = uint64_t(1) << i;
+  uint64_t written = 0;
+  each_inst(m, body, [&](InstId, const Inst& in) {
+    for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) {
+      auto it = from.find(m.operand(in, k));
+      if (it == from.end()) continue;
+      uint64_t mask = it->second;
+      switch (in.op) {
+        case Op::MakeTensorView: case Op::PartitionView: case Op::AddPtr: case Op::Subset:
+        case Op::MemrefReinterpretCast:  // a view or pointer into the same buffer
+          for (unsigned r = 0; r < in.n_res; ++r) from[in.res + r] |= mask;
+          break;
+        case Op::GetTensorViewDim: break;
+        case Op::TLoad: case Op::MGather:  // their GM operands are sources
+          if (k >= in.n_ins) written |= mask;
+          break;
+        case Op::LoadScalar:
+          if (k != 0) written |= mask;
+          break;
+        default: written |= mask;  // a store, a call, a loop's carried value: maybe written
+      }
+    }
+  });
+  for (unsigned i = 0; i < body.arg_count; ++i) ro[i] = !(written >> i & 1);
+  return ro;
 }
 
 ScalarChoice choose_scalars(const Module& m, InstId fn, const std::vector<const ScalarTable::Row*>& rows) {

@@ -45,6 +45,14 @@ ScalarChoice choose_scalars(const ptoas::Module& m, ptoas::InstId fn, const std:
 // views.
 std::vector<bool> index_buffers(const ptoas::Module& m, ptoas::InstId fn);
 
+// Per parameter of fn: a buffer the kernel only reads. Its values are
+// followed through the ops that make views and pointers of it; any other use
+// than the source of pto.tload / pto.mgather or the pointer of
+// pto.load_scalar (a store, a call, a value a loop carries) counts as a
+// possible write. exec_diff keeps such buffers out of the per-run copies and
+// comparisons and maps them read-only where the run is in this process.
+std::vector<bool> read_only_buffers(const ptoas::Module& m, ptoas::InstId fn);
+
 // Deterministic random input data for a buffer of `n` elements of `d`:
 // ordinary values (floats uniform in [-4, 4) rounded to the type, integers
 // in [0, 64)) with, when
