@@ -7,9 +7,9 @@
 # (where installed) count the same instructions; `$d` mapping symbols make
 # data words `.word` (an object from llvm-mc-19, where installed); bad,
 # truncated and corrupted objects give clean errors (ptodis_robust.sh).
-# Usage: ptodis_sve_test.sh PTOAS PTODIS SOURCE_DIR
+# Usage: ptodis_sve_test.sh PTOAS PTODIS SOURCE_DIR POKE   (POKE: ptodis_poke, ptodis_robust.sh)
 set -u
-ptoas=$1 ptodis=$2 src=$3
+ptoas=$1 ptodis=$2 src=$3 poke=$4
 command -v readelf > /dev/null || { echo "SKIP: no readelf"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -77,5 +77,5 @@ if command -v llvm-mc-19 > /dev/null; then
   printf 'whilelo p0.s, x0, x1\nb 0xc\n.word 0xd503201f\nret\n' | diff - map.txt || fail "\$x/\$d mapping symbols"
 fi
 # Bad input.
-errors=$(bash "$src/tests/x86/ptodis_robust.sh" "$ptodis" vadd.o) || { echo "$errors"; exit 1; }
+errors=$(bash "$src/tests/x86/ptodis_robust.sh" "$ptodis" "$poke" vadd.o) || { echo "$errors"; exit 1; }
 echo "sve_ptodis: OK ($n kernels; instruction counts checked with:${objdumps:- nothing}; $errors of the corrupted line tables refused)"

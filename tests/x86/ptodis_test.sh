@@ -5,9 +5,9 @@
 # --no-source); --function selects; bad and truncated objects, and
 # corrupted or shortened debug sections, give a clear error and exit 1,
 # never a crash (ptodis_robust.sh).
-# Usage: ptodis_test.sh PTOAS PTODIS SOURCE_DIR
+# Usage: ptodis_test.sh PTOAS PTODIS SOURCE_DIR POKE   (POKE: ptodis_poke, ptodis_robust.sh)
 set -u
-ptoas=$1 ptodis=$2 src=$3
+ptoas=$1 ptodis=$2 src=$3 poke=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -40,5 +40,5 @@ grep -q "^axpy_relu.pto:.*pto.tadd ins" axpy_relu.dis || fail "the tadd source l
 [ $rc -eq 1 ] && grep -q "no function named 'nosuch'" err.txt || fail "--function nosuch (exit $rc)"
 # Bad input (ptodis_robust.sh): truncations, corrupted line and symbol
 # tables, random code, garbage.
-errors=$(bash "$src/tests/x86/ptodis_robust.sh" "$ptodis" axpy_relu.o) || { echo "$errors"; exit 1; }
+errors=$(bash "$src/tests/x86/ptodis_robust.sh" "$ptodis" "$poke" axpy_relu.o) || { echo "$errors"; exit 1; }
 echo "x86_ptodis: OK ($n kernels; $errors of the corrupted line tables refused)"
