@@ -31,6 +31,8 @@
 # not record), and the few files where ptoas keeps the 0.27 meaning against
 # a 0.60 rule. Each one is counted and named in the summary; a listed path
 # that is not in the manifest, or a row identical to the manifest's, fails.
+# The rows run on PTOAS_CORPUS_JOBS processes (default: one per core); the
+# report is the same as one process's.
 # Usage: tests/corpus/run.sh DIR [--ptoas PATH] [--known FILE [--update-known]]
 #                            [--overrides FILE] [-v]
 set -euo pipefail
@@ -81,7 +83,11 @@ trap 'rm -rf "$TMP"' EXIT
 declare -A seen_gen
 declare -A knownf n_acc ok_acc n_rej ok_rej ok_rej_late ok_rej_usage n_other ok_other crash fixp mism
 gens=()
+# In a worker (WORKER=1: the rows run in parallel, see below) bump and fail
+# are written to the row's log, to be done in order by the main process.
+WORKER=0
 bump() {  # bump ARRAY GEN
+  if [ "$WORKER" = 1 ]; then printf '\036bump %q %q\n' "$1" "$2"; return 0; fi
   local -n arr="$1"
   arr[$2]=$(( ${arr[$2]:-0} + 1 ))
 }
@@ -130,6 +136,7 @@ status_word() {
 first_err_line() { grep -m1 -E 'error' "$1" 2>/dev/null | cut -c1-200 || true; }
 
 fail() {  # fail KIND PATH REASON [STDERR-FILE]; a usage error is a mismatch, not a crash
+  if [ "$WORKER" = 1 ]; then printf '\036fail'; printf ' %q' "$@"; printf '\n'; return 0; fi
   local kind="$1" path="$2" reason="$3"
   case "$reason" in *"usage error (exit 2"*) kind=mismatch ;; esac
   if [ "$kind" != crash ]; then failed_now+=("$path"); fi
@@ -165,60 +172,45 @@ check_known_pass() {
   cur_path=""
 }
 
-# Columns: path, expect, flags, then the generation (0.60's manifest). A tab
-# is whitespace to `read`, which would merge an empty flags field into the
-# next column, so the tabs become a separator that is not whitespace.
-while IFS= read -r line || [ -n "${line:-}" ]; do
-  line="${line%$'\r'}"
-  IFS=$'\037' read -r path expect flags gen _ <<<"${line//$'\t'/$'\037'}"
-  case "$path" in ''|'#'*) continue ;; esac
-  check_known_pass
-  cur_path="$path"; file_failed=0
-  gen="${gen:-all}"
-  if [ -n "${ov_expect[$path]:-}" ]; then
-    if [ "${ov_expect[$path]}" = "$expect" ] && [ "${ov_flags[$path]}" = "${flags:-}" ]; then
-      echo "corpus: override of $path repeats its manifest row"; bad_override=1
-    fi
-    ov_used[$path]=1
-    expect="${ov_expect[$path]}"; flags="${ov_flags[$path]}"
-    if [ "$VERBOSE" = 1 ]; then echo "corpus: override: $path: $expect ${flags}"; fi
-  fi
-  [ -n "${seen_gen[$gen]:-}" ] || { gens+=("$gen"); seen_gen[$gen]=1; }
+# judge_row PATH EXPECT FLAGS GEN: the ptoas runs of one row (in $W) and
+# their verdict, through bump and fail.
+judge_row() {
+  local path="$1" expect="$2" flags="$3" gen="$4" fl src out err bad late late_fl f
   read -r -a fl <<<"${flags:-}"
   src="$DIR/$path"
   if [ ! -f "$src" ]; then
-    fail mismatch "$path" "listed in MANIFEST.tsv but missing"; continue
+    fail mismatch "$path" "listed in MANIFEST.tsv but missing"; return 0
   fi
-  out="$TMP/out.pto"; err="$TMP/err.txt"
+  out="$W/out.pto"; err="$W/err.txt"
   case " ${flags:-} " in
     *" --help "*|*" --help-hidden "*)
       # A RUN line that reads ptoas's help (the official test checks an option is listed).
       bump n_acc "$gen"
       set +e; timeout -k 2 "$TIMEOUT" "$PTOAS" ${fl[@]+"${fl[@]}"} >"$out" 2>"$err"; rc=$?; set -e
       bad="$(status_word "$rc")"
-      if [ -n "$bad" ]; then fail crash "$path" "$bad" "$err"; continue; fi
-      if [ "$rc" -ne 0 ] || [ ! -s "$out" ]; then fail mismatch "$path" "--help did not print help and exit 0"; continue; fi
-      bump ok_acc "$gen"; continue ;;
+      if [ -n "$bad" ]; then fail crash "$path" "$bad" "$err"; return 0; fi
+      if [ "$rc" -ne 0 ] || [ ! -s "$out" ]; then fail mismatch "$path" "--help did not print help and exit 0"; return 0; fi
+      bump ok_acc "$gen"; return 0 ;;
   esac
   run_ptoas "$out" "$err" ${fl[@]+"${fl[@]}"} --emit=ir "$src"
   bad="$(status_word "$rc")"
   case "$expect" in
     accept)
       bump n_acc "$gen"
-      if [ -n "$bad" ]; then fail crash "$path" "$bad" "$err"; continue; fi
-      if [ "$rc" -ne 0 ]; then fail mismatch "$path" "expected accept, got exit 1: $(first_err_line "$err")"; continue; fi
-      if [ ! -s "$out" ]; then fail mismatch "$path" "exit 0 but no IR printed"; continue; fi
-      mv "$out" "$TMP/first.pto"
-      run_ptoas "$out" "$err" ${fl[@]+"${fl[@]}"} --emit=ir "$TMP/first.pto"
+      if [ -n "$bad" ]; then fail crash "$path" "$bad" "$err"; return 0; fi
+      if [ "$rc" -ne 0 ]; then fail mismatch "$path" "expected accept, got exit 1: $(first_err_line "$err")"; return 0; fi
+      if [ ! -s "$out" ]; then fail mismatch "$path" "exit 0 but no IR printed"; return 0; fi
+      mv "$out" "$W/first.pto"
+      run_ptoas "$out" "$err" ${fl[@]+"${fl[@]}"} --emit=ir "$W/first.pto"
       bad="$(status_word "$rc")"
-      if [ -n "$bad" ]; then fail crash "$path" "re-reading the printed IR: $bad" "$err"; continue; fi
+      if [ -n "$bad" ]; then fail crash "$path" "re-reading the printed IR: $bad" "$err"; return 0; fi
       if [ "$rc" -ne 0 ]; then
-        fail fixpoint "$path" "printed IR is rejected when read back: $(first_err_line "$err")"; continue
+        fail fixpoint "$path" "printed IR is rejected when read back: $(first_err_line "$err")"; return 0
       fi
-      if ! cmp -s "$TMP/first.pto" "$out"; then
+      if ! cmp -s "$W/first.pto" "$out"; then
         fail fixpoint "$path" "printing is not a fixed point (first difference below)"
-        diff "$TMP/first.pto" "$out" | sed -n '1,8p' | sed 's/^/    | /' || true
-        continue
+        diff "$W/first.pto" "$out" | sed -n '1,8p' | sed 's/^/    | /' || true
+        return 0
       fi
       bump ok_acc "$gen"
       if [ "$VERBOSE" = 1 ]; then echo "corpus: ok: $path (accepted, fixed point)"; fi
@@ -228,9 +220,9 @@ while IFS= read -r line || [ -n "${line:-}" ]; do
       if [ "$rc" = 2 ] && grep -qE '^ptoas: error: invalid --' "$err"; then
         bump ok_rej_usage "$gen"
         if [ "$VERBOSE" = 1 ]; then echo "corpus: ok: $path (bad usage: $(first_err_line "$err"))"; fi
-        continue
+        return 0
       fi
-      if [ -n "$bad" ]; then fail crash "$path" "$bad" "$err"; continue; fi
+      if [ -n "$bad" ]; then fail crash "$path" "$bad" "$err"; return 0; fi
       late=0
       if [ "$rc" -eq 0 ]; then
         # The front end accepts it: the rest of the pipeline (default target) must reject it.
@@ -239,28 +231,28 @@ while IFS= read -r line || [ -n "${line:-}" ]; do
         for f in ${fl[@]+"${fl[@]}"}; do
           case "$f" in --emit*|--pto-backend*|--mlir-print-ir*) ;; *) late_fl+=("$f") ;; esac
         done
-        run_ptoas "$TMP/out.cpp" "$err" ${late_fl[@]+"${late_fl[@]}"} "$src"
-        out="$TMP/out.cpp"
+        run_ptoas "$W/out.cpp" "$err" ${late_fl[@]+"${late_fl[@]}"} "$src"
+        out="$W/out.cpp"
         bad="$(status_word "$rc")"
-        if [ -n "$bad" ]; then fail crash "$path" "full pipeline: $bad" "$err"; continue; fi
-        if [ "$rc" -ne 1 ]; then fail mismatch "$path" "expected reject, got exit 0 (front end and full pipeline)"; continue; fi
+        if [ -n "$bad" ]; then fail crash "$path" "full pipeline: $bad" "$err"; return 0; fi
+        if [ "$rc" -ne 1 ]; then fail mismatch "$path" "expected reject, got exit 0 (front end and full pipeline)"; return 0; fi
         # A refusal of what the target does not cover says nothing about the
         # error the official tool finds.
         if grep -qE 'is not supported on|\[unsupported-|not supported yet' "$err"; then
-          fail mismatch "$path" "rejected only as unsupported by the target: $(first_err_line "$err")"; continue
+          fail mismatch "$path" "rejected only as unsupported by the target: $(first_err_line "$err")"; return 0
         fi
       fi
       if ! located "$src" "$err"; then
-        fail mismatch "$path" "rejected, but no '$(basename "$src"):LINE:COL: error:' line on stderr" "$err"; continue
+        fail mismatch "$path" "rejected, but no '$(basename "$src"):LINE:COL: error:' line on stderr" "$err"; return 0
       fi
-      if [ -e "$out" ]; then fail mismatch "$path" "rejected, but left an output file behind"; continue; fi
+      if [ -e "$out" ]; then fail mismatch "$path" "rejected, but left an output file behind"; return 0; fi
       bump ok_rej "$gen"
       [ "$late" = 0 ] || bump ok_rej_late "$gen"
       if [ "$VERBOSE" = 1 ]; then echo "corpus: ok: $path (rejected: $(first_err_line "$err"))"; fi
       ;;
     unknown|mixed|legacy)
       bump n_other "$gen"
-      if [ -n "$bad" ]; then fail crash "$path" "$bad" "$err"; continue; fi
+      if [ -n "$bad" ]; then fail crash "$path" "$bad" "$err"; return 0; fi
       bump ok_other "$gen"
       if [ "$VERBOSE" = 1 ]; then echo "corpus: ok: $path ($expect, exit $rc)"; fi
       ;;
@@ -268,7 +260,74 @@ while IFS= read -r line || [ -n "${line:-}" ]; do
       fail mismatch "$path" "unknown expectation '$expect' in MANIFEST.tsv"
       ;;
   esac
-done <"$MANIFEST"
+}
+
+# Columns: path, expect, flags, then the generation (0.60's manifest). A tab
+# is whitespace to `read`, which would merge an empty flags field into the
+# next column, so the tabs become a separator that is not whitespace.
+# row_fields LINE: sets path, expect, flags, gen (the override's expect and
+# flags where there is one); false for a comment or an empty line.
+row_fields() {
+  local line="${1%$'\r'}"
+  IFS=$'\037' read -r path expect flags gen _ <<<"${line//$'\t'/$'\037'}"
+  case "$path" in ''|'#'*) return 1 ;; esac
+  gen="${gen:-all}"
+  orig_expect="$expect" orig_flags="${flags:-}"
+  if [ -n "${ov_expect[$path]:-}" ]; then expect="${ov_expect[$path]}"; flags="${ov_flags[$path]}"; fi
+  return 0
+}
+mapfile -t rows <"$MANIFEST"
+
+# The rows run on CORPUS_JOBS workers (default: one per core;
+# PTOAS_CORPUS_JOBS), each in its own directory, writing what it prints and
+# its bump and fail calls to its log; the main process then goes through the
+# logs in manifest order, so the counts and messages are those of one
+# process. A row whose log is not complete (a worker that died) runs again
+# here.
+CORPUS_JOBS="${PTOAS_CORPUS_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+if [ "$CORPUS_JOBS" -gt 1 ]; then
+  running=0
+  for ROW in "${!rows[@]}"; do
+    row_fields "${rows[$ROW]}" || continue
+    ( W="$TMP/w$ROW" WORKER=1; mkdir -p "$W"; judge_row "$path" "$expect" "$flags" "$gen"; printf '\036done\n' ) \
+      >"$TMP/r$ROW.log" 2>/dev/null &
+    running=$((running + 1))
+    if [ "$running" -ge "$CORPUS_JOBS" ]; then wait -n || true; running=$((running - 1)); fi
+  done
+  wait || true
+fi
+# replay_row LOG: what a worker did for a row, done here; false if its log is
+# not complete.
+replay_row() {
+  [ -f "$1" ] || return 1
+  local l last=""
+  while IFS= read -r l; do last="$l"; done <"$1"
+  [ "$last" = $'\036done' ] || return 1
+  while IFS= read -r l; do
+    case "$l" in
+      $'\036done') ;;
+      $'\036'*) eval "${l#$'\036'}" ;;
+      *) printf '%s\n' "$l" ;;
+    esac
+  done <"$1"
+}
+W="$TMP"
+for ROW in "${!rows[@]}"; do
+  row_fields "${rows[$ROW]}" || continue
+  check_known_pass
+  cur_path="$path"; file_failed=0
+  if [ -n "${ov_expect[$path]:-}" ]; then
+    if [ "$orig_expect" = "$expect" ] && [ "$orig_flags" = "${flags:-}" ]; then
+      echo "corpus: override of $path repeats its manifest row"; bad_override=1
+    fi
+    ov_used[$path]=1
+    if [ "$VERBOSE" = 1 ]; then echo "corpus: override: $path: $expect ${flags}"; fi
+  fi
+  [ -n "${seen_gen[$gen]:-}" ] || { gens+=("$gen"); seen_gen[$gen]=1; }
+  if [ "$CORPUS_JOBS" -le 1 ] || ! replay_row "$TMP/r$ROW.log"; then
+    judge_row "$path" "$expect" "$flags" "$gen"
+  fi
+done
 check_known_pass
 
 name="$(basename "$(cd "$DIR" && pwd)")"
