@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
     --update-known) UPDATE_KNOWN=1; shift ;;
     --overrides) OVERRIDES="${2:?--overrides needs a file}"; shift 2 ;;
     --overrides=*) OVERRIDES="${1#--overrides=}"; shift ;;
-    -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "corpus: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$DIR" ] || { echo "corpus: more than one DIR" >&2; exit 2; }; DIR="$1"; shift ;;
   esac
