@@ -20,11 +20,17 @@
 #include <string_view>
 #include <vector>
 
+#include "elf_sections.h"
 #include "ptodis.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
 namespace {
+
+using elf_test::get;
+using elf_test::put;
+using elf_test::sections;
+using elf_test::Shdr;
 
 // Objects beyond this size only slow the fuzzer down (ptoas's are 2-40 KB).
 constexpr size_t kMaxInput = 256 * 1024;
@@ -87,17 +93,6 @@ struct Rng {
   uint64_t below(uint64_t n) { return n ? next() % n : 0; }
 };
 
-template <class T>
-T get(const uint8_t* p, size_t off) {
-  T v;
-  std::memcpy(&v, p + off, sizeof v);
-  return v;
-}
-template <class T>
-void put(uint8_t* p, size_t off, T v) {
-  std::memcpy(p + off, &v, sizeof v);
-}
-
 // A value for a field of `width` bytes that was `old`: the edges a reader
 // must check (0, all ones, sign bits, the file size, off by one).
 uint64_t interesting(Rng& r, uint64_t old, size_t file_size, unsigned width) {
@@ -121,36 +116,6 @@ void put_width(uint8_t* p, size_t off, unsigned width, uint64_t v) {
 uint64_t get_width(const uint8_t* p, size_t off, unsigned width) {
   uint64_t v = 0;
   for (unsigned i = 0; i < width; ++i) v |= uint64_t(p[off + i]) << (8 * i);
-  return v;
-}
-
-struct Shdr {
-  size_t at;  // where the header is
-  uint32_t type;
-  uint64_t offset, size;
-  std::string_view name;
-};
-
-// The section headers of a well-formed enough object (empty if not).
-std::vector<Shdr> sections(const uint8_t* d, size_t n) {
-  std::vector<Shdr> v;
-  if (n < 64 || std::memcmp(d, "\x7f" "ELF", 4) != 0) return v;
-  uint64_t shoff = get<uint64_t>(d, 40);
-  uint16_t shnum = get<uint16_t>(d, 60), shstrndx = get<uint16_t>(d, 62);
-  if (shoff > n || uint64_t(shnum) * 64 > n - shoff) return v;
-  for (unsigned i = 0; i < shnum; ++i) {
-    size_t h = size_t(shoff) + size_t(i) * 64;
-    v.push_back({h, get<uint32_t>(d, h + 4), get<uint64_t>(d, h + 24), get<uint64_t>(d, h + 32), {}});
-  }
-  if (shstrndx < v.size() && v[shstrndx].offset <= n && v[shstrndx].size <= n - v[shstrndx].offset) {
-    const Shdr& ss = v[shstrndx];
-    for (Shdr& s : v) {
-      uint32_t nm = get<uint32_t>(d, s.at);
-      if (nm >= ss.size) continue;
-      const char* b = reinterpret_cast<const char*>(d + ss.offset + nm);
-      s.name = std::string_view(b, strnlen(b, size_t(ss.size - nm)));
-    }
-  }
   return v;
 }
 

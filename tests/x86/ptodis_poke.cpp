@@ -16,53 +16,21 @@
 // statuses, the message's form).
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "elf_sections.h"
 #include "ptodis.h"
 
 namespace {
 
 namespace dis = ptoas::dis;
 
-struct Section {
-  unsigned index;
-  std::string name;
-  uint64_t offset, size;
-};
-
-template <class T>
-T get(const std::string& b, size_t at) {
-  T v{};
-  if (at + sizeof v <= b.size()) std::memcpy(&v, b.data() + at, sizeof v);
-  return v;
-}
-
-template <class T>
-void put(std::string& b, size_t at, T v) {
-  if (at + sizeof v <= b.size()) std::memcpy(b.data() + at, &v, sizeof v);
-}
-
-// ELF64 little-endian section headers (what ptoas writes for avx2 and sve).
-std::vector<Section> sections(const std::string& obj, uint64_t& shoff) {
-  shoff = get<uint64_t>(obj, 0x28);
-  uint16_t n = get<uint16_t>(obj, 0x3c), strndx = get<uint16_t>(obj, 0x3e);
-  uint64_t names = get<uint64_t>(obj, shoff + strndx * 64 + 0x18);
-  std::vector<Section> out;
-  for (unsigned i = 0; i < n; ++i) {
-    size_t h = shoff + i * 64;
-    size_t at = names + get<uint32_t>(obj, h);
-    std::string name = at < obj.size() ? std::string(obj.c_str() + at) : "";
-    out.push_back({i, name, get<uint64_t>(obj, h + 0x18), get<uint64_t>(obj, h + 0x20)});
-  }
-  return out;
-}
+const uint8_t* bytes(const std::string& b) { return reinterpret_cast<const uint8_t*>(b.data()); }
 
 int failures = 0;
 
@@ -105,51 +73,51 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!run(obj, "the object itself")) fail("the good object is refused");
-  uint64_t shoff = 0;
-  std::vector<Section> secs = sections(obj, shoff);
+  // The headers of the good object; each corruption is of a fresh copy.
+  std::vector<elf_test::Shdr> secs = elf_test::sections(bytes(obj), obj.size());
   unsigned errors = 0;
   bool have_line = false;
-  const Section* text = nullptr;
-  for (const Section& s : secs) {
+  const elf_test::Shdr* text = nullptr;
+  auto poke = [&](size_t at, auto v) {
+    std::string bad = obj;
+    if (at + sizeof v <= bad.size()) elf_test::put(reinterpret_cast<uint8_t*>(bad.data()), at, v);
+    return bad;
+  };
+  for (const elf_test::Shdr& s : secs) {
     if (s.name == ".text") text = &s;
     bool line = s.name == ".debug_line" || s.name == ".debug_line_str" || s.name == ".rela.debug_line" ||
                 s.name == ".rela.debug_line_str";
     if (!line && s.name != ".symtab") continue;
     have_line |= s.name == ".debug_line";
+    std::string name(s.name);
     if (s.offset > obj.size() || s.size > obj.size() - s.offset) {
-      fail(s.name + " lies outside the object");
+      fail(name + " lies outside the object");
       continue;
     }
     // The symbol table only to 0xff: the line tables are the intricate part.
     std::vector<uint8_t> values = line ? std::vector<uint8_t>{0, 255, 128} : std::vector<uint8_t>{255};
     for (uint64_t i = 0; i < s.size; ++i)
-      for (uint8_t v : values) {
-        std::string bad = obj;
-        bad[s.offset + i] = char(v);
-        if (!run(bad, s.name + " byte " + std::to_string(i) + " = " + std::to_string(v)) && line) ++errors;
-      }
+      for (uint8_t v : values)
+        if (!run(poke(s.offset + i, v), name + " byte " + std::to_string(i) + " = " + std::to_string(v)) && line)
+          ++errors;
     if (s.name == ".debug_line")
       for (uint64_t cut : {uint64_t(0), uint64_t(1), uint64_t(4), uint64_t(10), uint64_t(30), s.size / 2, s.size - 1}) {
-        std::string bad = obj;
-        put<uint64_t>(bad, shoff + s.index * 64 + 0x20, cut);
+        std::string bad = poke(s.at + 32, cut);  // sh_size
         std::string what = ".debug_line cut to " + std::to_string(cut) + " bytes";
         if (run(bad, what)) fail(what + ": no error");
         if (!run(bad, what + " (no source)", false)) fail(what + ": refused without the source lines");
       }
   }
+  if (secs.empty()) fail("no section headers");
   if (!have_line) fail("no .debug_line section");
   if (!errors) fail("no corruption of the line table was noticed");
   if (!text) {
     fail("no .text section");
   } else {
     // Its header: type NULL or NOBITS, an offset or a size past the end.
-    size_t th = shoff + text->index * 64;
     struct Field { unsigned at; uint32_t v; };
-    for (Field f : {Field{4, 0}, Field{4, 8}, Field{24, 0x7fffffff}, Field{32, 0x7fffffff}}) {
-      std::string bad = obj;
-      put<uint32_t>(bad, th + f.at, f.v);
-      run(bad, ".text header +" + std::to_string(f.at) + " = " + std::to_string(f.v));
-    }
+    for (Field f : {Field{4, 0}, Field{4, 8}, Field{24, 0x7fffffff}, Field{32, 0x7fffffff}})
+      run(poke(text->at + f.at, f.v), ".text header +" + std::to_string(f.at) + " = " + std::to_string(f.v));
     // Random code: any bytes are instructions or data, never an error.
     if (text->offset <= obj.size() && text->size <= obj.size() - text->offset)
       for (unsigned seed = 1; seed <= 4; ++seed) {
