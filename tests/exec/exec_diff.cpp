@@ -764,9 +764,10 @@ void run_file(const Input& in, const ScalarTable& table, const std::vector<Confi
         t.differing.push_back(where + ": " + reason_of(r.message));
         continue;
       }
+      const bool c_in_place = runs_in_place(c);
       for (size_t i = 0; i < k.inputs.size(); ++i) {
         // A read-only buffer a run used in place is unchanged (the child mapped it read-only).
-        if (k.inputs[i].empty() || (k.ro[i] && runs_in_place(c))) continue;
+        if (k.inputs[i].empty() || (k.ro[i] && c_in_place)) continue;
         const uint8_t* want = k.ro[i] && ref_in_place ? ro.buf(i) : ref_bufs.buf(i);
         std::vector<Mismatch> first;
         size_t bad = compare_buffers(k.params[i].elem, k.tol, want, bufs.buf(i), k.inputs[i].size(), first);
