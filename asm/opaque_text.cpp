@@ -3,7 +3,7 @@
 namespace ptoas {
 
 namespace {
-bool word_char(char ch) {
+bool operand_word_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
          ch == '.' || ch == '%';
 }
@@ -25,8 +25,8 @@ size_t find_word(std::string_view text, std::string_view w, size_t from, bool cl
     else if ((ch == ')' || ch == ']' || ch == '>') && depth > 0) --depth;
     else if (clauses_only && depth == 0 && (ch == '{' || ch == ':')) return std::string_view::npos;
     if (text.compare(i, w.size(), w) != 0) continue;
-    bool left = i == 0 || !word_char(text[i - 1]);
-    bool right = i + w.size() >= text.size() || !word_char(text[i + w.size()]);
+    bool left = i == 0 || !operand_word_char(text[i - 1]);
+    bool right = i + w.size() >= text.size() || !operand_word_char(text[i + w.size()]);
     if (left && right) return i;
   }
   return std::string_view::npos;

@@ -39,7 +39,7 @@ Pipe event_type_pipe(std::string_view w) {
   return Pipe::None;
 }
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool c_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
 
@@ -100,12 +100,12 @@ bool decode_sync(const Module& m, const Inst& in, SyncOp& out) {
   bool have_id = false;
   const bool events = in.op == Op::RecordEvent || in.op == Op::WaitEvent;
   for (size_t i = 0; i < body.size();) {
-    if (!word_char(body[i])) {
+    if (!c_ident_char(body[i])) {
       ++i;
       continue;
     }
     size_t j = i;
-    while (j < body.size() && word_char(body[j])) ++j;
+    while (j < body.size() && c_ident_char(body[j])) ++j;
     std::string_view w = body.substr(i, j - i);
     bool after_value = i > 0 && body[i - 1] == '%';
     i = j;

@@ -109,6 +109,14 @@ void verify_vpto_backend(Ctx& c);
 void verify_simt_fragments(Ctx& c, InstId fn);
 // `pto.section.simt<<<x, y, z>>>`: false when the text has no three integers.
 bool simt_launch_dims(const Ctx& c, const Inst& in, int64_t dims[3]);
+// `s` with ASCII letters in lower case (verify_npu_support.cpp).
+std::string lower(std::string_view s);
+// Whether `in` carries attribute `key`; false, rather than a read past the
+// end, for an instruction whose attribute range the module does not hold.
+inline bool has_attr(const Ctx& c, const Inst& in, std::string_view key) {
+  if (size_t(in.attrs) + in.n_attrs > c.m.attrs.size()) return false;
+  return c.m.find_attr(in, key) != nullptr;
+}
 
 }  // namespace verify_detail
 }  // namespace ptoas

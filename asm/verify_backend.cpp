@@ -16,12 +16,6 @@ namespace verify_detail {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& ch : o) ch = char(std::tolower((unsigned char)ch));
-  return o;
-}
-
 enum class Backend { None, EmitC, Vpto, Invalid };
 
 // The pto.backend of a module's attributes; reports an invalid value at `loc`.

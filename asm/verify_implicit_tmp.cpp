@@ -16,8 +16,6 @@
 namespace ptoas::verify_detail {
 namespace {
 
-ValueId out0(const Ctx& c, const Inst& in) { return in.n_outs ? c.operand(in, in.n_ins) : kNone; }
-
 // The words the message needs after "requires explicit tmp" when the op, as
 // written, leaves its tmp to the pass; nullptr when it does not.
 const char* missing_tmp(const Ctx& c, const Inst& in) {

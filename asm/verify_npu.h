@@ -49,7 +49,6 @@ enum class KernelKind : uint8_t { None, Cube, Vector };
 
 // `pto.kernel_kind = #pto.kernel_kind<cube|vector>` of a function.
 KernelKind kernel_kind(const Ctx& c, const Inst& fn);
-bool has_attr(const Ctx& c, const Inst& in, std::string_view key);
 
 // The role of each operand of an Opaque statement, in operand order: the
 // key of `key = %v`, else the word before the parenthesis holding it
@@ -73,8 +72,6 @@ bool const_int(const Ctx& c, ValueId v, int64_t& out);
 // Static dimensions of a shaped value (tile shape, view or memref dims; kDyn
 // for '?'); empty for anything else.
 std::vector<int64_t> value_dims(const Ctx& c, ValueId v);
-
-std::string lower(std::string_view s);
 
 // ---- rule families (each file's entry point) -------------------------------------
 void verify_frontend_pipes(Ctx& c, const NpuIndex& ix);  // verify_npu_pipes.cpp

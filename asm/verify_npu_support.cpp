@@ -101,11 +101,6 @@ InstId NpuIndex::enclosing(const Ctx& c, InstId id, Op op) const {
   return kNone;
 }
 
-bool has_attr(const Ctx& c, const Inst& in, std::string_view key) {
-  if (size_t(in.attrs) + in.n_attrs > c.m.attrs.size()) return false;
-  return c.m.find_attr(in, key) != nullptr;
-}
-
 KernelKind kernel_kind(const Ctx& c, const Inst& fn) {
   std::string k = c.kv(fn, "pto.kernel_kind");
   if (k.find("cube") != std::string::npos) return KernelKind::Cube;

@@ -13,10 +13,6 @@
 namespace ptoas::verify_detail {
 namespace {
 
-std::string op_err(const Inst& in) { return q(in.op) + " op "; }
-
-ValueId out0(const Ctx& c, const Inst& in) { return in.n_outs ? c.operand(in, in.n_ins) : kNone; }
-
 bool is_i8(DType d) { return is_int_width(d, 8); }
 
 // ---- tinsert ------------------------------------------------------------------

@@ -18,8 +18,6 @@
 namespace ptoas::verify_detail {
 namespace {
 
-std::string op_err(const Inst& in) { return q(in.op) + " op "; }
-ValueId out0(const Ctx& c, const Inst& in) { return in.n_outs ? c.operand(in, in.n_ins) : kNone; }
 
 // The tmp tile: the `index`-th ins operand when present and a tile.
 const Type* tmp_at(const Ctx& c, const Inst& in, unsigned index) {

@@ -10,6 +10,11 @@
 
 namespace ptoas::verify_detail {
 
+// `'pto.tadd' op `: how a tile op's diagnostics begin.
+inline std::string op_err(const Inst& in) { return q(in.op) + " op "; }
+// The first result (the dst operand after the ins), or kNone.
+inline ValueId out0(const Ctx& c, const Inst& in) { return in.n_outs ? c.operand(in, in.n_ins) : kNone; }
+
 // The tile_buf type of `v`, or nullptr (a memref, a view, a scalar ...).
 inline const Type* tile_of(const Ctx& c, ValueId v) {
   const Type* t = c.vtype(v);
@@ -47,9 +52,6 @@ inline bool attr_int(const Ctx& c, const Inst& in, std::string_view key, int64_t
   if (!a || (a->kind != AttrKind::Int && a->kind != AttrKind::Bool)) return false;
   out = a->ival;
   return true;
-}
-inline bool has_attr(const Ctx& c, const Inst& in, std::string_view key) {
-  return c.m.find_attr(in, key) != nullptr;
 }
 
 // Bytes of one element as the official tool counts storage (a packed fp4

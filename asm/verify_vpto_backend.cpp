@@ -32,12 +32,6 @@ namespace ptoas {
 namespace verify_detail {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& ch : o) ch = char(std::tolower((unsigned char)ch));
-  return o;
-}
-
 // The offset of `needle` in the source outside `//` comments (the top
 // module's attributes have no instruction to point at), else 0.
 uint32_t source_offset(const Ctx& c, std::string_view needle) {
@@ -55,13 +49,13 @@ uint32_t source_offset(const Ctx& c, std::string_view needle) {
   return 0;
 }
 
-enum class Backend : uint8_t { None, EmitC, Vpto };
+enum class BackendKind : uint8_t { None, EmitC, Vpto };
 
 // A module's pto.backend: None when absent or invalid.
-Backend module_backend(const Ctx& c, const Attr* a) {
-  if (!a || a->kind != AttrKind::String || a->word == kNone) return Backend::None;
+BackendKind module_backend(const Ctx& c, const Attr* a) {
+  if (!a || a->kind != AttrKind::String || a->word == kNone) return BackendKind::None;
   std::string v = lower(c.m.str(a->word));
-  return v == "emitc" ? Backend::EmitC : v == "vpto" ? Backend::Vpto : Backend::None;
+  return v == "emitc" ? BackendKind::EmitC : v == "vpto" ? BackendKind::Vpto : BackendKind::None;
 }
 
 const Attr* top_attr(const Ctx& c, std::string_view key) {
@@ -80,19 +74,19 @@ class BackendChecker {
   explicit BackendChecker(Ctx& c) : c_(c) {}
 
   void run() {
-    cli_ = !c_.opts.backend_from_cli ? Backend::None : c_.opts.backend_vpto ? Backend::Vpto : Backend::EmitC;
+    cli_ = !c_.opts.backend_from_cli ? BackendKind::None : c_.opts.backend_vpto ? BackendKind::Vpto : BackendKind::EmitC;
     uint32_t at = source_offset(c_, "pto.backend");
-    Backend top = module_backend(c_, top_attr(c_, "pto.backend"));
+    BackendKind top = module_backend(c_, top_attr(c_, "pto.backend"));
     // Children of the top module decide when it says nothing (the first one
     // that names a backend).
-    Backend child = Backend::None;
+    BackendKind child = BackendKind::None;
     if (c_.m.body != kNone && c_.m.body < c_.m.regions.size())
-      walk(c_.m.regions[c_.m.body], cli_ != Backend::None ? cli_ : top, true, child);
-    Backend effective = cli_ != Backend::None ? cli_ : top != Backend::None ? top : child;
+      walk(c_.m.regions[c_.m.body], cli_ != BackendKind::None ? cli_ : top, true, child);
+    BackendKind effective = cli_ != BackendKind::None ? cli_ : top != BackendKind::None ? top : child;
     // After an error (an invalid pto.backend among them) the backend it
     // would have selected is unknown: say nothing more.
-    if (!c_.opts.vpto_emit.empty() && effective != Backend::Vpto && c_.ok) {
-      std::string why = cli_ == Backend::EmitC ? " (--pto-backend=emitc is in effect)" : "";
+    if (!c_.opts.vpto_emit.empty() && effective != BackendKind::Vpto && c_.ok) {
+      std::string why = cli_ == BackendKind::EmitC ? " (--pto-backend=emitc is in effect)" : "";
       c_.error(at ? at : source_offset(c_, "module"),
                "VPTO-specific flags (--emit-" + c_.opts.vpto_emit +
                    ") require --pto-backend=vpto or pto.backend = \"vpto\"" + why);
@@ -101,25 +95,25 @@ class BackendChecker {
 
  private:
   Ctx& c_;
-  Backend cli_ = Backend::None;
+  BackendKind cli_ = BackendKind::None;
 
   // Functions get the backend of the nearest module naming one (the
   // command line's wins). Nested modules are rare and shallow; the walk
   // recurses on modules only.
-  void walk(const Region& r, Backend inherited, bool top_level, Backend& first_child) {
+  void walk(const Region& r, BackendKind inherited, bool top_level, BackendKind& first_child) {
     for (InstId id : c_.region_insts(r)) {
       if (c_.stop()) return;
       const Inst* in = c_.inst(id);
       if (!in) continue;
       if (in->op == Op::Module) {
-        Backend own = module_backend(c_, inst_attr(c_, *in, "pto.backend"));
-        if (top_level && first_child == Backend::None) first_child = own;
-        Backend b = cli_ != Backend::None ? cli_ : own != Backend::None ? own : inherited;
-        if (top_level && b == Backend::Vpto) kernel_kind(id);
+        BackendKind own = module_backend(c_, inst_attr(c_, *in, "pto.backend"));
+        if (top_level && first_child == BackendKind::None) first_child = own;
+        BackendKind b = cli_ != BackendKind::None ? cli_ : own != BackendKind::None ? own : inherited;
+        if (top_level && b == BackendKind::Vpto) kernel_kind(id);
         for (unsigned k = 0; k < in->n_regions; ++k)
           if (const Region* body = c_.region(*in, k)) walk(*body, b, false, first_child);
       } else if (in->op == Op::Func && in->n_regions > 0) {
-        if (inherited == Backend::Vpto) vpto_function(id);
+        if (inherited == BackendKind::Vpto) vpto_function(id);
       }
     }
   }

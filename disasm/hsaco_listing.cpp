@@ -102,12 +102,6 @@ bool read_lines(const ELF64LEObjectFile& obj, const std::vector<KernelCode>& ker
   return true;
 }
 
-std::string hex(uint64_t v, int w) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%0*llx", w, (unsigned long long)v);
-  return b;
-}
-
 // LLVM's disassembler leaves a SOPP branch's operand as the raw word
 // count; objdump adds the target, and so does the listing: `<kernel+0xoff>`.
 std::string branch_target(const KernelCode& k, const CodeInst& ci) {

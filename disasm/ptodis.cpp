@@ -117,12 +117,6 @@ const Machine kMachines[] = {
      [](uint32_t t) { return (t == 0 || t == 256) ? -1 : t == 257 ? 8 : t == 258 ? 4 : 0; }, 8},
 };
 
-std::string hex(uint64_t v, int w) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%0*llx", w, (unsigned long long)v);
-  return b;
-}
-
 // The contents of section `i` with its RELA relocations applied as a linker
 // would with every section at address 0; `addr_section` gets the section of
 // the symbol of each 8-byte address.

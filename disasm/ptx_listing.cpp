@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ptodis.h"
+#include "source_lines.h"
 
 namespace ptoas::dis {
 
@@ -19,24 +20,6 @@ std::string_view trim(std::string_view s) {
   while (a < e && (s[a] == ' ' || s[a] == '\t')) ++a;
   while (e > a && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
   return s.substr(a, e - a);
-}
-
-// Printable, clipped: a crafted name or source line stays one short line.
-std::string shown(std::string_view s, size_t max) {
-  std::string o;
-  for (char c : s.substr(0, max)) {
-    unsigned char u = (unsigned char)c;
-    if (u < 0x20 || u == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      o += "\\x";
-      o += hex[u >> 4];
-      o += hex[u & 15];
-    } else {
-      o += c;
-    }
-  }
-  if (s.size() > max) o += "...";
-  return o;
 }
 
 struct Source {

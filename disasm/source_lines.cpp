@@ -23,6 +23,12 @@ std::string shown(std::string_view s, size_t max, bool keep_tabs) {
   return o;
 }
 
+std::string hex(uint64_t v, int w) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%0*llx", w, (unsigned long long)v);
+  return b;
+}
+
 namespace {
 
 auto key(const Line& l) { return std::make_pair(l.section, l.address); }

@@ -19,6 +19,10 @@ namespace ptoas::dis {
 // \xNN (tabs kept when asked).
 std::string shown(std::string_view s, size_t max, bool keep_tabs = false);
 
+// `v` in lower-case hex digits, zero-padded to `w` (no 0x): addresses and
+// words in a listing's columns.
+std::string hex(uint64_t v, int w);
+
 // A row of the line table, in the section it describes (0 where the
 // addresses are a linked image's virtual addresses).
 struct Line {

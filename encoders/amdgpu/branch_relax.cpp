@@ -8,8 +8,6 @@ namespace ptoas::cg::amdgpu {
 
 namespace {
 
-bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
 int64_t max_bytes(const MInst& mi) {
   if (mi.kind != MInst::Op) return 0;
   if (mi.op == "s_nop" || starts(mi.op, "s_waitcnt") || mi.op == "s_barrier" || mi.op == "s_endpgm") return 4;

@@ -15,8 +15,6 @@ namespace ptoas::cg::amdgpu {
 
 namespace {
 
-bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
 struct Reg {
   char file = 0;  // 'v' or 's' (vcc: s106..107)
   int first = 0, count = 0;

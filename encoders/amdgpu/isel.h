@@ -17,6 +17,10 @@
 
 namespace ptoas::cg::amdgpu {
 
+// `ptx::` in this backend is the PTX ptoptx decodes, not the PTX generator
+// (ptoas::cg::ptx), which a build of the library as one unit also sees.
+namespace ptx = ::ptoas::ptx;
+
 // Where the kernel's inputs are, for the kernarg segment and metadata.
 struct KernelAbi {
   uint32_t explicit_bytes = 0;  // the PTX parameters

@@ -61,5 +61,7 @@ std::string op_text(const MFunc& f, const MOp& o);
 std::string label_name(const std::string& prefix, int32_t n);
 // The body as assembler text (labels .L<name>_<n>; .loc lines against file 1).
 std::string print_body(const MFunc& f, const std::string& label_prefix);
+// Whether the mnemonic `s` begins with `p` (an instruction family).
+inline bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
 }  // namespace ptoas::cg::amdgpu

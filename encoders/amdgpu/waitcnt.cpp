@@ -7,8 +7,6 @@ namespace ptoas::cg::amdgpu {
 
 namespace {
 
-bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
 // A register range an operand names: file 'v' or 's' (vcc is s106:107,
 // exec apart), first index, count.
 struct Range {

@@ -349,4 +349,11 @@ void block_loop(Gen& g, Reg rows, Reg cols, F&& f) {
   g.bind(end);
 }
 
+// min.s32 of two .b32 values into a new register.
+inline Reg min32(Gen& g, Reg a, Reg b) {
+  Reg x = g.reg(RC::R);
+  g.I("min.s32", x, a, b);
+  return x;
+}
+
 }  // namespace ptoas::cg::ptx

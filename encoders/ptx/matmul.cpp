@@ -20,12 +20,6 @@ namespace ptoas::cg::ptx {
 
 namespace {
 
-Reg min32(Gen& g, Reg a, Reg b) {
-  Reg x = g.reg(RC::R);
-  g.I("min.s32", x, a, b);
-  return x;
-}
-
 const char* bits_ld(unsigned es, const char* space) {
   static std::string s;
   s = std::string("ld.") + space + (es == 1 ? ".u8" : es == 2 ? ".b16" : ".b32");

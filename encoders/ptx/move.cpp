@@ -57,12 +57,6 @@ void st_elem_bits(Gen& g, DType d, Reg a, Reg x) {
   g.I(es == 1 ? "st.shared.u8" : es == 2 ? "st.shared.b16" : "st.shared.b32", mem(a), x);
 }
 
-Reg min32(Gen& g, Reg a, Reg b) {
-  Reg x = g.reg(RC::R);
-  g.I("min.s32", x, a, b);
-  return x;
-}
-
 }  // namespace
 
 // Tiles a and b can be read and written by one loop: they never share a

@@ -47,8 +47,6 @@ struct VS {
   Reg rin;         // per row: r < rows
 };
 
-}  // namespace
-
 struct RowEmit {
   Gen& g;
   const RPlan& p;
@@ -885,6 +883,8 @@ void RowEmit::run() {
   *g.out_ += body;
   g.hoist_.swap(keep_hoist);
 }
+
+}  // namespace
 
 // ---- the entry points -------------------------------------------------------------------
 

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "chip.h"
+#include "hex_text.h"
 
 namespace ptoas::amdgpu_emu {
 
@@ -54,12 +55,6 @@ T rd(const uint8_t* p) {
   T v;
   std::memcpy(&v, p, sizeof v);
   return v;
-}
-
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-  return b;
 }
 
 // LLVM's printer separates the mnemonic with a tab and may pad; one blank

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "chip.h"
+#include "hex_text.h"
 
 namespace ptoas::amdgpu_emu {
 
@@ -16,12 +17,6 @@ namespace {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-  return b;
 }
 
 // Registers no instruction wrote yet read as this pattern (plus the

@@ -11,16 +11,11 @@
 #include <cstring>
 
 #include "exec.h"
+#include "hex_text.h"
 
 namespace ptoas::amdgpu_emu {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-  return b;
-}
 
 bool lds_access(Exec& x, Wave& w, unsigned lane, uint32_t addr, unsigned n, bool write, const uint8_t* src,
                 uint8_t* dst) {

@@ -20,6 +20,8 @@
 
 #include "jit.h"
 #include "subprocess.h"
+#include "hex_text.h"
+#include "payload_words.h"
 
 namespace ptoas::rt {
 
@@ -44,19 +46,6 @@ constexpr uint64_t kRedZone = 256;      // pattern bytes around every buffer reg
 constexpr uint8_t kRedByte = 0xa5;
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-void put64(std::vector<uint8_t>& b, uint64_t off, uint64_t v) { std::memcpy(&b[off], &v, 8); }
-uint64_t get64(const std::vector<uint8_t>& b, uint64_t off) {
-  uint64_t v;
-  std::memcpy(&v, &b[off], 8);
-  return v;
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
 
 std::string mib(uint64_t bytes) {
   char buf[32];

@@ -6,16 +6,11 @@
 #include <cstring>
 
 #include "exec.h"
+#include "hex_text.h"
 
 namespace ptoas::ptx {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 std::string thread_name(const BlockRun& B, uint32_t tid) {
   return "thread " + std::to_string(tid) + " (warp " + std::to_string(tid / 32) + ", lane " + std::to_string(tid % 32) + ")";

@@ -15,8 +15,6 @@ namespace {
 
 constexpr int kMaxErrors = 20;
 
-uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
-
 }  // namespace
 
 bool type_word(std::string_view w, Ty& t) {

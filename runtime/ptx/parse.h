@@ -19,6 +19,9 @@ inline constexpr uint64_t kSharedWindow = 0xFFFE000000000000ull;
 inline constexpr uint64_t kLocalWindow = 0xFFFD000000000000ull;
 inline constexpr uint64_t kWindowSize = uint64_t(1) << 32;
 
+// `v` rounded up to a multiple of `a` (0: no alignment).
+inline uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
+
 // An operand as written, before the instruction type says how to read a
 // literal.
 struct ParsedOpnd {

@@ -28,8 +28,6 @@ constexpr SregName kSregs[] = {
     {"%smid", Sreg::Smid},          {"%gridid", Sreg::Gridid},
 };
 
-uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
-
 }  // namespace
 
 // .entry NAME ( .param ... ) directives { body }

@@ -19,6 +19,8 @@
 // aarch64-linux-gnu-gcc was missing).
 #if __has_include("sve_loader_config.h")
 #include "sve_loader_config.h"
+#include "hex_text.h"
+#include "payload_words.h"
 #endif
 #ifndef PTOAS_SVE_LOADER_WHY
 #define PTOAS_SVE_LOADER_WHY "this build has no SVE loader"
@@ -47,60 +49,42 @@ std::string cpu_option(unsigned bits) {
   return "max,sve" + std::to_string(bits) + "=on,sve-default-vector-length=" + std::to_string(bits / 8);
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
-
-void put64(std::vector<uint8_t>& b, uint64_t v) {
-  size_t at = b.size();
-  b.resize(at + 8);
-  std::memcpy(&b[at], &v, 8);
-}
-
 void put_bytes(std::vector<uint8_t>& b, const void* p, size_t n) {
   size_t at = b.size();
   b.resize(at + (n + 7) / 8 * 8, 0);
   if (n) std::memcpy(&b[at], p, n);
 }
 
-uint64_t get64(const std::vector<uint8_t>& b, size_t off) {
-  uint64_t v = 0;
-  if (off + 8 <= b.size()) std::memcpy(&v, &b[off], 8);
-  return v;
-}
-
 // The payload of the jobs jobs[which[k]] (payload_format.h).
 std::vector<uint8_t> payload(const std::vector<QemuJob>& jobs, const std::vector<size_t>& which,
                              const std::vector<EmuRegion>& regions, unsigned vl_bits) {
   std::vector<uint8_t> p;
-  put64(p, PQ_MAGIC);
-  put64(p, PQ_VERSION);
-  put64(p, which.size());
-  put64(p, regions.size());
-  put64(p, vl_bits / 8);
-  for (const EmuRegion& r : regions) put64(p, r.bytes);
+  append64(p, PQ_MAGIC);
+  append64(p, PQ_VERSION);
+  append64(p, which.size());
+  append64(p, regions.size());
+  append64(p, vl_bits / 8);
+  for (const EmuRegion& r : regions) append64(p, r.bytes);
   for (size_t k : which) {
     const QemuJob& j = jobs[k];
     const cg::JitImage& img = *j.image;
-    put64(p, img.bytes.size());
-    put64(p, img.thunk_offset);
-    put64(p, img.n_slots);
-    put64(p, j.blocks.size());
+    append64(p, img.bytes.size());
+    append64(p, img.thunk_offset);
+    append64(p, img.n_slots);
+    append64(p, j.blocks.size());
     put_bytes(p, img.bytes.data(), img.bytes.size());
     // A pointer slot's region is that of its value in block 0 (a job's
     // blocks get the same buffers; check_emu_job found every value inside one).
     std::vector<long> region(img.n_slots, -1);
     for (size_t s = 0; s < img.n_slots; ++s) {
       if (j.is_pointer[s] && !j.blocks.empty()) region[s] = region_of(regions, j.blocks[0][s]);
-      put64(p, region[s] < 0 ? 0 : uint64_t(region[s]) + 1);
+      append64(p, region[s] < 0 ? 0 : uint64_t(region[s]) + 1);
     }
     for (const std::vector<uint64_t>& blk : j.blocks)
       for (size_t s = 0; s < img.n_slots; ++s) {
         uint64_t v = blk[s];
         if (region[s] >= 0) v -= uint64_t(reinterpret_cast<uintptr_t>(regions[size_t(region[s])].host));
-        put64(p, v);
+        append64(p, v);
       }
   }
   for (const EmuRegion& r : regions) put_bytes(p, r.host, r.bytes);

@@ -228,6 +228,13 @@ struct Kernarg {
   Kernarg& ptr(const void* p) { return add(uint64_t(reinterpret_cast<uintptr_t>(p))); }
 };
 
+// `v` rotated left by `k`: a second operand column from the first.
+inline std::vector<uint64_t> rotate(const std::vector<uint64_t>& v, size_t k) {
+  std::vector<uint64_t> r(v.size());
+  for (size_t i = 0; i < v.size(); ++i) r[i] = v[(i + k) % v.size()];
+  return r;
+}
+
 // The prologue most kernels share: kernarg x@0 y@8 z@16 out@24 n@32
 // block@36 into s[4:5], s[6:7], s[8:9], s[10:11], s12, s13; the global id
 // in v1, its byte offset (x4) in v2.

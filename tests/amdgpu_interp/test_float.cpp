@@ -40,12 +40,6 @@ std::vector<uint64_t> f32_values() {
   return out;
 }
 
-std::vector<uint64_t> rotate(const std::vector<uint64_t>& v, size_t k) {
-  std::vector<uint64_t> r(v.size());
-  for (size_t i = 0; i < v.size(); ++i) r[i] = v[(i + k) % v.size()];
-  return r;
-}
-
 uint32_t ref_minmax(uint32_t a, uint32_t b, bool is_max) {
   if (snan32(a) || snan32(b)) return 0x7fc00000;
   float x = F(a), y = F(b);

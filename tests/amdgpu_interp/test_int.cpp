@@ -20,12 +20,6 @@ std::vector<uint64_t> u32_values() {
   return v;
 }
 
-std::vector<uint64_t> rotate(const std::vector<uint64_t>& v, size_t k) {
-  std::vector<uint64_t> r(v.size());
-  for (size_t i = 0; i < v.size(); ++i) r[i] = v[(i + k) % v.size()];
-  return r;
-}
-
 template <class T>
 bool icmp(const std::string& op, T a, T b) {
   if (op == "eq") return a == b;

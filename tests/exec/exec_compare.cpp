@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "elem.h"
+#include "exec_inputs.h"
 #include "ops.h"
 
 using namespace ptoas;
@@ -13,15 +14,6 @@ using namespace ptoas;
 namespace execdiff {
 
 namespace {
-
-template <class F>
-void each_inst(const Module& m, const Region& r, F&& f) {
-  for (unsigned i = 0; i < r.inst_count; ++i) {
-    const Inst& in = m.inst(m.region_inst(r, i));
-    f(in);
-    for (unsigned k = 0; k < in.n_regions; ++k) each_inst(m, m.region(in, k), f);
-  }
-}
 
 bool approximated(Op op) {
   switch (op) {
@@ -64,7 +56,7 @@ bool default_nan_pair(DType d, uint64_t a, uint64_t b) {
 
 Tol kernel_tolerance(const Module& m, InstId fn) {
   Tol t = Tol::Exact;
-  each_inst(m, m.region(m.inst(fn), 0), [&](const Inst& in) {
+  each_inst(m, m.region(m.inst(fn), 0), [&](InstId, const Inst& in) {
     Sem s = op_info(in.op).sem;
     if (s == Sem::Reduce || s == Sem::Matmul) t = Tol::Sum;
     else if (approximated(in.op) && t == Tol::Exact) t = Tol::Ulp;

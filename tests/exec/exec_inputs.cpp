@@ -76,16 +76,6 @@ struct ParamUse {
   unsigned dim = 0;
 };
 
-template <class F>
-void each_inst(const Module& m, const Region& r, F&& f) {
-  for (unsigned i = 0; i < r.inst_count; ++i) {
-    InstId id = m.region_inst(r, i);
-    const Inst& in = m.inst(id);
-    f(id, in);
-    for (unsigned k = 0; k < in.n_regions; ++k) each_inst(m, m.region(in, k), f);
-  }
-}
-
 unsigned view_rank(const Module& m, const Inst& in) { return m.type_of(in.res).rank; }
 
 }  // namespace

@@ -63,4 +63,16 @@ std::vector<uint8_t> input_bytes(ptoas::DType d, size_t n, uint64_t seed, bool s
 // A stable 64-bit hash of a string (seeds per file and function).
 uint64_t hash64(const std::string& s);
 
+// Calls f(id, inst) for every instruction of region `r` and the regions
+// nested in it, pre-order.
+template <class F>
+void each_inst(const ptoas::Module& m, const ptoas::Region& r, F&& f) {
+  for (unsigned i = 0; i < r.inst_count; ++i) {
+    ptoas::InstId id = m.region_inst(r, i);
+    const ptoas::Inst& in = m.inst(id);
+    f(id, in);
+    for (unsigned k = 0; k < in.n_regions; ++k) each_inst(m, m.region(in, k), f);
+  }
+}
+
 }  // namespace execdiff
