@@ -141,7 +141,7 @@ class CceLower : public Lowering {
   void call(const Inst& in);
   void sync(const Inst& in, InstId id);
   void func_call(const Inst& in);
-  void scalar_mem(const Inst& in);
+  void scalar_mem(const Inst& in) override;
   std::string operand_arg(const Inst& in, unsigned i);
   std::string scalar_expr(const Inst& in);
 };
