@@ -18,14 +18,17 @@
 // of the test. A target that refuses a kernel (an op it does not lower, a
 // limit) is listed with its reason: a refusal is never counted as agreement.
 //
-//   exec_diff [--targets=LIST] [--ref=CONFIG] [--scalars=FILE] [--timeout=S] [--emu-max-mib=N] [--jobs=N] [-v] PATH...
+//   exec_diff [--targets=LIST] [--ref=CONFIG] [--scalars=FILE] [--timeout=S] [--max-mib=N] [--emu-max-mib=N]
+//             [--jobs=N] [-v] PATH...
 // PATH: a .pto file, a directory of them (searched recursively), or a
 // corpus directory with a MANIFEST.tsv (its `accept` files, with the flags
 // the manifest gives). LIST: comma-separated configurations NAME-OLEVEL or
 // sve-OLEVEL@BITS or ptx-OLEVEL[:interp|:gpu] (where the PTX runs; default
 // PTOAS_PTX_RUNNER), default interp-O2,avx2-O2,sve-O2@256. --ref=CONFIG: the
 // reference instead of interp-O0 (tests/gpu/run.sh compares ptx-O2:gpu
-// with ptx-O2:interp). --emu-max-mib: a
+// with ptx-O2:interp). --max-mib: a kernel whose buffers pass N MiB
+// (default 256) is not run at all (not runnable, with that reason).
+// --emu-max-mib: a
 // kernel whose buffers pass N MiB is not run under qemu or Bochs (a refusal
 // with that reason; the fast CI subset sets it). --jobs=N: the files run
 // on N forked workers (exec_pool.h), the report the same as one worker's
@@ -260,7 +263,7 @@ class SharedBuffers {
       at_.push_back(total_);
       if (take.empty() || take[i]) total_ += up(inputs[i].size());
     }
-    mem_ = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    mem_ = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (mem_ == MAP_FAILED) mem_ = nullptr;
     else new (mem_) SharedOut();
   }
@@ -828,6 +831,7 @@ int main(int argc, char** argv) {
     else if (const char* v = val("--scalars=")) scalars_path = v;
     else if (const char* v = val("--timeout=")) g_timeout = unsigned(std::stoul(v));
     else if (const char* v = val("--emu-max-mib=")) g_emu_max_bytes = size_t(std::stoull(v)) << 20;
+    else if (const char* v = val("--max-mib=")) g_max_bytes = size_t(std::stoull(v)) << 20;
     else if (const char* v = val("--seed=")) seed = std::stoull(v);
     else if (const char* v = val("--jobs=")) jobs = unsigned(std::stoul(v));
     else if (const char* v = val("--ref=")) ref_text = v;
