@@ -18,10 +18,10 @@
 #include <sstream>
 #include <thread>
 
-#include "jit.h"
-#include "subprocess.h"
 #include "hex_text.h"
+#include "jit.h"
 #include "payload_words.h"
+#include "subprocess.h"
 
 namespace ptoas::rt {
 

@@ -10,17 +10,16 @@
 #include <cstring>
 #include <fstream>
 
-#include "payload_format.h"
-#include "subprocess.h"
-
 #include "data_dir.h"
+#include "hex_text.h"
+#include "payload_format.h"
+#include "payload_words.h"
+#include "subprocess.h"
 
 // Written by runtime/CMakeLists.txt: why the build has no loader (when
 // aarch64-linux-gnu-gcc was missing).
 #if __has_include("sve_loader_config.h")
 #include "sve_loader_config.h"
-#include "hex_text.h"
-#include "payload_words.h"
 #endif
 #ifndef PTOAS_SVE_LOADER_WHY
 #define PTOAS_SVE_LOADER_WHY "this build has no SVE loader"
