@@ -18,7 +18,6 @@
 namespace ptoas::verify_detail {
 namespace {
 
-
 // The tmp tile: the `index`-th ins operand when present and a tile.
 const Type* tmp_at(const Ctx& c, const Inst& in, unsigned index) {
   return in.n_ins > index ? tile_of(c, c.operand(in, index)) : nullptr;

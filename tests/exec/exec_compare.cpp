@@ -56,7 +56,7 @@ bool default_nan_pair(DType d, uint64_t a, uint64_t b) {
 
 Tol kernel_tolerance(const Module& m, InstId fn) {
   Tol t = Tol::Exact;
-  each_inst(m, m.region(m.inst(fn), 0), [&](InstId, const Inst& in) {
+  each_inst(m, fn, [&](InstId, const Inst& in) {
     Sem s = op_info(in.op).sem;
     if (s == Sem::Reduce || s == Sem::Matmul) t = Tol::Sum;
     else if (approximated(in.op) && t == Tol::Exact) t = Tol::Ulp;

@@ -263,7 +263,7 @@ class SharedBuffers {
       at_.push_back(total_);
       if (take.empty() || take[i]) total_ += up(inputs[i].size());
     }
-    mem_ = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    mem_ = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (mem_ == MAP_FAILED) mem_ = nullptr;
     else new (mem_) SharedOut();
   }

@@ -83,7 +83,7 @@ unsigned view_rank(const Module& m, const Inst& in) { return m.type_of(in.res).r
 std::vector<bool> index_buffers(const Module& m, InstId fn) {
   const Region& body = m.region(m.inst(fn), 0);
   std::vector<bool> out(body.arg_count, false);
-  each_inst(m, body, [&](InstId, const Inst& in) {
+  each_inst(m, fn, [&](InstId, const Inst& in) {
     if (in.op != Op::LoadScalar || in.n_ins < 1) return;
     ValueId p = m.operand(in, 0);
     for (int guard = 0; guard < 64 && m.values[p].def != kNone; ++guard) {  // back through addptr
@@ -107,7 +107,7 @@ std::vector<bool> read_only_buffers(const Module& m, InstId fn) {
   std::unordered_map<ValueId, uint64_t> from;
   for (unsigned i = 0; i < body.arg_count; ++i) from[m.region_arg(body, i)] = uint64_t(1) << i;
   uint64_t written = 0;
-  each_inst(m, body, [&](InstId, const Inst& in) {
+  each_inst(m, fn, [&](InstId, const Inst& in) {
     for (unsigned k = 0; k < unsigned(in.n_ins + in.n_outs); ++k) {
       auto it = from.find(m.operand(in, k));
       if (it == from.end()) continue;
@@ -140,13 +140,13 @@ ScalarChoice choose_scalars(const Module& m, InstId fn, const std::vector<const 
   std::vector<ParamUse> use(body.arg_count);
   // Values that are a parameter converted (index_cast, extsi, ...) count
   // as the parameter.
-  each_inst(m, body, [&](InstId, const Inst& in) {
+  each_inst(m, fn, [&](InstId, const Inst& in) {
     if (op_info(in.op).syn != Syn::ArithCast || in.n_ins != 1 || in.n_res != 1) return;
     if (auto it = param_index.find(m.operand(in, 0)); it != param_index.end()) param_index[in.res] = it->second;
   });
   // The parameters each arith result is computed from.
   std::map<ValueId, std::vector<unsigned>> from;
-  each_inst(m, body, [&](InstId, const Inst& in) {
+  each_inst(m, fn, [&](InstId, const Inst& in) {
     Syn y = op_info(in.op).syn;
     if ((y != Syn::ArithBin && y != Syn::ArithCast && y != Syn::ArithSelect) || in.n_res != 1) return;
     std::vector<unsigned>& f = from[in.res];
@@ -168,10 +168,10 @@ ScalarChoice choose_scalars(const Module& m, InstId fn, const std::vector<const 
   };
   // Partition views by the tensor view they cut: their static sizes.
   std::map<ValueId, std::vector<InstId>> parts;
-  each_inst(m, body, [&](InstId id, const Inst& in) {
+  each_inst(m, fn, [&](InstId id, const Inst& in) {
     if (in.op == Op::PartitionView && in.n_ins >= 1) parts[m.operand(in, 0)].push_back(id);
   });
-  each_inst(m, body, [&](InstId id, const Inst& in) {
+  each_inst(m, fn, [&](InstId id, const Inst& in) {
     switch (in.op) {
       case Op::AllocTile: {
         const Type& t = m.type_of(in.res);

@@ -8,6 +8,7 @@
 
 #include "interp.h"
 #include "ir.h"
+#include "ir_edit.h"
 
 namespace execdiff {
 
@@ -63,16 +64,11 @@ std::vector<uint8_t> input_bytes(ptoas::DType d, size_t n, uint64_t seed, bool s
 // A stable 64-bit hash of a string (seeds per file and function).
 uint64_t hash64(const std::string& s);
 
-// Calls f(id, inst) for every instruction of region `r` and the regions
-// nested in it, pre-order.
+// Calls f(id, inst) for every instruction of function `fn`'s body and the
+// regions nested in it, pre-order (the optimizer's walk).
 template <class F>
-void each_inst(const ptoas::Module& m, const ptoas::Region& r, F&& f) {
-  for (unsigned i = 0; i < r.inst_count; ++i) {
-    ptoas::InstId id = m.region_inst(r, i);
-    const ptoas::Inst& in = m.inst(id);
-    f(id, in);
-    for (unsigned k = 0; k < in.n_regions; ++k) each_inst(m, m.region(in, k), f);
-  }
+void each_inst(const ptoas::Module& m, ptoas::InstId fn, F&& f) {
+  ptoas::opt::walk(m, m.inst(fn).region, [&](ptoas::InstId id, ptoas::RegionId) { f(id, m.inst(id)); });
 }
 
 }  // namespace execdiff
