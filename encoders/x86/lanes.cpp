@@ -142,7 +142,8 @@ void Gen::bf16_bits(const Xmm& v) {
     vpsrld(r, r, 31);
     vpaddd(r, r, fc(kFBf16Bias));
     vpaddd(r, r, v);
-    vpord(r | k7, v, fc(kFBf16Quiet));
+    vpord(t, v, fc(kFBf16Quiet));
+    vmovdqa32(r | k7, t);
     vmovaps(v, r);
     return;
   }
