@@ -1,9 +1,13 @@
 // check_code_object (hazard_check.h): the linked object read back with
 // LLVM's ELF reader and compared with what the backend asked for: each
 // kernel's descriptor and its entry in the metadata note.
+//
+// It reads through ELFFile (templates in the header), not ELFObjectFile: the
+// latter's ObjectFile base drags LLVM's IR, bitcode reader and their static
+// option registrations into ptoas, whose every start then runs them.
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
-#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ELF.h>
 #include <llvm/Support/Endian.h>
 
 #include "hazard_check.h"
@@ -18,20 +22,39 @@ uint32_t u32(const uint8_t* p) { return llvm::support::endian::read32le(p); }
 
 bool check_code_object(const CodeObjectInput& in, const std::vector<uint8_t>& hsaco, std::string& err) {
   llvm::StringRef blob(reinterpret_cast<const char*>(hsaco.data()), hsaco.size());
-  auto obj = llvm::object::ELF64LEObjectFile::create(llvm::MemoryBufferRef(blob, "hsaco"));
-  if (!obj) {
-    err = "amdgpu: the linked code object does not read back: " + llvm::toString(obj.takeError());
+  auto file = llvm::object::ELF64LEFile::create(blob);
+  auto secs = file ? file->sections() : llvm::Expected<llvm::object::ELF64LEFile::Elf_Shdr_Range>(file.takeError());
+  if (!secs) {
+    err = "amdgpu: the linked code object does not read back: " + llvm::toString(secs.takeError());
     return false;
   }
-  const auto& elf = obj->getELFFile();
+  const auto& elf = *file;
   auto bytes_at = [&](uint64_t addr, uint64_t size) -> const uint8_t* {
-    for (const llvm::object::SectionRef& s : obj->sections()) {
-      if (addr < s.getAddress() || addr + size > s.getAddress() + s.getSize()) continue;
-      auto c = s.getContents();
-      return c ? reinterpret_cast<const uint8_t*>(c->data()) + (addr - s.getAddress()) : nullptr;
+    for (const auto& s : *secs) {
+      if (s.sh_type == llvm::ELF::SHT_NOBITS || addr < s.sh_addr || addr + size > s.sh_addr + s.sh_size) continue;
+      auto c = elf.getSectionContents(s);
+      return c && addr - s.sh_addr + size <= c->size() ? c->data() + (addr - s.sh_addr) : nullptr;
     }
     return nullptr;
   };
+  // The defined symbols of .symtab and .dynsym, as (name, value, size).
+  struct Sym { llvm::StringRef name; uint64_t value, size; };
+  std::vector<Sym> syms;
+  for (const auto& s : *secs) {
+    if (s.sh_type != llvm::ELF::SHT_SYMTAB && s.sh_type != llvm::ELF::SHT_DYNSYM) continue;
+    auto table = elf.symbols(&s);
+    auto names = elf.getStringTableForSymtab(s, *secs);
+    if (!table || !names) {
+      llvm::consumeError(table.takeError());
+      llvm::consumeError(names.takeError());
+      continue;
+    }
+    for (const auto& sym : *table) {
+      auto name = sym.getName(*names);
+      if (name && sym.st_shndx != llvm::ELF::SHN_UNDEF) syms.push_back({*name, sym.st_value, sym.st_size});
+      else if (!name) llvm::consumeError(name.takeError());
+    }
+  }
   llvm::msgpack::Document doc;
   bool have_meta = false;
   if (auto phdrs = elf.program_headers()) {
@@ -43,6 +66,8 @@ bool check_code_object(const CodeObjectInput& in, const std::vector<uint8_t>& hs
           have_meta = doc.readFromBlob(note.getDescAsStringRef(4), false);
       llvm::consumeError(std::move(e));
     }
+  } else {
+    llvm::consumeError(phdrs.takeError());
   }
   if (!have_meta) {
     err = "amdgpu: the code object has no readable AMDGPU metadata note";
@@ -51,11 +76,8 @@ bool check_code_object(const CodeObjectInput& in, const std::vector<uint8_t>& hs
   const Chip& c = *in.chip;
   for (const KernelCode& k : in.kernels) {
     const uint8_t* kd = nullptr;
-    for (const llvm::object::ELFSymbolRef& s : obj->symbols()) {
-      auto name = s.getName();
-      auto addr = s.getAddress();
-      if (name && addr && *name == k.name + ".kd" && s.getSize() == 64) kd = bytes_at(*addr, 64);
-    }
+    for (const Sym& s : syms)
+      if (s.name == k.name + ".kd" && s.size == 64) kd = bytes_at(s.value, 64);
     auto bad = [&](const std::string& what) {
       err = "amdgpu: kernel " + k.name + ": " + what;
       return false;
