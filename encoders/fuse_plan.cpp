@@ -305,9 +305,11 @@ bool plan_fuse(const FuseCtx& cx, const Inst& fin, size_t max_streams, FusePlan&
 // Rows are independent: every op of the region reads and writes its own row
 // of each element and one-column tile and view (one-row tiles and scalars
 // are only read), and fuse_guard lets a stored view overlap another only
-// on the same rows. So stage s of row r - (s - lead) may run inside the
-// column loop of the lead stage on row r: what it reads of its row, the
-// stages before it wrote in earlier iterations. Taken when each of those
+// on the same rows. So stage s of row r - stage_lag(s) may run inside the
+// column loop of the lead stage on row r (its one-column ops a row later
+// than the stage before it finished that row, its column work a row later
+// still): what it reads of its row, the stages before it wrote in earlier
+// iterations. Taken when each of those
 // stages has column ops, and no view is used by two of them or by a
 // lagging one and a stage before the lead (a view's row stride is known
 // only at run time, so it cannot be reached rows back; a view of one

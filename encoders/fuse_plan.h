@@ -69,14 +69,19 @@ struct FusePlan {
   // there, no alloc_tile at an explicit address in the function): their
   // chunks are stored only for reads from memory later in the row.
   std::vector<ValueId> priv;
-  // Skewed by K (set_skew): the last K stages run 1 .. K rows behind the
-  // stage before them (the lead, stages.size() - 1 - K), all in the lead's
-  // column loop, so that a row's dependent chain (its reduction, the
-  // one-column ops on the result, the stage that reads them) overlaps the
-  // work of the rows after it. `lag`, per stream: a view stream used by
-  // one stage that lags, that stage's lag (it points at that stage's row);
-  // else 0. A lagging stage reaches the tile streams' rows `lag` row
-  // strides back.
+  // Skewed by K (set_skew): the last K stages run behind the stage before
+  // them (the lead, stages.size() - 1 - K), all in the lead's column loop,
+  // so that a row's dependent chain (its reduction, the one-column ops on
+  // the result, the stage that reads them) overlaps the work of the rows
+  // after it. A lagging stage runs its one-column ops one row behind the
+  // stage before it, and its column work a row later still where it has
+  // one-column ops (col_lag, stage_lag): the chain from a reduction's end
+  // through those scalar ops to the broadcast the column work reads (a
+  // norm's mean, + eps, 1/sqrt) then has a whole row of the loop to
+  // overlap, not the start of the next one. `lag`, per stream: a view
+  // stream used by one stage that lags, that stage's lag (it points at
+  // that stage's row); else 0. A lagging part reaches the tile streams'
+  // rows `lag` row strides back.
   size_t skew = 0;
   std::vector<int> lag;
 
@@ -96,8 +101,14 @@ struct FusePlan {
   }
   // The first stage of the shared column loop (stages.size() unskewed).
   size_t lead() const { return stages.size() - 1 - skew; }
-  // Rows stage s runs behind the newest row.
-  int stage_lag(size_t s) const { return skew && s > lead() ? int(s - lead()) : 0; }
+  // Rows behind the newest that stage s runs its one-column ops (col_lag)
+  // and its column work (stage_lag) on.
+  int col_lag(size_t s) const { return skew && s > lead() ? stage_lag(s - 1) + 1 : 0; }
+  int stage_lag(size_t s) const {
+    return skew && s > lead() ? col_lag(s) + (stages[s].col.empty() ? 0 : 1) : 0;
+  }
+  // The pipeline's depth: the rows it fills and drains, the largest lag.
+  int depth() const { return stage_lag(stages.size() - 1); }
   // Skews by k (0: none); false (and unskewed) where the stages do not
   // allow it (fuse_plan.cpp).
   bool set_skew(size_t k);

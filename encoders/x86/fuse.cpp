@@ -21,8 +21,8 @@
 // a register for the ops after it and is stored to its tile's row (unless
 // the same stage overwrites it later: then only the last write is
 // stored); a row reduction accumulates lane-wise and is reduced across
-// lanes at the end of the stage. Skewed (fuse_skew), the last stage runs
-// one row behind, inside the column loop of the stage before it.
+// lanes at the end of the stage. Skewed (FusePlan::set_skew), the stages
+// after the lead run rows behind it, inside its column loop.
 #include <algorithm>
 
 #include "fuse.h"
@@ -534,7 +534,7 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
     else mov(kStream[s], r15);
   }
   const size_t n_st = f.stages.size(), lead = f.lead();
-  const int depth = int(f.skew);
+  const int depth = f.depth();
   // The accumulators of stage si's reductions, zeroed (sums) or set to the
   // identity (max / min), their NaN flags cleared; the one-column operands
   // it holds for the row, broadcast.
@@ -552,27 +552,36 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       if (o.flag >= 0) vxorps(V(o.flag), V(o.flag), V(o.flag));
     }
   };
-  // The stages lead + lo .. lead + hi (those lagging lo .. hi rows) in one
-  // column loop, the lead's shape (pairs of vectors when unrolled), each
-  // stage's chunk on its own row; before it their one-column ops, after it
-  // their reductions' ends. Unskewed (lo = hi = 0): stage `lead` alone.
-  auto stages = [&](size_t first, int lo, int hi) {
-    auto each = [&](const std::function<void(size_t)>& emit) {
-      for (int l = lo; l <= hi; ++l) {
-        fuse_lag_ = l;
-        emit(first + size_t(l));
-      }
+  // Stages first .. last in one column loop, the parts of each that run
+  // lo .. hi rows behind the newest (FusePlan::col_lag, stage_lag), each
+  // on its own row: before the loop the one-column ops, after it the
+  // reductions' ends; the loop has the shape of the first stage with
+  // column work (pairs of vectors when unrolled). Unskewed: stages(si, si,
+  // 0, 0), stage si alone on the newest row, whatever its lag when skewed.
+  auto stages = [&](size_t first, size_t last, int lo, int hi) {
+    auto lag = [&](size_t si, bool col) { return first == last ? 0 : col ? f.col_lag(si) : f.stage_lag(si); };
+    auto each = [&](bool col, const std::function<void(size_t)>& emit) {
+      for (int p = lo; p <= hi; ++p)
+        for (size_t si = first; si <= last; ++si) {
+          if (lag(si, col) != p) continue;
+          fuse_lag_ = p;
+          emit(si);
+        }
       fuse_lag_ = 0;
     };
-    each([&](size_t si) {
+    each(true, [&](size_t si) {
       for (size_t i : f.stages[si].col) fuse_col_op(f, i);
     });
     bool any = false;
-    each([&](size_t si) { any |= !f.stages[si].elt.empty(); });
+    size_t shape = 0;
+    each(false, [&](size_t si) {
+      if (!any) shape = si;
+      any |= !f.stages[si].elt.empty();
+    });
     if (!any) return;
-    each(init_acc);
-    auto chunk = [&](bool masked, bool odd) { each([&](size_t si) { fuse_chunk(f, si, masked, nt, odd); }); };
-    if (!f.stages[first + size_t(lo)].unroll) {
+    each(false, init_acc);
+    auto chunk = [&](bool masked, bool odd) { each(false, [&](size_t si) { fuse_chunk(f, si, masked, nt, odd); }); };
+    if (!f.stages[shape].unroll) {
       vec_loop([&](bool masked) { chunk(masked, false); });
     } else {  // pairs of vectors while two are left (r13 lowered by one meanwhile), then vec_loop's end
       Label pair, one, tail, next;
@@ -601,11 +610,10 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       chunk(true, false);
       L(next);
     }
-    each([&](size_t si) { fuse_finish(f, si); });
+    each(false, [&](size_t si) { fuse_finish(f, si); });
   };
-  // To the next row: every tile stream (a lagging stage reaches its row
-  // from the newest), and the views of the stages lagging lo .. hi rows
-  // (those that ran).
+  // To the next row: every tile stream (a lagging part reaches its row
+  // from the newest), and the views of the parts lo .. hi (those that ran).
   auto advance = [&](int lo, int hi) {
     for (size_t s = 0; s < f.sstride.size(); ++s) {
       if (f.sview[s] == kNone) {
@@ -623,7 +631,7 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
   auto plain = [&] {
     Label row;
     L(row);
-    for (size_t si = 0; si < n_st; ++si) stages(si, 0, 0);
+    for (size_t si = 0; si < n_st; ++si) stages(si, si, 0, 0);
     advance(0, depth);
     dec(r8);
     jnz(row, T_NEAR);
@@ -631,29 +639,29 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
   if (depth == 0) {
     plain();
   } else {
-    // Rows 0 .. depth - 1 fill the pipeline (stage lead + l starts at row
-    // l), the loop runs every stage, then it drains: the lagging stages
+    // Rows 0 .. depth - 1 fill the pipeline (what lags p rows starts at row
+    // p), the loop runs every stage, then it drains: the lagging parts
     // finish the last rows.
     Label few, done, row;
     cmp(r8, depth);
     jle(few, T_NEAR);
     auto before = [&] {
-      for (size_t si = 0; si < lead; ++si) stages(si, 0, 0);
+      for (size_t si = 0; si < lead; ++si) stages(si, si, 0, 0);
     };
     for (int i = 0; i < depth; ++i) {
       before();
-      stages(lead, 0, i);
+      stages(lead, n_st - 1, 0, i);
       advance(0, i);
       dec(r8);
     }
     L(row);
     before();
-    stages(lead, 0, depth);
+    stages(lead, n_st - 1, 0, depth);
     advance(0, depth);
     dec(r8);
     jnz(row, T_NEAR);
     for (int j = 1; j <= depth; ++j) {
-      stages(lead, j, depth);
+      stages(lead, n_st - 1, j, depth);
       if (j < depth) advance(j, depth);
     }
     jmp(done, T_NEAR);
