@@ -256,16 +256,7 @@ void schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
       merged_ranges.back().second = std::max(merged_ranges.back().second, r.second);
     else merged_ranges.push_back(r);
   }
-  std::vector<Ins> ins;
   std::vector<int8_t> lat_of(ZYDIS_MNEMONIC_MAX_VALUE + 1, 0);
-  for (auto [b, e] : merged_ranges) {
-    size_t before = ins.size();
-    if (!decode_range(code, b, e, ins, lat_of)) {
-      ins.resize(before);
-      continue;
-    }
-    cuts.push_back(b);  // no span across the gap between two ranges
-  }
   std::sort(cuts.begin(), cuts.end());
   auto is_cut = [&](uint32_t off) { return std::binary_search(cuts.begin(), cuts.end(), off); };
   std::vector<uint8_t> out = code;
@@ -273,37 +264,48 @@ void schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
   std::vector<std::pair<uint32_t, uint32_t>> spans;  // rescheduled byte ranges
   Work work;
   std::vector<size_t> order;
-  size_t i = 0;
-  while (i < ins.size()) {
-    if (ins[i].barrier) {
-      ++i;
-      continue;
-    }
-    size_t e = i + 1;
-    while (e < ins.size() && !ins[e].barrier && !is_cut(ins[e].off) && e - i < kMaxSpan) ++e;
-    if (e - i >= 2) {
-      size_t first_added = added.size();
-      schedule_span(ins, i, e, work, order);
-      uint32_t at = ins[i].off, begin = at, end = ins[e - 1].off + ins[e - 1].len;
-      bool changed = false;
-      uint32_t prev_loc = ~0u;
-      for (size_t k : order) {
-        std::memcpy(out.data() + at, code.data() + ins[k].off, ins[k].len);
-        changed |= ins[k].off != at;
-        uint32_t loc = loc_at(lines, ins[k].off);
-        if (loc != prev_loc) added.push_back({at, loc});
-        prev_loc = loc;
-        at += ins[k].len;
+  // One range at a time (no span crosses from one into the next), its
+  // instructions in one buffer reused and reserved for the most the range
+  // can hold: a process pays for every fresh heap page (a page fault), and
+  // growing the buffer by doubling while holding every range's
+  // instructions was most of a small compile's heap.
+  std::vector<Ins> ins;
+  for (auto [rb, re] : merged_ranges) {
+    ins.clear();
+    ins.reserve((re - rb) / 2 + 1);
+    if (!decode_range(code, rb, re, ins, lat_of)) continue;
+    size_t i = 0;
+    while (i < ins.size()) {
+      if (ins[i].barrier) {
+        ++i;
+        continue;
       }
-      if (changed) {
-        // The code after the span keeps the location it had.
-        added.push_back({end, loc_at(lines, end)});
-        spans.push_back({begin, end});
-      } else {
-        added.resize(first_added);
+      size_t e = i + 1;
+      while (e < ins.size() && !ins[e].barrier && !is_cut(ins[e].off) && e - i < kMaxSpan) ++e;
+      if (e - i >= 2) {
+        size_t first_added = added.size();
+        schedule_span(ins, i, e, work, order);
+        uint32_t at = ins[i].off, begin = at, end = ins[e - 1].off + ins[e - 1].len;
+        bool changed = false;
+        uint32_t prev_loc = ~0u;
+        for (size_t k : order) {
+          std::memcpy(out.data() + at, code.data() + ins[k].off, ins[k].len);
+          changed |= ins[k].off != at;
+          uint32_t loc = loc_at(lines, ins[k].off);
+          if (loc != prev_loc) added.push_back({at, loc});
+          prev_loc = loc;
+          at += ins[k].len;
+        }
+        if (changed) {
+          // The code after the span keeps the location it had.
+          added.push_back({end, loc_at(lines, end)});
+          spans.push_back({begin, end});
+        } else {
+          added.resize(first_added);
+        }
       }
+      i = e;
     }
-    i = e;
   }
   if (spans.empty()) return;
   code.swap(out);
