@@ -87,11 +87,15 @@ struct PlainAlloc : Allocator {
   bool useProtect() const override { return false; }
 };
 inline PlainAlloc g_alloc;
+// The buffer's first size: Xbyak doubles it from 4 KiB by copying into a
+// new one, and a process pays for each fresh heap page it touches (a page
+// fault: docs/bench.md); pages of the buffer never written cost nothing.
+constexpr size_t kCodeStart = 64 * 1024;
 
 class Gen : public CodeGenerator, public CpuLowering {
  public:
   Gen(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, const FramePlan& p, Diag& d)
-      : CodeGenerator(4096, AutoGrow, &g_alloc), CpuLowering(m, p), m_(m), fn_(fn), tg_(t), opts_(o), p_(p), diag_(d),
+      : CodeGenerator(kCodeStart, AutoGrow, &g_alloc), CpuLowering(m, p), m_(m), fn_(fn), tg_(t), opts_(o), p_(p), diag_(d),
         alias_(m, fn), binds_(m, fn), break_tails_(o.test_unmasked_tails), code_limit_(o.code_limit) {}
 
   bool run(FuncCode& out);
