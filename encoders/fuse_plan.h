@@ -44,6 +44,9 @@ struct FusePlan {
     bool store = true;          // the dst chunk goes to its tile (false: overwritten later in the stage)
     int acc = -1, flag = -1;    // Red: the accumulator and (max / min) NaN-flag registers
     int acc2 = -1;              // Red: the odd vectors' accumulator (an unrolled stage)
+    // Red (a row sum of x * x): x, whose row the sequential recomputation
+    // of a NaN sum squares, so that the source's chunks need not be stored.
+    ValueId square = kNone;
   };
   struct Stage {
     std::vector<size_t> col;     // one-column ops, once per row before the column loop

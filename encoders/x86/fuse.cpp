@@ -511,7 +511,11 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
         jge(end, T_NEAR);
       }
       L(col);
-      if (sum) {
+      if (sum && o.square != kNone) {  // the source's row is x * x, not stored
+        vmovss(xmm1, dword[fuse_at(f, o.square, true)]);
+        vmulss(xmm1, xmm1, xmm1);
+        vaddss(xmm0, xmm0, xmm1);
+      } else if (sum) {
         vaddss(xmm0, xmm0, dword[fuse_at(f, o.a, true)]);
       } else {
         vmovss(Xmm(scratch[0]), dword[fuse_at(f, o.a, true)]);
