@@ -319,8 +319,8 @@ int run(int argc, char** argv) {
 
 // The process ends here without the static objects' destructors (LLVM's
 // option registry, the op signatures, CLI11's tables): they would only free
-// what the exit frees anyway, and touching their pages costs a short
-// process about a tenth of its page faults (docs/bench.md). The output is
+// what the exit frees anyway, and touching their pages cost a softmax
+// compile 7 of its 248 page faults (docs/bench.md). The output is
 // written and closed by now; stdio is flushed. A sanitizer build keeps
 // them: its leak check runs at exit.
 int main(int argc, char** argv) {

@@ -33,15 +33,19 @@ bool check_code_object(const CodeObjectInput& in, const std::vector<uint8_t>& hs
     for (const auto& s : *secs) {
       if (s.sh_type == llvm::ELF::SHT_NOBITS || addr < s.sh_addr || addr + size > s.sh_addr + s.sh_size) continue;
       auto c = elf.getSectionContents(s);
-      return c && addr - s.sh_addr + size <= c->size() ? c->data() + (addr - s.sh_addr) : nullptr;
+      if (!c) {
+        llvm::consumeError(c.takeError());
+        return nullptr;
+      }
+      return addr - s.sh_addr + size <= c->size() ? c->data() + (addr - s.sh_addr) : nullptr;
     }
     return nullptr;
   };
-  // The defined symbols of .symtab and .dynsym, as (name, value, size).
+  // The defined symbols of the symbol table (.symtab), as (name, value, size).
   struct Sym { llvm::StringRef name; uint64_t value, size; };
   std::vector<Sym> syms;
   for (const auto& s : *secs) {
-    if (s.sh_type != llvm::ELF::SHT_SYMTAB && s.sh_type != llvm::ELF::SHT_DYNSYM) continue;
+    if (s.sh_type != llvm::ELF::SHT_SYMTAB) continue;
     auto table = elf.symbols(&s);
     auto names = elf.getStringTableForSymtab(s, *secs);
     if (!table || !names) {
