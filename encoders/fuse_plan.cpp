@@ -266,6 +266,8 @@ bool plan_fuse(const FuseCtx& cx, const Inst& fin, size_t max_streams, FusePlan&
       f.sview.push_back(v);
     }
   if (f.sstride.size() > max_streams) return false;
+  f.base_streams = f.sstride.size();
+  f.max_streams = max_streams;
   fuse_private(cx, fin, f);
   // f16 lanes come from vcvtph2ps, which quiets a signalling NaN, while
   // tload and tstore copy bits: an f16 tile a tload writes must be private
@@ -309,11 +311,11 @@ bool plan_fuse(const FuseCtx& cx, const Inst& fin, size_t max_streams, FusePlan&
 // column loop of the lead stage on row r (its one-column ops a row later
 // than the stage before it finished that row, its column work a row later
 // still): what it reads of its row, the stages before it wrote in earlier
-// iterations. Taken when each of those
-// stages has column ops, and no view is used by two of them or by a
-// lagging one and a stage before the lead (a view's row stride is known
-// only at run time, so it cannot be reached rows back; a view of one
-// lagging stage lags with it instead).
+// iterations. Taken when each of those stages has column ops. A view's
+// row stride is known only at run time, so a lagging stage cannot reach
+// its row from another stage's pointer: a view gets a stream per lag its
+// stages run at (the stages up to the lead run at lag 0), within the
+// target's registers.
 bool FusePlan::set_skew(size_t k) {
   unskew();
   if (k == 0) return true;
@@ -325,24 +327,85 @@ bool FusePlan::set_skew(size_t k) {
     for (size_t i : stages[s].col) of[i] = int(s);
     for (size_t i : stages[s].elt) of[i] = int(s);
   }
-  // Per stream: the one stage using it (the stages up to the lead count as
-  // the lead: they run on the newest row), or -2 (several).
-  std::vector<int> user(sstride.size(), -1);
+  skew = k;
+  // Per view stream: the lags of the stages using it, in op order.
+  std::vector<std::vector<int>> lags(sstride.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const FOp& o = ops[i];
     for (ValueId t : {o.dst, o.a, o.b, o.view}) {
       auto st = t == kNone ? stream.end() : stream.find(t);
-      if (st == stream.end()) continue;
-      int& u = user[st->second];
-      int s = std::max(of[i], int(first));
-      u = u == -1 || u == s ? s : -2;
+      if (st == stream.end() || sview[st->second] == kNone) continue;
+      std::vector<int>& l = lags[st->second];
+      int at = stage_lag(size_t(std::max(of[i], int(first))));
+      if (std::find(l.begin(), l.end(), at) == l.end()) l.push_back(at);
     }
   }
-  for (size_t s = 0; s < user.size(); ++s)
-    if (sview[s] != kNone && user[s] == -2) return false;
-  skew = k;
-  for (size_t s = 0; s < user.size(); ++s)
-    if (sview[s] != kNone && user[s] >= 0) lag[s] = stage_lag(size_t(user[s]));
+  for (size_t s = 0; s < lags.size(); ++s) {
+    if (lags[s].empty()) continue;
+    lag[s] = lags[s][0];
+    for (size_t j = 1; j < lags[s].size(); ++j)
+      if (!add_view_stream(sview[s], lags[s][j])) {
+        unskew();
+        return false;
+      }
+  }
+  return true;
+}
+
+bool FusePlan::add_view_stream(ValueId v, int at_lag) {
+  if (lag[view_stream(v, at_lag)] == at_lag) return true;
+  if (sstride.size() >= max_streams) return false;
+  sstride.push_back(0);
+  sview.push_back(v);
+  lag.push_back(at_lag);
+  return true;
+}
+
+bool FusePlan::remat_chain(ValueId t, size_t at, std::vector<size_t>& chain) const {
+  chain.clear();
+  at = std::min(at, ops.size());
+  ValueId cur = t;
+  for (size_t pos = at;;) {
+    while (pos > 0 && !writes(ops[pos - 1], cur)) --pos;
+    if (pos == 0 || chain.size() == 4) return false;
+    const size_t w = --pos;
+    const FOp& o = ops[w];
+    switch (o.k) {
+      case FK::Load: case FK::Cvt: break;
+      case FK::Elt: case FK::RowExp: case FK::ColExp: {
+        Bin bk = Bin::Add;
+        bool plain = o.op == Op::TRowExpand || o.op == Op::TColExpand;
+        bool cheap = o.op == Op::TNeg || o.op == Op::TAbs || o.op == Op::TRelu ||
+                     (bin_of(o.op, bk) && (bk == Bin::Add || bk == Bin::Sub || bk == Bin::Mul || bk == Bin::Max ||
+                                           bk == Bin::Min));
+        if (!plain && !cheap) return false;
+        break;
+      }
+      default: return false;
+    }
+    chain.push_back(w);
+    // What the op reads besides the element tile before it in the chain is
+    // read again at `at`: unchanged in between.
+    if (o.k == FK::Load) {
+      for (size_t m = w + 1; m < at; ++m)
+        if (ops[m].k == FK::Store) return false;
+      break;
+    }
+    ValueId next = kNone;
+    for (ValueId u : {o.a, o.b}) {
+      if (u == kNone || u == next) continue;
+      if (cls.at(u) == Elem) {
+        if (next != kNone) return false;
+        next = u;
+        continue;
+      }
+      for (size_t m = w + 1; m < at; ++m)
+        if (writes(ops[m], u)) return false;
+    }
+    if (next == kNone) break;
+    cur = next;
+  }
+  std::reverse(chain.begin(), chain.end());
   return true;
 }
 

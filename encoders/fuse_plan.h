@@ -47,6 +47,9 @@ struct FusePlan {
     // Red (a row sum of x * x): x, whose row the sequential recomputation
     // of a NaN sum squares, so that the source's chunks need not be stored.
     ValueId square = kNone;
+    // Red: the ops (remat_chain) that write the source's row back to its
+    // tile before that recomputation, its chunks not having been stored.
+    std::vector<size_t> mat = {};
   };
   struct Stage {
     std::vector<size_t> col;     // one-column ops, once per row before the column loop
@@ -54,6 +57,10 @@ struct FusePlan {
     // Filled by the target's register assignment:
     std::map<ValueId, int> reg;  // tiles whose chunk stays in a register (one-column: the row's value)
     bool unroll = false;         // two vectors per iteration (a second accumulator per reduction)
+    // Tiles an earlier stage wrote whose chunks this stage recomputes
+    // (remat_chain) at the start of each chunk, into their registers,
+    // rather than reading them back: their chunks need not be stored.
+    std::vector<std::pair<ValueId, std::vector<size_t>>> remat;
   };
   std::vector<FOp> ops;
   std::vector<Stage> stages;
@@ -61,11 +68,15 @@ struct FusePlan {
   std::map<ValueId, int32_t> off;       // arena offsets
   std::vector<ValueId> lviews, sviews;  // tload sources, tstore destinations
   std::vector<ValueId> pads;            // tiles a tload fills first (the pad outside R x C)
-  // Streams: one per distinct tile row stride, one per view; the target
-  // maps each to a row-pointer register.
+  // Streams: one per distinct tile row stride, one per view and lag (a
+  // view stream points at one row; set_skew and add_view_stream add one
+  // for each further lag its users run at); the target maps each to a
+  // row-pointer register.
   std::vector<int64_t> sstride;         // per stream: a tile row stride (views: 0)
   std::vector<ValueId> sview;           // per stream: its view (tile streams: kNone)
-  std::map<ValueId, size_t> stream;     // tile (Elem, Col) or view -> its stream
+  std::map<ValueId, size_t> stream;     // tile (Elem, Col) or view -> its (first) stream
+  size_t base_streams = 0;              // the streams before any per-lag view stream
+  size_t max_streams = 0;               // the target's row-pointer registers
   ValueId e0 = kNone;                   // an Elem tile: its valid region is R x C
   // Tiles nothing outside the region reads (their alloc_tile in the
   // region's block, every other use in the body, written before read
@@ -100,8 +111,29 @@ struct FusePlan {
   }
   void unskew() {
     skew = 0;
+    sstride.resize(base_streams);
+    sview.resize(base_streams);
     lag.assign(sstride.size(), 0);
+    for (Stage& st : stages) st.remat.clear();
+    for (FOp& o : ops) o.mat.clear();
   }
+  // View v's stream at `lag` rows behind the newest; unskewed (every
+  // stream on one row) or with none at that lag, its first.
+  size_t view_stream(ValueId v, int at_lag) const {
+    for (size_t s = base_streams; s < sview.size(); ++s)
+      if (sview[s] == v && lag[s] == at_lag) return s;
+    return stream.at(v);
+  }
+  // A stream for view v at `lag` (false: no register left for it).
+  bool add_view_stream(ValueId v, int at_lag);
+  // The ops that recompute Elem tile t's chunk as op `at` would read it
+  // (at == ops.size(): after the last op), in program order, each reading
+  // at most one element tile, the one the op before wrote: the chain
+  // starts at a tload (or an op of one-row / one-column tiles and scalars
+  // only), and what else it reads (views, one-column tiles) is not written
+  // between the op and `at`. Cheap ops only (no division or math), at
+  // most four. False: t cannot be recomputed so.
+  bool remat_chain(ValueId t, size_t at, std::vector<size_t>& chain) const;
   // The first stage of the shared column loop (stages.size() unskewed).
   size_t lead() const { return stages.size() - 1 - skew; }
   // Rows behind the newest that stage s runs its one-column ops (col_lag)

@@ -142,14 +142,12 @@ bool Gen::fuse_nt_views(const Fuse& f) { return !f.sviews.empty(); }
 // ---- the loop nest -------------------------------------------------------------------
 
 // With fuse_lag_ (a skewed region's lagging stage), that many rows back: a
-// view's stream points at its stage's row (the plan gives a lagging stage
-// no view another stage uses); a tile stream's row is as many strides back.
+// view's stream at that lag points at its row (FusePlan::view_stream); a
+// tile stream's row is as many strides back.
 RegExp Gen::fuse_at(const Fuse& f, ValueId t, bool vec) {
   int es = int(dtype_bytes(ty(t).elem));
   auto c = f.cls.find(t);
-  if (c == f.cls.end()) {  // a view
-    return kStream[f.stream.at(t)] + rax * es;
-  }
+  if (c == f.cls.end()) return kStream[f.view_stream(t, fuse_lag_)] + rax * es;  // a view
   int32_t o = f.off.at(t);
   if (c->second == Fuse::Row) return r15 + rax * es + o;
   size_t s = f.stream.at(t);
@@ -252,9 +250,58 @@ void Gen::fuse_col_op(const Fuse& f, size_t i) {
   vmovss(ptr[fuse_at(f, o.dst, false)], xmm0);
 }
 
+// V0 = the chunk of the tile `chain` computes (FusePlan::remat_chain),
+// each op as fuse_chunk computes it, from the views, one-column and
+// one-row tiles and scalars of fuse_lag_'s row: the element tile an op
+// reads is the one in V0. V1 and the load and rounding helpers' V12-V14
+// are scratch.
+void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool masked) {
+  auto leaf = [&](ValueId t, int w) {
+    if (f.cls.at(t) == Fuse::Col) vbroadcastss(V(w), ptr[fuse_at(f, t, false)]);
+    else vld_e(DType::F32, V(w), fuse_at(f, t, true), masked);
+  };
+  ValueId cur = kNone;  // the tile whose chunk V0 holds
+  for (size_t i : chain) {
+    const Fuse::FOp& o = f.ops[i];
+    mark(*o.in);
+    if (o.k == FK::Load) {
+      fuse_ld(ty(o.view).elem, V(0), fuse_at(f, o.view, true), masked, true);
+    } else if (o.k == FK::Cvt) {
+      if (ty(o.dst).elem == DType::F32 && ty(o.a).elem != DType::F16) vaddps(V(0), V(0), V(3));
+      round_lane(ty(o.dst).elem, V(0), true);
+    } else if (o.scal != kNone) {
+      if (o.scalar_first) vmovaps(V(1), V(0));
+      vbroadcastss(V(o.scalar_first ? 0 : 1), dword[rbp + disp(sl(o.scal))]);
+      elt_lanes(o.op, DType::F32);
+    } else {
+      if (o.b == kNone) {
+        if (o.a != cur) leaf(o.a, 0);
+      } else if (o.a == o.b) {
+        if (o.a != cur) leaf(o.a, 0);
+        vmovaps(V(1), V(0));
+      } else if (o.a == cur) {
+        leaf(o.b, 1);
+      } else {
+        if (o.b == cur) vmovaps(V(1), V(0));
+        else leaf(o.b, 1);
+        leaf(o.a, 0);
+      }
+      // A plain expand copies its operand (into V0 above); the rest are
+      // the binary and unary kinds.
+      if (o.op != Op::TRowExpand && o.op != Op::TColExpand) elt_lanes(o.op, DType::F32);
+    }
+    cur = o.dst;
+  }
+}
+
 void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
   const Fuse::Stage& st = f.stages[si];
   std::vector<ValueId> live;  // tiles whose register holds this chunk
+  for (auto& [t, chain] : st.remat) {
+    fuse_recompute(f, chain, masked);
+    vmovaps(V(st.reg.at(t)), V(0));
+    live.push_back(t);
+  }
   // The tile whose chunk the previous op left in V0 (put); the next operand
   // fetch may use it there, and ends that.
   ValueId in_v0 = kNone;
@@ -499,6 +546,11 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
       jne(done, T_NEAR);
     }
     L(seq);
+    if (!o.mat.empty())  // the source's row, whose chunks were not stored
+      vec_loop([&](bool masked) {
+        fuse_recompute(f, o.mat, masked);
+        fuse_st(DType::F32, fuse_at(f, o.a, true), V(0), masked);
+      });
     {
       Label col, end;
       if (sum) {

@@ -26,11 +26,58 @@ bool Gen::fuse_plan(const Inst& fin, Fuse& f) {
     return true;
   };
   // Where the merged stages' registers do not fit (their reductions'
-  // accumulators next to the math helpers' scratch), a shallower skew.
+  // accumulators next to the math helpers' scratch), no recomputed
+  // chunks, then a shallower skew.
   for (size_t k = f.skew;; --k) {
-    if (f.set_skew(k) && regs() && scratch_ok()) return true;
+    for (bool remat : {true, false}) {
+      if (!f.set_skew(k)) break;
+      if (remat && !fuse_remat(f)) continue;
+      if (regs() && scratch_ok()) return true;
+    }
     if (k == 0) return false;
   }
+}
+
+// Private tiles a later stage reads back (a norm's x, loaded or converted
+// in the first stage, scaled in the last) are recomputed there from the
+// view instead, where every stage reading one back can (FusePlan::
+// remat_chain, each with a stream of its views at its lag): the loop then
+// stores only its outputs, and the norms' loops are bound by their
+// stores (docs/x86_backend.md). A row reduction whose source is private
+// and so recomputable writes the source's row back (FOp::mat) only for
+// its NaN recomputation. False: nothing to recompute.
+bool Gen::fuse_remat(Fuse& f) {
+  bool any = false;
+  std::vector<size_t> chain;
+  auto streams = [&](const std::vector<size_t>& ch, size_t s) {
+    for (size_t i : ch)
+      if (f.ops[i].k == FK::Load && !f.add_view_stream(f.ops[i].view, f.stage_lag(s))) return false;
+    return true;
+  };
+  for (size_t s = 0; s < f.stages.size(); ++s)
+    for (size_t i : f.stages[s].elt) {
+      Fuse::FOp& o = f.ops[i];
+      if (o.k == FK::Red && f.is_priv(o.a) && f.remat_chain(o.a, f.stages[s].elt.back() + 1, chain) &&
+          streams(chain, s)) {
+        o.mat = chain;
+        any = true;
+      }
+    }
+  for (ValueId t : f.priv) {
+    std::vector<std::pair<size_t, std::vector<size_t>>> reads;  // per stage reading t back: its chain
+    bool ok = true;
+    for (size_t s = 1; s < f.stages.size() && ok; ++s) {
+      const std::vector<size_t>& elt = f.stages[s].elt;
+      auto first = std::find_if(elt.begin(), elt.end(), [&](size_t i) { return f.touches(f.ops[i], t); });
+      if (first == elt.end() || !f.reads(f.ops[*first], t)) continue;
+      ok = f.remat_chain(t, *first, chain) && streams(chain, s);
+      reads.push_back({s, chain});
+    }
+    if (!ok || reads.empty()) continue;
+    for (auto& [s, ch] : reads) f.stages[s].remat.push_back({t, ch});
+    any = true;
+  }
+  return any;
 }
 
 // Registers free for the sequential recomputation of the row reduction at
@@ -71,13 +118,20 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   const bool merged = f.skew && si >= f.lead();
   const size_t lo = merged ? f.lead() : si, hi = merged ? n_st - 1 : si;
   bool math = false, narrow = false;
-  for (size_t s = lo; s <= hi; ++s)
+  auto narrow_op = [&](const Fuse::FOp& o) {
+    for (ValueId t : {o.dst, o.a, o.view})
+      narrow |= t != kNone && o.k != FK::Red && narrow_float(ty(t).elem);
+  };
+  for (size_t s = lo; s <= hi; ++s) {
     for (size_t i : f.stages[s].elt) {
       const Fuse::FOp& o = f.ops[i];
       math |= is_math(o.op);
-      for (ValueId t : {o.dst, o.a, o.view})
-        narrow |= t != kNone && o.k != FK::Red && narrow_float(ty(t).elem);
+      narrow_op(o);
+      for (size_t j : o.mat) narrow_op(f.ops[j]);
     }
+    for (auto& [t, chain] : f.stages[s].remat)
+      for (size_t j : chain) narrow_op(f.ops[j]);
+  }
   std::vector<int> pool;
   for (int r = z() ? 31 : 14; r >= 2; --r) {
     if (r >= 3 && r <= 6) continue;
@@ -134,18 +188,32 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
     for (auto [t, r] : f.stages[s].reg)
       if (is_col(t)) pool.erase(std::remove(pool.begin(), pool.end(), r), pool.end());
   }
+  // A recomputed chunk is held in its register from the chunk's start.
+  for (auto& [t, chain] : st.remat) {
+    int r;
+    if (!take(r)) return false;
+    st.reg[t] = r;
+  }
   // A row sum of a square x * x (a norm's) needs its source in memory only
   // for the sequential recomputation of a NaN sum (fuse_finish), which can
   // square x's row instead where x's row in memory is what was squared: x
   // written before the square and not after it in the stage. x is then
   // stored and the source is not: one store fewer per vector (LayerNorm
   // about 20 % faster, docs/x86_backend.md).
+  // Whether the stage of op m recomputes t's chunk.
+  auto recomputed = [&](size_t m, ValueId t) {
+    for (const Fuse::Stage& later : f.stages)
+      if (std::find(later.elt.begin(), later.elt.end(), m) != later.elt.end())
+        for (auto& [u, chain] : later.remat)
+          if (u == t) return true;
+    return false;
+  };
   std::vector<ValueId> squared;  // the x of such sums: their chunks must reach memory
   for (size_t n = 0; n < st.elt.size(); ++n) {
     Fuse::FOp& red = f.ops[st.elt[n]];
     if (red.k != FK::Red) continue;
     red.square = kNone;
-    if (red.op != Op::TRowSum) continue;
+    if (red.op != Op::TRowSum || !red.mat.empty()) continue;
     size_t writers = 0, at = 0;
     for (size_t m = 0; m < st.elt.size(); ++m)
       if (f.writes(f.ops[st.elt[m]], red.a)) ++writers, at = m;
@@ -173,11 +241,13 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
     // first access to the tile reads it (stages run in program order, each
     // on the same row).
     bool needed = !f.is_priv(o.dst) || std::find(squared.begin(), squared.end(), o.dst) != squared.end();
-    for (size_t m = 0; m < st.elt.size(); ++m)
-      needed |= f.ops[st.elt[m]].k == FK::Red && f.ops[st.elt[m]].a == o.dst && f.ops[st.elt[m]].square == kNone;
+    for (size_t m = 0; m < st.elt.size(); ++m) {
+      const Fuse::FOp& q = f.ops[st.elt[m]];
+      needed |= q.k == FK::Red && q.a == o.dst && q.square == kNone && q.mat.empty();
+    }
     for (size_t m = st.elt.back() + 1; m < f.ops.size(); ++m) {
       if (!f.touches(f.ops[m], o.dst)) continue;
-      needed |= f.reads(f.ops[m], o.dst);
+      needed |= f.reads(f.ops[m], o.dst) && !recomputed(m, o.dst);
       break;
     }
     o.store = !((later || !needed) && st.reg.count(o.dst));

@@ -448,6 +448,8 @@ class Gen : public CodeGenerator, public CpuLowering {
   struct Fuse;                                          // the region's plan (x86/fuse.cpp)
   bool fuse_plan(const Inst& in, Fuse& f);              // false: a body op or tile it does not take
   bool fuse_stage_regs(Fuse& f, size_t s);              // registers and dead stores of stage s
+  bool fuse_remat(Fuse& f);                             // the chunks later stages recompute (false: none)
+  void fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool masked);  // V0 = a chain's chunk
   void fuse_guard(const Fuse& f, Label& slow);          // run-time shapes and overlaps; R x C in r8 x r9
   void fuse_nt_check(const Fuse& f, Label& nt);         // every tstore may stream (non-temporal)
   bool fuse_nt_views(const Fuse& f);                    // any tstore (the streaming loop exists)

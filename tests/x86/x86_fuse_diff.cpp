@@ -8,7 +8,9 @@
 // SwiGLU, the fused elementwise chain, vadd, a RoPE-like mix) and more (row
 // max / min with expands, two of them before an exp stage (skewed stages
 // that do not fit), every unary and tile-scalar op, in-place stores,
-// overlapping views that must take the op-by-op path; f16 / bf16 loads,
+// overlapping views that must take the op-by-op path, tiles read back
+// that a later stage recomputes and two it must not (after an in-place
+// store, after a one-column tile is rewritten); f16 / bf16 loads,
 // stores and tcvt: RMSNorm in bf16 and f16, a rounded tile read back,
 // copies with signalling NaNs, several rmodes, an f16 copy that must be
 // refused), at widths 1, 7, 8, 12, 33, 64 and 200 and heights 1, 5, 16 and
@@ -198,6 +200,27 @@ std::vector<Kernel> kernels(const Types& T) {
                 dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%t1")), dps("texp", {e("%t1")}, e("%t1")),
                 dps("tstore", {e("%t1")}, v("%yp"))}});
   k.push_back({"inplace_store", {ldx, dps("texp", {e("%xt")}, e("%xt")), dps("tstore", {e("%xt")}, v("%xp"))}});
+  // Tiles a later stage reads back are recomputed there from the view
+  // (FusePlan::remat_chain) unless what the chain reads changed in
+  // between: x overwritten in place before the last stage reads %xt
+  // back, a one-column tile rewritten before the stage that reads a tile
+  // computed from it. And a chain of every kind of link (a one-row tile,
+  // a scalar, a unary op: four ops) read back by the next stage.
+  k.push_back({"store_then_reread",
+               {ldx, dps("trowmin", {e("%xt"), e("%t2")}, c("%sm")), dps("trowexpandmul", {e("%xt"), c("%sm")}, e("%t1")),
+                dps("tstore", {e("%t1")}, v("%xp")), dps("trowmax", {e("%t1"), e("%t2")}, c("%mx")),
+                dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp"))}});
+  k.push_back({"col_rewritten",
+               {ldx, dps("trowmax", {e("%xt"), e("%t2")}, c("%mx")), dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%t1")),
+                dps("trowsum", {e("%t1"), e("%t2")}, c("%sm")), dps("tmuls", {c("%mx"), f("%s")}, c("%mx")),
+                dps("trowexpanddiv", {e("%t1"), c("%sm")}, e("%t2")), dps("trowexpandadd", {e("%t2"), c("%mx")}, e("%t2")),
+                dps("tstore", {e("%t2")}, v("%yp"))},
+               true});
+  k.push_back({"remat_links",
+               {ldx, dps("tcolexpandsub", {e("%xt"), g}, e("%t1")), dps("tmaxs", {e("%t1"), f("%s")}, e("%t1")),
+                dps("tneg", {e("%t1")}, e("%t1")), dps("trowsum", {e("%t1"), e("%t2")}, c("%sm")),
+                dps("trowexpandmul", {e("%t1"), c("%sm")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp"))},
+               true});
   k.push_back({"shifted_overlap",
                {ldx, dps("tmuls", {e("%xt"), f("%s")}, e("%xt")), dps("tstore", {e("%xt")}, v("%yp"))},
                false, true, true});
