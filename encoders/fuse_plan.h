@@ -58,9 +58,16 @@ struct FusePlan {
     std::map<ValueId, int> reg;  // tiles whose chunk stays in a register (one-column: the row's value)
     bool unroll = false;         // two vectors per iteration (a second accumulator per reduction)
     // Tiles an earlier stage wrote whose chunks this stage recomputes
-    // (remat_chain) at the start of each chunk, into their registers,
-    // rather than reading them back: their chunks need not be stored.
-    std::vector<std::pair<ValueId, std::vector<size_t>>> remat;
+    // (remat_chain) at the start of each chunk rather than reading them
+    // back: their chunks need not be stored. Each goes into its register,
+    // or (in_v0) is left where the chain computed it for the stage's first
+    // op, its only reader.
+    struct Remat {
+      ValueId t;
+      std::vector<size_t> chain;
+      bool in_v0 = false;
+    };
+    std::vector<Remat> remat;
   };
   std::vector<FOp> ops;
   std::vector<Stage> stages;

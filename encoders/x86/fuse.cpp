@@ -255,19 +255,59 @@ void Gen::fuse_col_op(const Fuse& f, size_t i) {
 // one-row tiles and scalars of fuse_lag_'s row: the element tile an op
 // reads is the one in V0. V1 and the load and rounding helpers' V12-V14
 // are scratch.
-void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool masked) {
+namespace {
+
+// Whether op q computes a quiet NaN from a signalling one it reads, as the
+// interpreter's widening tcvt would have quieted it first, with the same
+// bits: the float add / sub / mul / div (x86 returns the first NaN operand
+// quieted, the same whether or not it was quieted before) and a row sum's
+// lane-wise add. A tcvt into f32 whose every reader does may skip its own
+// quieting add (+ -0.0).
+bool quiets(const FusePlan::FOp& q) {
+  Bin bk = Bin::Add;
+  if (q.k == FK::Red) return q.op == Op::TRowSum;
+  return (q.k == FK::Elt || q.k == FK::RowExp || q.k == FK::ColExp) && bin_of(q.op, bk) &&
+         (bk == Bin::Add || bk == Bin::Sub || bk == Bin::Mul || bk == Bin::Div);
+}
+
+// Whether every op of `ops` (positions into f.ops, in order) reading t
+// before it is written again quiets it.
+bool read_quietly(const FusePlan& f, const std::vector<size_t>& ops, size_t from, ValueId t) {
+  for (size_t m = from; m < ops.size(); ++m) {
+    const FusePlan::FOp& q = f.ops[ops[m]];
+    if ((f.reads(q, t) || (q.k == FK::Store && q.a == t)) && !quiets(q)) return false;
+    if (f.writes(q, t)) break;
+  }
+  return true;
+}
+
+}  // namespace
+
+void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool masked, int si, bool quiet_use) {
+  const Fuse::Stage* st = si >= 0 ? &f.stages[size_t(si)] : nullptr;
+  // A one-column tile the stage holds for the row (fuse_stage_regs), else
+  // one-column and one-row tiles from memory: the register with t, V(w)
+  // unless held.
+  auto held = [&](ValueId t) {
+    if (!st || f.cls.at(t) != Fuse::Col) return -1;
+    auto r = st->reg.find(t);
+    return r != st->reg.end() ? r->second : -1;
+  };
   auto leaf = [&](ValueId t, int w) {
-    if (f.cls.at(t) == Fuse::Col) vbroadcastss(V(w), ptr[fuse_at(f, t, false)]);
+    int h = held(t);
+    if (h >= 0) vmovaps(V(w), V(h));
+    else if (f.cls.at(t) == Fuse::Col) vbroadcastss(V(w), ptr[fuse_at(f, t, false)]);
     else vld_e(DType::F32, V(w), fuse_at(f, t, true), masked);
   };
   ValueId cur = kNone;  // the tile whose chunk V0 holds
-  for (size_t i : chain) {
-    const Fuse::FOp& o = f.ops[i];
+  for (size_t j = 0; j < chain.size(); ++j) {
+    const Fuse::FOp& o = f.ops[chain[j]];
     mark(*o.in);
     if (o.k == FK::Load) {
       fuse_ld(ty(o.view).elem, V(0), fuse_at(f, o.view, true), masked, true);
     } else if (o.k == FK::Cvt) {
-      if (ty(o.dst).elem == DType::F32 && ty(o.a).elem != DType::F16) vaddps(V(0), V(0), V(3));
+      bool later_quiets = j + 1 < chain.size() ? quiets(f.ops[chain[j + 1]]) : quiet_use;
+      if (ty(o.dst).elem == DType::F32 && ty(o.a).elem != DType::F16 && !later_quiets) vaddps(V(0), V(0), V(3));
       round_lane(ty(o.dst).elem, V(0), true);
     } else if (o.scal != kNone) {
       if (o.scalar_first) vmovaps(V(1), V(0));
@@ -280,6 +320,14 @@ void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool m
         if (o.a != cur) leaf(o.a, 0);
         vmovaps(V(1), V(0));
       } else if (o.a == cur) {
+        // x op held: one instruction from the held register.
+        Bin bk = Bin::Add;
+        int h = held(o.b);
+        if (h >= 0 && bin_of(o.op, bk) && (bk == Bin::Add || bk == Bin::Sub || bk == Bin::Mul)) {
+          bk == Bin::Add ? vaddps(V(0), V(0), V(h)) : bk == Bin::Sub ? vsubps(V(0), V(0), V(h)) : vmulps(V(0), V(0), V(h));
+          cur = o.dst;
+          continue;
+        }
         leaf(o.b, 1);
       } else {
         if (o.b == cur) vmovaps(V(1), V(0));
@@ -297,14 +345,22 @@ void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool m
 void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
   const Fuse::Stage& st = f.stages[si];
   std::vector<ValueId> live;  // tiles whose register holds this chunk
-  for (auto& [t, chain] : st.remat) {
-    fuse_recompute(f, chain, masked);
-    vmovaps(V(st.reg.at(t)), V(0));
-    live.push_back(t);
-  }
   // The tile whose chunk the previous op left in V0 (put); the next operand
   // fetch may use it there, and ends that.
   ValueId in_v0 = kNone;
+  // Recomputed chunks (fuse_stage_regs): into their registers, the one the
+  // first op alone reads last, left in V0.
+  for (bool v0 : {false, true})
+    for (const Fuse::Stage::Remat& rm : st.remat) {
+      if (rm.in_v0 != v0) continue;
+      fuse_recompute(f, rm.chain, masked, int(si), read_quietly(f, st.elt, 0, rm.t));
+      if (v0) {
+        in_v0 = rm.t;
+        continue;
+      }
+      vmovaps(V(st.reg.at(rm.t)), V(0));
+      live.push_back(rm.t);
+    }
   // The register holding tile t's chunk: its own, or V(w) loaded.
   auto get = [&](ValueId t, int w) {
     ValueId held = in_v0;
@@ -343,6 +399,19 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
       y = o.scalar_first ? ra : 1;
     } else {
       x = get(o.a, 0);
+      // An f32 chunk of a whole vector in memory (not in a register) is
+      // the instruction's memory operand rather than loaded first.
+      auto r = st.reg.find(o.b);
+      bool in_reg = r != st.reg.end() && (f.cls.at(o.b) == Fuse::Col ||
+                                          std::find(live.begin(), live.end(), o.b) != live.end());
+      if (o.b != o.a && !masked && !in_reg && f.cls.at(o.b) != Fuse::Col && ty(o.b).elem == DType::F32) {
+        const Address m = ptr[fuse_at(f, o.b, true)];
+        if (bk == Bin::Add) vaddps(V(0), V(x), m);
+        else if (bk == Bin::Sub) vsubps(V(0), V(x), m);
+        else if (bk == Bin::Mul) vmulps(V(0), V(x), m);
+        else vdivps(V(0), V(x), m);
+        return true;
+      }
       y = o.b == o.a ? x : get(o.b, 1);
     }
     Xmm d = V(0), a = V(x), b = V(y);
@@ -432,7 +501,9 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
         // else. Then one rounding to the destination type (float -> float
         // is to nearest even whatever the rmode).
         into(o.a, 0);
-        if (ty(o.dst).elem == DType::F32 && ty(o.a).elem != DType::F16) vaddps(V(0), V(0), V(3));
+        if (ty(o.dst).elem == DType::F32 && ty(o.a).elem != DType::F16 &&
+            (o.store || !read_quietly(f, st.elt, n + 1, o.dst)))
+          vaddps(V(0), V(0), V(3));
         round_lane(ty(o.dst).elem, V(0), exact(n));
         put(o);
         break;
@@ -548,7 +619,7 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
     L(seq);
     if (!o.mat.empty())  // the source's row, whose chunks were not stored
       vec_loop([&](bool masked) {
-        fuse_recompute(f, o.mat, masked);
+        fuse_recompute(f, o.mat, masked, -1, false);
         fuse_st(DType::F32, fuse_at(f, o.a, true), V(0), masked);
       });
     {

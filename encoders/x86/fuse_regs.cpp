@@ -129,8 +129,8 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
       narrow_op(o);
       for (size_t j : o.mat) narrow_op(f.ops[j]);
     }
-    for (auto& [t, chain] : f.stages[s].remat)
-      for (size_t j : chain) narrow_op(f.ops[j]);
+    for (const Fuse::Stage::Remat& r : f.stages[s].remat)
+      for (size_t j : r.chain) narrow_op(f.ops[j]);
   }
   std::vector<int> pool;
   for (int r = z() ? 31 : 14; r >= 2; --r) {
@@ -173,13 +173,17 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
     // A one-column operand (a row's mean, 1/sqrt, max or sum) broadcast
     // once per row rather than once per vector, while two registers are
     // left for the tiles' chunks.
-    for (size_t s = lo; s <= hi; ++s)
-      for (size_t i : f.stages[s].elt)
+    // The one-column tiles a recomputed chunk reads count too.
+    for (size_t s = lo; s <= hi; ++s) {
+      std::vector<size_t> reading = f.stages[s].elt;
+      for (const Fuse::Stage::Remat& rm : f.stages[s].remat) reading.insert(reading.end(), rm.chain.begin(), rm.chain.end());
+      for (size_t i : reading)
         for (ValueId t : {f.ops[i].a, f.ops[i].b}) {
           int r;
           if (f.ops[i].k != FK::Red && is_col(t) && !f.stages[s].reg.count(t) && pool.size() > 2 && take(r))
             f.stages[s].reg[t] = r;
         }
+    }
   }
   for (size_t s = lo; s <= hi; ++s) {
     for (size_t i : f.stages[s].elt)
@@ -188,11 +192,25 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
     for (auto [t, r] : f.stages[s].reg)
       if (is_col(t)) pool.erase(std::remove(pool.begin(), pool.end(), r), pool.end());
   }
-  // A recomputed chunk is held in its register from the chunk's start.
-  for (auto& [t, chain] : st.remat) {
-    int r;
+  // A recomputed chunk is held in its register from the chunk's start,
+  // but for one that the stage's first op alone reads, as its first
+  // operand (fuse_chunk's first fetch into V0): that one is computed last
+  // and left in V0.
+  bool v0_free = true;
+  for (Fuse::Stage::Remat& rm : st.remat) {
+    const Fuse::FOp& first = f.ops[st.elt[0]];
+    bool once = first.k != FK::Load && first.k != FK::ColOp && first.a == rm.t && first.b != rm.t &&
+                !(first.scal != kNone && first.scalar_first);
+    for (size_t m = 1; m < st.elt.size() && once && !f.writes(first, rm.t); ++m) {
+      once = !f.reads(f.ops[st.elt[m]], rm.t);
+      if (f.writes(f.ops[st.elt[m]], rm.t)) break;
+    }
+    rm.in_v0 = once && v0_free;
+    v0_free &= !rm.in_v0;
+    int r = -1;
+    if (rm.in_v0 || st.reg.count(rm.t)) continue;
     if (!take(r)) return false;
-    st.reg[t] = r;
+    st.reg[rm.t] = r;
   }
   // A row sum of a square x * x (a norm's) needs its source in memory only
   // for the sequential recomputation of a NaN sum (fuse_finish), which can
@@ -204,8 +222,8 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   auto recomputed = [&](size_t m, ValueId t) {
     for (const Fuse::Stage& later : f.stages)
       if (std::find(later.elt.begin(), later.elt.end(), m) != later.elt.end())
-        for (auto& [u, chain] : later.remat)
-          if (u == t) return true;
+        for (const Fuse::Stage::Remat& rm : later.remat)
+          if (rm.t == t) return true;
     return false;
   };
   std::vector<ValueId> squared;  // the x of such sums: their chunks must reach memory

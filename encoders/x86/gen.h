@@ -449,7 +449,9 @@ class Gen : public CodeGenerator, public CpuLowering {
   bool fuse_plan(const Inst& in, Fuse& f);              // false: a body op or tile it does not take
   bool fuse_stage_regs(Fuse& f, size_t s);              // registers and dead stores of stage s
   bool fuse_remat(Fuse& f);                             // the chunks later stages recompute (false: none)
-  void fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool masked);  // V0 = a chain's chunk
+  // V0 = a chain's chunk (in stage si >= 0: with the one-column tiles it
+  // holds; quiet_use: its readers quiet a signalling NaN themselves)
+  void fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool masked, int si, bool quiet_use);
   void fuse_guard(const Fuse& f, Label& slow);          // run-time shapes and overlaps; R x C in r8 x r9
   void fuse_nt_check(const Fuse& f, Label& nt);         // every tstore may stream (non-temporal)
   bool fuse_nt_views(const Fuse& f);                    // any tstore (the streaming loop exists)
