@@ -136,8 +136,28 @@ void Gen::fuse_nt_check(const Fuse& f, Label& nt) {
 }
 
 // Whether the region stores a view (f32, f16 or bf16, all of which
-// fuse_st can stream): only then is there a streaming copy of the loop.
-bool Gen::fuse_nt_views(const Fuse& f) { return !f.sviews.empty(); }
+// fuse_st can stream), none of them known to be smaller than the 4 MiB
+// fuse_nt_check asks for (a rank-2 make_tensor_view with constant dims,
+// as attention's): only then is there a streaming copy of the loop.
+bool Gen::fuse_nt_views(const Fuse& f) {
+  auto small = [&](ValueId v) {
+    InstId def = m_.values[v].def;
+    if (def != kNone && m_.inst(def).op == Op::PartitionView) def = m_.values[op(m_.inst(def), 0)].def;
+    if (def == kNone || m_.inst(def).op != Op::MakeTensorView || m_.inst(def).n_ins != 5) return false;
+    uint64_t bytes = dtype_bytes(ty(v).elem);
+    for (unsigned k : {1u, 2u}) {
+      InstId c = m_.values[op(m_.inst(def), k)].def;
+      uint64_t dim;
+      if (c == kNone || m_.inst(c).op != Op::Constant || !constant_bits(m_, m_.inst(c), dim) || dim >= (1u << 22))
+        return false;
+      bytes *= dim;
+    }
+    return bytes < (4u << 20);
+  };
+  for (ValueId v : f.sviews)
+    if (small(v)) return false;
+  return !f.sviews.empty();
+}
 
 // ---- the loop nest -------------------------------------------------------------------
 
@@ -763,6 +783,10 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
     dec(r8);
     jnz(row, T_NEAR);
   };
+  // Tiles of static valid rows more than the depth (attention's) never
+  // take the one-row-at-a-time path: it is not emitted.
+  const int32_t vrow = ty(f.e0).vrow;
+  const bool deep = vrow > depth;
   if (depth == 0) {
     plain();
   } else {
@@ -770,8 +794,10 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
     // p), the loop runs every stage, then it drains: the lagging parts
     // finish the last rows.
     Label few, done, row;
-    cmp(r8, depth);
-    jle(few, T_NEAR);
+    if (!deep) {
+      cmp(r8, depth);
+      jle(few, T_NEAR);
+    }
     auto before = [&] {
       for (size_t si = 0; si < lead; ++si) stages(si, si, 0, 0);
     };
@@ -791,9 +817,11 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
       stages(lead, n_st - 1, j, depth);
       if (j < depth) advance(j, depth);
     }
-    jmp(done, T_NEAR);
-    L(few);
-    plain();
+    if (!deep) {
+      jmp(done, T_NEAR);
+      L(few);
+      plain();
+    }
     L(done);
   }
   if (nt) sfence();
