@@ -2,6 +2,7 @@
 #include "cli_common.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +45,30 @@ std::vector<std::string> long_option_names(const CLI::App& app) {
   for (const CLI::App* g : app.get_subcommands([](const CLI::App*) { return true; }))
     for (std::string& n : long_option_names(*g)) out.push_back(std::move(n));
   return out;
+}
+
+bool needs_other_options(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> lnames = long_option_names(app), snames;
+  auto shorts = [&](const CLI::App& a, auto&& self) -> void {
+    for (const CLI::Option* o : a.get_options())
+      for (const std::string& n : o->get_snames()) snames.push_back(n);
+    for (const CLI::App* g : a.get_subcommands([](const CLI::App*) { return true; })) self(*g, self);
+  };
+  shorts(app, shorts);
+  auto in = [](const std::vector<std::string>& v, const std::string& n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-') continue;
+    std::string name = a.substr(0, a.find('='));
+    if (name == "--help" || name == "-help" || name == "-h") return true;
+    std::string n = name.substr(name[1] == '-' ? 2 : 1);
+    bool known = in(lnames, n) || (name[1] != '-' && in(snames, n.substr(0, 1)));
+    if (!known) return true;
+  }
+  return false;
 }
 
 bool read_input(const std::string& path, std::string& text, std::string& err, int* exit_code) {

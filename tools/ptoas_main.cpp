@@ -137,8 +137,13 @@ int run(int argc, char** argv) {
       }()));
   app.add_flag("--time-passes", time_passes, "Print the time each optimizer pass took to stderr");
   app.add_flag("--version", show_version, "Print the version and exit");
+  // The official tool's options (cli_compat.cpp) are a seventh of a
+  // small compile's instructions to register (docs/bench.md), so they are
+  // registered only where an argument may be one of them: any option word
+  // that is not one of ptoas's own (and --help, which lists them).
   ptoas::cli::CompatFlags compat;
-  ptoas::cli::add_compat_options(app, compat);
+  const bool with_compat = ptoas::cli::needs_other_options(app, argc, argv);
+  if (with_compat) ptoas::cli::add_compat_options(app, compat);
 
   // Single-dash long options as the official tool takes them (-target=avx2).
   std::vector<std::string> args = ptoas::cli::rewrite_args(argc, argv, ptoas::cli::long_option_names(app));
@@ -174,7 +179,7 @@ int run(int argc, char** argv) {
   ptoas::FrontendOptions opts;
   if (!ptoas::cli::apply_frontend_flags("ptoas", fe_flags, opts)) return kExitUsage;
   opts.enable_insert_sync = insert_sync;
-  opts.backend_from_cli = app.count("--pto-backend") > 0;
+  opts.backend_from_cli = with_compat && app.count("--pto-backend") > 0;
   opts.backend_vpto = compat.backend == "vpto";
   opts.syntax_only = syntax_only;
   opts.no_verify = no_verify;

@@ -617,6 +617,13 @@ run --help-hidden
 expect_rc 0 "--help-hidden" || true
 expect_out out.txt "--enable-graph-sync-solver" "--help lists the ignored options"
 expect_out out.txt "--mlir-print-ir-after" "--help lists the mapped options"
+# The official options are registered only when an argument may be one
+# (ptoas_main.cpp): in their single-dash spelling after ptoas's own, and
+# in -h's listing.
+run -O2 -pto-backend=emitc --emit=ir good.pto
+expect_rc 0 "-pto-backend=emitc after -O2" || true
+run -h
+expect_out out.txt "--mlir-print-ir-after" "-h lists the mapped options"
 run --version
 expect_out out.txt "PTOAS 0.60" "--version names the language version"
 
