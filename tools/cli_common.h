@@ -39,10 +39,10 @@ std::vector<std::string> rewrite_args(int argc, char** argv, const std::vector<s
 // groups: what rewrite_args takes with one dash, so that no list of names is
 // kept beside the options themselves.
 std::vector<std::string> long_option_names(const CLI::App& app);
-// Whether argv holds an option word (up to its '=') that names none of
-// app's options, in either dash spelling, or a short option with its value
-// attached (-O2): --help, an option app has not registered yet, or a typo.
-// Words after "--" are operands.
+// Whether argv holds --help (-h) or an option word (up to its '=') that
+// names none of app's options in either dash spelling (a short option with
+// its value attached, -O2, names one): an option app has not registered
+// yet, or a typo. Words after "--" are operands.
 bool needs_other_options(const CLI::App& app, int argc, char** argv);
 
 // Reads a whole file, or standard input for "-", through the bounded reader
