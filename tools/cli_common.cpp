@@ -38,23 +38,30 @@ std::vector<std::string> rewrite_args(int argc, char** argv, const std::vector<s
   return out;
 }
 
+namespace {
+
+// fn(option) for every option of app and of its groups.
+template <class Fn>
+void for_each_option(const CLI::App& app, Fn&& fn) {
+  for (const CLI::Option* o : app.get_options()) fn(*o);
+  for (const CLI::App* g : app.get_subcommands([](const CLI::App*) { return true; })) for_each_option(*g, fn);
+}
+
+}  // namespace
+
 std::vector<std::string> long_option_names(const CLI::App& app) {
   std::vector<std::string> out;
-  for (const CLI::Option* o : app.get_options())
-    for (const std::string& n : o->get_lnames()) out.push_back(n);
-  for (const CLI::App* g : app.get_subcommands([](const CLI::App*) { return true; }))
-    for (std::string& n : long_option_names(*g)) out.push_back(std::move(n));
+  for_each_option(app, [&](const CLI::Option& o) {
+    for (const std::string& n : o.get_lnames()) out.push_back(n);
+  });
   return out;
 }
 
 bool needs_other_options(const CLI::App& app, int argc, char** argv) {
   std::vector<std::string> lnames = long_option_names(app), snames;
-  auto shorts = [&](const CLI::App& a, auto&& self) -> void {
-    for (const CLI::Option* o : a.get_options())
-      for (const std::string& n : o->get_snames()) snames.push_back(n);
-    for (const CLI::App* g : a.get_subcommands([](const CLI::App*) { return true; })) self(*g, self);
-  };
-  shorts(app, shorts);
+  for_each_option(app, [&](const CLI::Option& o) {
+    for (const std::string& n : o.get_snames()) snames.push_back(n);
+  });
   auto in = [](const std::vector<std::string>& v, const std::string& n) {
     return std::find(v.begin(), v.end(), n) != v.end();
   };

@@ -270,12 +270,14 @@ void Gen::fuse_col_op(const Fuse& f, size_t i) {
   vmovss(ptr[fuse_at(f, o.dst, false)], xmm0);
 }
 
-// V0 = the chunk of the tile `chain` computes (FusePlan::remat_chain),
-// each op as fuse_chunk computes it, from the views, one-column and
-// one-row tiles and scalars of fuse_lag_'s row: the element tile an op
-// reads is the one in V0. V1 and the load and rounding helpers' V12-V14
-// are scratch.
 namespace {
+
+// Whether element op q is a float add / sub / mul / div (plain, with a
+// scalar, or expanded), one instruction (Gen::varith): its kind in bk.
+bool arith_op(const FusePlan::FOp& q, Bin& bk) {
+  return (q.k == FK::Elt || q.k == FK::RowExp || q.k == FK::ColExp) && bin_of(q.op, bk) &&
+         (bk == Bin::Add || bk == Bin::Sub || bk == Bin::Mul || bk == Bin::Div);
+}
 
 // Whether op q computes a quiet NaN from a signalling one it reads, as the
 // interpreter's widening tcvt would have quieted it first, with the same
@@ -285,9 +287,7 @@ namespace {
 // quieting add (+ -0.0).
 bool quiets(const FusePlan::FOp& q) {
   Bin bk = Bin::Add;
-  if (q.k == FK::Red) return q.op == Op::TRowSum;
-  return (q.k == FK::Elt || q.k == FK::RowExp || q.k == FK::ColExp) && bin_of(q.op, bk) &&
-         (bk == Bin::Add || bk == Bin::Sub || bk == Bin::Mul || bk == Bin::Div);
+  return q.k == FK::Red ? q.op == Op::TRowSum : arith_op(q, bk);
 }
 
 // Whether every op of `ops` (positions into f.ops, in order) reading t
@@ -303,6 +303,11 @@ bool read_quietly(const FusePlan& f, const std::vector<size_t>& ops, size_t from
 
 }  // namespace
 
+// V0 = the chunk of the tile `chain` computes (FusePlan::remat_chain),
+// each op as fuse_chunk computes it, from the views, one-column and
+// one-row tiles and scalars of fuse_lag_'s row: the element tile an op
+// reads is the one in V0. V1 and the load and rounding helpers' V12-V14
+// are scratch.
 void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool masked, int si, bool quiet_use) {
   const Fuse::Stage* st = si >= 0 ? &f.stages[size_t(si)] : nullptr;
   // A one-column tile the stage holds for the row (fuse_stage_regs), else
@@ -343,8 +348,8 @@ void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool m
         // x op held: one instruction from the held register.
         Bin bk = Bin::Add;
         int h = held(o.b);
-        if (h >= 0 && bin_of(o.op, bk) && (bk == Bin::Add || bk == Bin::Sub || bk == Bin::Mul)) {
-          bk == Bin::Add ? vaddps(V(0), V(0), V(h)) : bk == Bin::Sub ? vsubps(V(0), V(0), V(h)) : vmulps(V(0), V(0), V(h));
+        if (h >= 0 && arith_op(o, bk)) {
+          varith(bk, V(0), V(0), V(h));
           cur = o.dst;
           continue;
         }
@@ -404,10 +409,7 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
   // f32 add / sub / mul / div (plain, with a scalar, or expanded): V0 =
   // a op b by one instruction from the registers that hold the operands,
   // without copying them into V0 and V1 first (bin's other forms).
-  auto direct_kind = [&](const Fuse::FOp& o, Bin& bk) {
-    return (o.k == FK::Elt || o.k == FK::RowExp || o.k == FK::ColExp) && (o.scal != kNone || o.b != kNone) &&
-           bin_of(o.op, bk) && (bk == Bin::Add || bk == Bin::Sub || bk == Bin::Mul || bk == Bin::Div);
-  };
+  auto direct_kind = [&](const Fuse::FOp& o, Bin& bk) { return (o.scal != kNone || o.b != kNone) && arith_op(o, bk); };
   auto direct_bin = [&](const Fuse::FOp& o) {
     Bin bk = Bin::Add;
     if (!direct_kind(o, bk)) return false;
@@ -425,20 +427,12 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
       bool in_reg = r != st.reg.end() && (f.cls.at(o.b) == Fuse::Col ||
                                           std::find(live.begin(), live.end(), o.b) != live.end());
       if (o.b != o.a && !masked && !in_reg && f.cls.at(o.b) != Fuse::Col && ty(o.b).elem == DType::F32) {
-        const Address m = ptr[fuse_at(f, o.b, true)];
-        if (bk == Bin::Add) vaddps(V(0), V(x), m);
-        else if (bk == Bin::Sub) vsubps(V(0), V(x), m);
-        else if (bk == Bin::Mul) vmulps(V(0), V(x), m);
-        else vdivps(V(0), V(x), m);
+        varith(bk, V(0), V(x), ptr[fuse_at(f, o.b, true)]);
         return true;
       }
       y = o.b == o.a ? x : get(o.b, 1);
     }
-    Xmm d = V(0), a = V(x), b = V(y);
-    if (bk == Bin::Add) vaddps(d, a, b);
-    else if (bk == Bin::Sub) vsubps(d, a, b);
-    else if (bk == Bin::Mul) vmulps(d, a, b);
-    else vdivps(d, a, b);
+    varith(bk, V(0), V(x), V(y));
     return true;
   };
   // How many times op q fetches tile t's chunk (get / into), and whether

@@ -218,14 +218,6 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   // written before the square and not after it in the stage. x is then
   // stored and the source is not: one store fewer per vector (LayerNorm
   // about 20 % faster, docs/x86_backend.md).
-  // Whether the stage of op m recomputes t's chunk.
-  auto recomputed = [&](size_t m, ValueId t) {
-    for (const Fuse::Stage& later : f.stages)
-      if (std::find(later.elt.begin(), later.elt.end(), m) != later.elt.end())
-        for (const Fuse::Stage::Remat& rm : later.remat)
-          if (rm.t == t) return true;
-    return false;
-  };
   std::vector<ValueId> squared;  // the x of such sums: their chunks must reach memory
   for (size_t n = 0; n < st.elt.size(); ++n) {
     Fuse::FOp& red = f.ops[st.elt[n]];
@@ -247,6 +239,14 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
     red.square = x;
     squared.push_back(x);
   }
+  // Whether the stage of op m recomputes t's chunk.
+  auto recomputed = [&](size_t m, ValueId t) {
+    for (const Fuse::Stage& later : f.stages)
+      if (std::find(later.elt.begin(), later.elt.end(), m) != later.elt.end())
+        for (const Fuse::Stage::Remat& rm : later.remat)
+          if (rm.t == t) return true;
+    return false;
+  };
   for (size_t n = 0; n < st.elt.size(); ++n) {
     Fuse::FOp& o = f.ops[st.elt[n]];
     if (o.k == FK::Store || o.k == FK::Red) continue;

@@ -383,6 +383,7 @@ class Gen : public CodeGenerator, public CpuLowering {
              bool nt = false);
   void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)
   void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width
+  void varith(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // f32 add / sub / mul / div
   void bin(Bin k, DType d);           // V0 = V0 op V1 in d's lane class
   void elt_lanes(Op o, DType d);      // V0 = o(V0, V1): elementwise()'s loop body (x86/elementwise.cpp)
   void math(Op o);                    // V0 = exp / log / rsqrt (V0), f32

@@ -45,6 +45,13 @@ void Gen::vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
   }
 }
 
+void Gen::varith(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
+  if (k == Bin::Add) vaddps(d, a, b);
+  else if (k == Bin::Sub) vsubps(d, a, b);
+  else if (k == Bin::Mul) vmulps(d, a, b);
+  else vdivps(d, a, b);
+}
+
 void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count, bool fits, bool nt) {
   unsigned es = dtype_bytes(d);
   nt &= !masked;
