@@ -94,11 +94,19 @@ void Gen::plan_mm_loads(std::map<ValueId, int>& uses) {
 
 // The tmatmul of plan_mm_loads' tloads: each operand tile whose view, at
 // run time, covers the whole tile laid out as the tile (row stride its
-// column count, column stride 1) is the view itself for this tmatmul (its
+// column count, column stride 1; B: and whose valid rows cover k, A's
+// valid columns, as a tload pads the rest) is the view itself for this tmatmul (its
 // address slot points there; nothing else reads the tile); the others are
 // loaded as written, here, where nothing between has changed their view
 // or tile. The slots get their arena offsets back after.
 void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
+  MatmulPlan pl;
+  Refusal why;
+  ValueId a = kNone, b = kNone;
+  if (plan_matmul(m_, in, pl, why)) {
+    a = pl.a;
+    b = pl.b;
+  }
   std::vector<ValueId> moved;
   for (InstId lid : loads) {
     const Inst& l = m_.inst(lid);
@@ -107,6 +115,11 @@ void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
     Label copy, done;
     mark(l);
     unless_tile_layout(v, tt, false, copy);
+    if (t == b) {  // k past B's valid rows reads its padding
+      mov(rax, q(a, 2));
+      cmp(rax, q(t, 1));
+      jg(copy, T_NEAR);
+    }
     mov(rax, q(v, 0));
     sub(rax, r15);
     mov(q(t, 0), rax);

@@ -235,22 +235,26 @@ void fill_moderate(Case& c, size_t n, uint32_t seed) {
 
 // f32 tload straight into left / right tiles (valid M x K of TM x TK, K x
 // N of TK x TN; the views are the valid regions, A's and B's with row
-// strides lda and ldb), tmatmul, tstore. At -O2 an operand whose view is
+// strides lda and ldb; with `whole` the views are the tiles, B's valid
+// rows `kb` (0: K; fewer: the product's last k - kb steps read B's
+// padding, zero)), tmatmul, tstore. At -O2 an operand whose view is
 // its whole tile with the tile's own row stride is read in place
 // (matmul_in_place), the others are copied (padded): both must equal the
 // interpreter within DESIGN §6's summation bound.
-void add_matmul_tload(std::vector<Case>& out, int M, int N, int K, int TM, int TN, int TK, int lda, int ldb) {
+void add_matmul_tload(std::vector<Case>& out, int M, int N, int K, int TM, int TN, int TK, int lda, int ldb,
+                      bool whole = false, int kb = 0) {
   auto tile = [](const char* loc, int r, int c) {
     return std::string("!pto.tile_buf<") + loc + ", " + std::to_string(r) + "x" + std::to_string(c) +
            "xf32, valid=?x?, blayout=row_major, slayout=none_box>";
   };
   std::string al = tile("left", TM, TK), br = tile("right", TK, TN), acc = tile("acc", TM, TN);
-  int ldc = N + 3, ar = M, ac = K, bro = K, bc = N;
+  if (kb == 0) kb = K;
+  int ldc = N + 3, ar = whole ? TM : M, ac = whole ? TK : K, bro = whole ? TK : K, bc = whole ? TN : N;
   std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
   auto cst = [](const char* n, int v) { return std::string("  %") + n + " = arith.constant " + std::to_string(v) + " : index\n"; };
   std::string k = "func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %s: f32) attributes {pto.entry} {\n";
   k += cst("c0", 0) + cst("c1", 1) + cst("M", M) + cst("N", N) + cst("K", K) + cst("AR", ar) + cst("AC", ac) +
-       cst("BR", bro) + cst("BC", bc) + cst("lda", lda) + cst("ldb", ldb) + cst("ldc", ldc);
+       cst("BR", bro) + cst("BC", bc) + cst("lda", lda) + cst("ldb", ldb) + cst("ldc", ldc) + cst("KB", kb);
   auto view = [&](const char* P, const char* R, const char* C, const char* ld) {
     k += std::string("  %") + P + "v = pto.make_tensor_view %" + P + ", shape = [%" + R + ", %" + C + "], strides = [%" +
          ld + ", %c1] : " + tv + "\n";
@@ -261,7 +265,7 @@ void add_matmul_tload(std::vector<Case>& out, int M, int N, int K, int TM, int T
   view("b", "BR", "BC", "ldb");
   view("c", "M", "N", "ldc");
   k += "  %al = pto.alloc_tile valid_row = %M valid_col = %K : " + al + "\n";
-  k += "  %br = pto.alloc_tile valid_row = %K valid_col = %N : " + br + "\n";
+  k += "  %br = pto.alloc_tile valid_row = %KB valid_col = %N : " + br + "\n";
   k += "  %acc = pto.alloc_tile valid_row = %M valid_col = %N : " + acc + "\n";
   k += "  pto.tload ins(%ap : " + pv + ") outs(%al : " + al + ")\n";
   k += "  pto.tload ins(%bp : " + pv + ") outs(%br : " + br + ")\n";
@@ -270,7 +274,8 @@ void add_matmul_tload(std::vector<Case>& out, int M, int N, int K, int TM, int T
   size_t n = std::max({size_t(ar) * size_t(lda), size_t(bro) * size_t(ldb), size_t(M) * size_t(ldc)});
   std::string name = "tmatmul tload f32 " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) +
                      " of " + std::to_string(TM) + "x" + std::to_string(TN) + "x" + std::to_string(TK) + " lda " +
-                     std::to_string(lda) + " ldb " + std::to_string(ldb);
+                     std::to_string(lda) + " ldb " + std::to_string(ldb) +
+                     (whole ? " whole" : "") + (kb != K ? " B rows " + std::to_string(kb) : "");
   Case c = abc_case(name, k, DType::F32, DType::F32, n, size_t(ldc), DType::F32, 0);
   fill_moderate(c, n, 12345);
   std::vector<uint8_t> av = c.bufs[0].data, bv = c.bufs[1].data;
@@ -278,7 +283,7 @@ void add_matmul_tload(std::vector<Case>& out, int M, int N, int K, int TM, int T
     size_t r = i / size_t(ldc), j = i % size_t(ldc);
     if (b != 2 || r >= size_t(M) || j >= size_t(N)) return false;
     double fr = elem_value(DType::F32, ref), fg = elem_value(DType::F32, got), sum = 0;
-    for (size_t p = 0; p < size_t(K); ++p)
+    for (size_t p = 0; p < size_t(kb); ++p)
       sum += std::fabs(elem_value(DType::F32, load_elem(av, DType::F32, r * size_t(lda) + p)) *
                        elem_value(DType::F32, load_elem(bv, DType::F32, p * size_t(ldb) + j)));
     if (!(sum < 1.0e38)) return true;
@@ -680,6 +685,7 @@ void misc_cases(std::vector<Case>& out) {
   add_matmul_tload(out, 29, 27, 61, 32, 32, 64, 64, 32);       // both copied: views smaller than the tiles
   add_matmul_tload(out, 64, 96, 128, 64, 96, 128, 128, 96);    // in place, a 4-row last panel
   add_matmul_tload(out, 64, 96, 128, 64, 96, 128, 128, 97);    // B copied
+  add_matmul_tload(out, 32, 32, 64, 32, 32, 64, 64, 32, true, 50);  // B copied: its valid rows short of k
   add_matmul_tload_loop(out);
   add_matmul_store(out, 1, 1, 32, 32, 0);  // tmatmul, tstore: C in place (-O1 and up)
   add_matmul_store(out, 3, 1, 32, 32, 0);  // a k loop between, C's partition made early
