@@ -27,9 +27,9 @@ bool plain_rm(const ptoas::Type& t) {
 // and bias are addressed by their row strides, other layouts through
 // per-row / per-column offset tables (mm_table): moved as vectors where
 // their columns are adjacent, else gathered (and C scattered).
-bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
+bool Gen::mm_blocking(const MmOps& o, MmBlocking& bl) const {
   const ptoas::Type &at = ty(o.a), &bt = ty(o.b), &ct = ty(o.c);
-  const int LN = lanes(), MR = z() ? 12 : 6, NV = 2, NR = NV * LN, NACC = MR * NV;
+  const int LN = lanes(), MR = z() ? 12 : 6, NR = 2 * LN;
   int64_t ms = std::min(at.rows, ct.rows), ks = std::min(at.cols, bt.rows), ns = std::min(bt.cols, ct.cols);
   if (o.cin != kNone) {
     ms = std::min<int64_t>(ms, ty(o.cin).rows);
@@ -49,41 +49,71 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   bool arm = at.blayout == BLayout::RowMajor;
   int64_t si = (arm ? at.cols : 1) * 4, sk = (arm ? 1 : at.rows) * 4;
   if (direct && si * MR + sk * 4 > (int64_t(1) << 30)) direct = false;
-  // A direct panel of rem_s = ms % MR rows (the static shape's last one)
-  // has its own micro-kernel; a dynamic shape's other partial panels are
-  // packed and computed as MR rows.
-  const int rem_s = direct ? int(ms % MR) : 0;
   // Direct B (f32 row-major whose rows hold whole NR-column panels): the
   // micro-kernels load b[k, j0 + c] at b + k sb + (j0 + c) 4; nothing is
   // packed.
-  const bool pair = o.i32;
-  bool direct_b = !pair && bt.elem == DType::F32 && plain_rm(bt) && bt.cols % NR == 0;
-  int64_t sb = bt.cols * 4;
+  bool direct_b = !o.i32 && bt.elem == DType::F32 && plain_rm(bt) && bt.cols % NR == 0;
   // C, cin and bias row-major 32-bit: addressed by their row stride, no
   // tables.
   bool pC = plain_rm(ct), pI = o.cin != kNone && plain_rm(ty(o.cin)), pZ = o.bias != kNone && plain_rm(ty(o.bias));
+  // A direct panel of rem_s = ms % MR rows (the static shape's last one)
+  // has its own micro-kernel; a dynamic shape's other partial panels are
+  // packed and computed as MR rows.
+  bl = MmBlocking{};
+  bl.mr = MR;
+  bl.nr = NR;
+  bl.rem_s = direct ? int(ms % MR) : 0;
+  bl.si = si;
+  bl.sk = sk;
+  bl.sb = bt.cols * 4;
+  bl.direct = direct;
+  bl.direct_b = direct_b;
   // A's k values adjacent in runs of 8 (B's down a column): packed by
   // 8 x 8 transposes.
-  bool tr = tile_runs(at, 8, false), trb = tile_runs(bt, 8, true);
-  int oAp = take((direct ? MR : mp) * ks * 4 + 8 * MR * 4), oBp = direct_b ? 0 : take(np * ks * 4 + 8 * NR * 4);
+  bl.tr = tile_runs(at, 8, false);
+  bl.trb = tile_runs(bt, 8, true);
+  bl.pc = pC;
+  bl.pi = pI;
+  bl.pz = pZ;
+  bl.cin_own = o.cin != kNone && !pI && !same_layout(ty(o.cin), ct);
+  bl.o_ap = take((direct ? MR : mp) * ks * 4 + 8 * MR * 4);
+  bl.o_bp = direct_b ? 0 : take(np * ks * 4 + 8 * NR * 4);
   // i8: k in pairs, two i16 in a dword (vpmaddwd); the k tables get an
   // entry k repeating k - 1.
+  bl.o_ra = take((mp + LN) * 4);
+  bl.o_ca = take((ks + 1) * 4);
+  bl.o_rb = direct_b ? 0 : take((ks + 1) * 4);
+  bl.o_cb = direct_b ? 0 : take((np + LN) * 4);
+  bl.o_rc = pC ? -1 : take(ms * 4);
+  bl.o_cc = pC ? -1 : take((np + LN) * 4);
+  bl.o_ri = bl.cin_own ? take(ms * 4) : bl.o_rc;
+  bl.o_ci = bl.cin_own ? take((np + LN) * 4) : bl.o_cc;
+  bl.o_cz = o.bias != kNone && !pZ ? take((np + LN) * 4) : -1;
+  bl.o_sp = take(64);                    // tile base addresses: a, b, c, cin, bias; packed k steps
+  bl.o_row = take(8 * std::max(MR, 8));  // line addresses (transposed packing)
+  bl.o_st = take(16);                    // A's and B's row strides in bytes (mm_strided_)
+  bl.size = size;
+  return size_t(size) <= kMaxTileArenaBytes;
+}
+
+bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
+  MmBlocking bl;
+  if (!mm_blocking(o, bl)) return false;
+  const ptoas::Type &at = ty(o.a), &bt = ty(o.b), &ct = ty(o.c);
+  const int LN = lanes(), MR = bl.mr, NV = 2, NR = bl.nr, NACC = MR * NV, rem_s = bl.rem_s;
+  const int64_t si = bl.si, sk = bl.sk, sb = bl.sb, size = bl.size;
+  const bool direct = bl.direct, direct_b = bl.direct_b, pC = bl.pc, pI = bl.pi, pZ = bl.pz, tr = bl.tr,
+             trb = bl.trb, cin_own = bl.cin_own, pair = o.i32;
+  const int oAp = bl.o_ap, oBp = bl.o_bp, oRA = bl.o_ra, oCA = bl.o_ca, oRB = bl.o_rb, oCB = bl.o_cb,
+            oRC = bl.o_rc, oCC = bl.o_cc, oRI = bl.o_ri, oCI = bl.o_ci, oCZ = bl.o_cz, oSp = bl.o_sp,
+            oRow = bl.o_row, oSt = bl.o_st;
   const int KS = pair ? 2 : 1;
-  int oRA = take((mp + LN) * 4), oCA = take((ks + 1) * 4), oRB = 0, oCB = 0;
-  if (!direct_b) {
-    oRB = take((ks + 1) * 4);
-    oCB = take((np + LN) * 4);
+  // A (B) read in place at its view's row stride: sva (svb) the view.
+  const ValueId sva = mm_strided_view(o.a), svb = mm_strided_view(o.b);
+  if (svb != kNone && direct_b) {
+    fail(in, {RefusalCode::Layout, "internal: a run-time row stride for a B read as panels"});
+    return true;
   }
-  int oRC = pC ? -1 : take(ms * 4), oCC = pC ? -1 : take((np + LN) * 4), oRI = oRC, oCI = oCC, oCZ = -1;
-  bool cin_own = o.cin != kNone && !pI && !same_layout(ty(o.cin), ct);
-  if (cin_own) {
-    oRI = take(ms * 4);
-    oCI = take((np + LN) * 4);
-  }
-  if (o.bias != kNone && !pZ) oCZ = take((np + LN) * 4);
-  int oSp = take(64);  // tile base addresses: a, b, c, cin, bias; packed k steps
-  int oRow = take(8 * std::max(MR, 8));  // line addresses (transposed packing)
-  if (size_t(size) > kMaxTileArenaBytes) return false;
   stack_scratch(uint32_t(size));  // a multiple of 64: the frame's alignment stays
   ValueId bases[5] = {o.a, o.b, o.c, o.cin, o.bias};
   for (int i = 0; i < 5; ++i)
@@ -92,9 +122,24 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       mov(qword[rsp + oSp + 8 * i], rax);
     }
   auto base = [&](int i) { return qword[rsp + oSp + 8 * i]; };
+  // The row strides in bytes of A and B read in place: their view's while
+  // their slot points into it (matmul_in_place), else the tile's own.
+  for (int i = 0; i < 2; ++i) {
+    ValueId t = bases[i], v = i ? svb : sva;
+    if (v == kNone) continue;
+    int64_t es = dtype_bytes(ty(t).elem);
+    Label set;
+    mov(rax, q(v, 3));
+    imul(rax, rax, int(es));
+    cmp(q(t, 0), int32_t(p_.alloc_offset[m_.values[t].def]));
+    jne(set);
+    mov(eax, uint32_t(ty(t).cols * es));
+    L(set);
+    mov(qword[rsp + oSt + 8 * i], rax);
+  }
   // (A's tables are built where A is packed.)
   if (!direct_b) {
-    mm_table(in, bt, true, r10, oRB);
+    mm_table(in, bt, true, r10, oRB, kNone, svb != kNone ? oSt + 8 : -1);
     mm_table(in, bt, false, r9, oCB);
   }
   if (!pC) {
@@ -183,7 +228,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     } else {
       xor_(r12d, r12d);
     }
-    mm_table(in, at, true, r8, oRA);
+    mm_table(in, at, true, r8, oRA, kNone, sva != kNone ? oSt : -1);
     mm_table(in, at, false, r10, oCA);
     if (pair) pair_table(oCA);
     L(pa);
@@ -340,14 +385,27 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   // A panel of fewer rows than MR spreads its k steps over `sets`
   // accumulator sets (set s: rows s mr ..): 2 x 2 chains alone would wait
   // on the FMA latency.
+  // Direct A at its view's row stride (sva): rbx = si, the rows as a
+  // base and rbx or r11 times 1, 2, 4 or 8. avx2: rax = row 0, r11 = row
+  // 3; avx512: r10 = row 3, rax = row 8, r11 = -si.
+  const bool dyn_a = direct && sva != kNone;
+  auto a_row = [&](int r) -> RegExp {
+    static constexpr int8_t ymm_rows[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {0, 4}, {1, 2}};
+    static constexpr int8_t zmm_rows[12][2] = {{0, -8}, {1, -2}, {1, -1}, {1, 0}, {1, 1},  {1, 2},
+                                               {0, -2}, {0, -1}, {0, 0},  {0, 1}, {0, 2}, {1, 8}};
+    const int8_t* e = z() ? zmm_rows[r] : ymm_rows[r];
+    const Reg64& p = e[0] == 0 ? rax : z() ? r10 : r11;
+    if (e[1] == 0) return RegExp(p);
+    return p + (e[1] > 0 ? rbx : r11) * std::abs(e[1]);
+  };
   auto step = [&](int u, bool packed, int mr, int sets) {
     int ar = u % sets * mr;
     for (int v = 0; v < NV; ++v)
       vmovups(V(BB + v), ptr[rdx + (direct_b ? u * sb : u * NR * 4) + v * LN * 4]);
     for (int r = 0; r < mr; ++r) {
-      int64_t da = packed ? (u * MR + r) * 4 : u * sk + r * si;
-      if (o.i32) vpbroadcastd(av, dword[rax + da]);
-      else vbroadcastss(av, dword[rax + da]);
+      RegExp a = packed ? rax + (u * MR + r) * 4 : dyn_a ? a_row(r) + u * sk : rax + (u * sk + r * si);
+      if (o.i32) vpbroadcastd(av, dword[a]);
+      else vbroadcastss(av, dword[a]);
       for (int v = 0; v < NV; ++v) {
         Xmm acc = accv(ar + r, v);
         if (o.i32) {
@@ -474,6 +532,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       for (int u = 0; u < 4; ++u) step(u, packed, mr, sets);
     });
     add(rax, uint32_t(4 * ak));
+    if (dyn_a && !packed) add(z() ? r10 : r11, uint32_t(4 * ak));
     add(rdx, uint32_t(4 * bk));
     sub(rcx, 4);
     cmp(rcx, 4);
@@ -484,6 +543,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     L(l1);
     step(0, packed, mr, 1);
     add(rax, uint32_t(ak));
+    if (dyn_a && !packed) add(z() ? r10 : r11, uint32_t(ak));
     add(rdx, uint32_t(bk));
     dec(rcx);
     jnz(l1, T_NEAR);
@@ -498,8 +558,23 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   if (direct) {
     Label part, packed, kdone;
     auto in_place = [&](int mr) {  // A's rows i0 .. i0 + mr - 1 read in place
-      imul(rax, r13, int(si));
-      add(rax, base(0));
+      if (dyn_a) {
+        mov(rbx, qword[rsp + oSt]);
+        mov(rax, r13);
+        imul(rax, rbx);
+        add(rax, base(0));
+        const Reg64& p3 = z() ? r10 : r11;
+        lea(p3, ptr[rbx + rbx * 2]);
+        add(p3, rax);
+        if (z()) {
+          lea(rax, ptr[rax + rbx * 8]);
+          mov(r11, rbx);
+          neg(r11);
+        }
+      } else {
+        imul(rax, r13, int(si));
+        add(rax, base(0));
+      }
       kloop(false, mr);
       jmp(kdone, T_NEAR);
     };

@@ -92,31 +92,54 @@ void Gen::plan_mm_loads(std::map<ValueId, int>& uses) {
   std::sort(mm_elided_.begin(), mm_elided_.end());
 }
 
+// Jumps to `no` unless view v, at run time, covers tile type tt (at
+// least its shape) with column stride 1 and a row stride that keeps every
+// row's offset below 2^31 (matmul_blocked's tables are 32-bit).
+void Gen::unless_strided_view(ValueId v, const ptoas::Type& tt, Label& no) {
+  cmp(q(v, 1), int32_t(tt.rows));
+  jl(no, T_NEAR);
+  cmp(q(v, 2), int32_t(tt.cols));
+  jl(no, T_NEAR);
+  cmp(q(v, 4), 1);
+  jne(no, T_NEAR);
+  cmp(q(v, 3), int32_t(INT32_MAX / (tt.rows * dtype_bytes(tt.elem))));
+  ja(no, T_NEAR);  // unsigned: a negative stride too
+}
+
+ValueId Gen::mm_strided_view(ValueId t) const {
+  for (auto [tile, view] : mm_strided_)
+    if (tile == t) return view;
+  return kNone;
+}
+
 // The tmatmul of plan_mm_loads' tloads: each operand tile whose view, at
-// run time, covers the whole tile laid out as the tile (row stride its
-// column count, column stride 1; B: and whose valid rows cover k, A's
-// valid columns, as a tload pads the rest) is the view itself for this tmatmul (its
-// address slot points there; nothing else reads the tile); the others are
-// loaded as written, here, where nothing between has changed their view
-// or tile. The slots get their arena offsets back after.
+// run time, covers the whole tile (B: and whose valid rows cover k, A's
+// valid columns, as a tload pads the rest) is the view itself for this
+// tmatmul (its address slot points there; nothing else reads the tile);
+// the others are loaded as written, here, where nothing between has
+// changed their view or tile. The slots get their arena offsets back
+// after. Covering means laid out as the tile (row stride its column
+// count, column stride 1), except for the operands matmul_blocked packs
+// or broadcasts from (A; B unless read as panels), which it reads at the
+// view's row stride (mm_strided_, unless_strided_view): a strided view is
+// read where it is, not copied first.
 void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
   MatmulPlan pl;
   Refusal why;
-  ValueId a = kNone, b = kNone;
-  if (plan_matmul(m_, in, pl, why)) {
-    a = pl.a;
-    b = pl.b;
-  }
+  MmBlocking bl;
+  bool blocked = plan_matmul(m_, in, pl, why) && mm_blocking(mm_ops(pl), bl) && pl.a != pl.b;
   std::vector<ValueId> moved;
   for (InstId lid : loads) {
     const Inst& l = m_.inst(lid);
     ValueId t = op(l, 1), v = op(l, 0);
     const ptoas::Type& tt = ty(t);
+    bool strided = blocked && (t == pl.a || (t == pl.b && !bl.direct_b));
     Label copy, done;
     mark(l);
-    unless_tile_layout(v, tt, false, copy);
-    if (t == b) {  // k past B's valid rows reads its padding
-      mov(rax, q(a, 2));
+    if (strided) unless_strided_view(v, tt, copy);
+    else unless_tile_layout(v, tt, false, copy);
+    if (t == pl.b) {  // k past B's valid rows reads its padding
+      mov(rax, q(pl.a, 2));
       cmp(rax, q(t, 1));
       jg(copy, T_NEAR);
     }
@@ -128,9 +151,11 @@ void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
     tile_op(l);
     L(done);
     moved.push_back(t);
+    if (strided) mm_strided_.emplace_back(t, v);
   }
   mark(in);
   tile_op(in);
+  mm_strided_.clear();
   for (ValueId t : moved) mov(q(t, 0), int32_t(p_.alloc_offset[m_.values[t].def]));
 }
 

@@ -338,6 +338,18 @@ class Gen : public CodeGenerator, public CpuLowering {
     DType ae;
     bool i32;
   };
+  static MmOps mm_ops(const MatmulPlan& pl) { return {pl.a, pl.b, pl.c, pl.cin, pl.bias, pl.ae, pl.i32}; }
+  // matmul_blocked's plan: the register blocking (mr x nr outputs per
+  // micro-kernel), which operand is read in place (A: rows si apart, k
+  // steps sk; B: rows sb apart), and the scratch below rsp (byte offsets,
+  // `size` in all).
+  struct MmBlocking {
+    int mr, nr, rem_s;
+    int64_t si, sk, sb, size;
+    bool direct, direct_b, tr, trb, pc, pi, pz, cin_own;
+    int o_ap, o_bp, o_ra, o_ca, o_rb, o_cb, o_rc, o_cc, o_ri, o_ci, o_cz, o_sp, o_row, o_st;
+  };
+  bool mm_blocking(const MmOps& o, MmBlocking& bl) const;  // false: the scratch would not fit
   bool matmul_blocked(const Inst& in, const MmOps& o);
   // GEMM operands in GM (x86/gemm_io.cpp). tloads whose tile only a
   // following tmatmul reads: by tmatmul, the tloads it may read in place;
@@ -349,6 +361,12 @@ class Gen : public CodeGenerator, public CpuLowering {
   void unless_tile_layout(ValueId v, const ptoas::Type& tt, bool exact, Label& no);
   void plan_mm_loads(std::map<ValueId, int>& uses);
   void matmul_in_place(const Inst& in, const std::vector<InstId>& loads);
+  // Operand tiles of the tmatmul being emitted whose slot may point into
+  // their tload's view at its own row stride (matmul_in_place), with the
+  // view; matmul_blocked reads their rows that far apart.
+  std::vector<std::pair<ValueId, ValueId>> mm_strided_;
+  ValueId mm_strided_view(ValueId t) const;
+  void unless_strided_view(ValueId v, const ptoas::Type& tt, Label& no);
   // A tile that tmatmuls fill for one tstore: its view, the instructions
   // after the first tmatmul that make the view (emitted early too), and
   // the other tensor views GM is reached through in between. By first
@@ -364,7 +382,10 @@ class Gen : public CodeGenerator, public CpuLowering {
   void acc_redirect(const Inst& in, const AccStore& a);
   void acc_tstore(const Inst& in, ValueId t);
   void matmul_gather(const Inst& in, const MmOps& o);
-  void mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off, ValueId start = kNone);
+  // `dyn_stride` >= 0: the rows of the unboxed row-major t are the qword
+  // at rsp + dyn_stride bytes apart (a tile read in place, mm_strided_).
+  void mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off, ValueId start = kNone,
+                int dyn_stride = -1);
   void transpose8x8(bool even_in_9, const std::function<void(int, const Ymm&)>& put);
   void mm_widen(DType e, const Xmm& v);  // gathered dwords (element in the low bits) -> 32-bit lanes
   void mm_scatter(const Xmm& v, const Xmm& idx, const Reg64* count);  // to rax + idx (count: avx2 lanes)

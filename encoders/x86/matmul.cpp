@@ -142,16 +142,13 @@ void Gen::tci(const Inst& in, unsigned es, bool desc) {
 // their scratch would not fit, then one vector of columns at a time
 // (matmul_gather).
 void Gen::matmul(const Inst& in, const MatmulPlan& pl) {
-  ValueId a = pl.a, b = pl.b, c = pl.c, cin = pl.cin, bt = pl.bias;
-  DType ae = pl.ae;
-  bool i32 = pl.i32;
-  mov(r8, q(a, 1));
+  mov(r8, q(pl.a, 1));
   clamp(r8, pl.cap_m);
-  mov(r10, q(a, 2));
+  mov(r10, q(pl.a, 2));
   clamp(r10, pl.cap_k);
-  mov(r9, q(b, 2));
+  mov(r9, q(pl.b, 2));
   clamp(r9, pl.cap_n);
-  MmOps o{a, b, c, cin, bt, ae, i32};
+  MmOps o = mm_ops(pl);
   if (!matmul_blocked(in, o) && ok_) matmul_gather(in, o);
 }
 
@@ -204,7 +201,8 @@ void Gen::mm_scatter(const Xmm& v, const Xmm& idx, const Reg64* count) {
 // tile of type t, i < count (tile_elem_index is a row part plus a column
 // part); with `start`, of row (column) start + i, start a scalar's slot.
 // Clobbers rax, rdx, rdi, r11 (and rcx with start).
-void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off, ValueId start) {
+void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64& count, int off, ValueId start,
+                   int dyn_stride) {
   Label l, done;
   xor_(edi, edi);
   xor_(r11d, r11d);
@@ -212,6 +210,9 @@ void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64&
   bool plain = t.slayout == SLayout::NoneBox && t.rows > 0 && t.cols > 0;
   int64_t stride = (rows == (t.blayout == BLayout::RowMajor) ? (rows ? t.cols : t.rows) : 1) *
                    std::max<int64_t>(1, dtype_bytes(t.elem));
+  bool dyn = dyn_stride >= 0 && rows && plain && t.blayout == BLayout::RowMajor;
+  if (dyn_stride >= 0 && (!dyn || start != kNone))
+    return fail(in, {RefusalCode::Layout, "internal: a run-time row stride for this table"});
   if (plain && start != kNone) {
     mov(rax, q(start, 0));
     imul(rax, rax, int(stride));
@@ -231,7 +232,8 @@ void Gen::mm_table(const Inst& in, const ptoas::Type& t, bool rows, const Reg64&
     if (!elem_off(in, t, rows ? *idx : rdi, rows ? rdi : *idx)) return;
   }
   mov(dword[rsp + off + r11 * 4], eax);
-  if (plain) add(eax, uint32_t(stride));
+  if (dyn) add(eax, dword[rsp + dyn_stride]);
+  else if (plain) add(eax, uint32_t(stride));
   inc(r11);
   jmp(l, T_NEAR);
   L(done);

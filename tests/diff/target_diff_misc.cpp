@@ -220,72 +220,85 @@ void add_matmul(std::vector<Case>& out, const char* dt, int M, int N, int K, int
   out.push_back(std::move(c));
 }
 
-// Buffers a and b (n f32 each): moderate values, different in every
-// element (no product sum near overflow, where any result would pass).
+// Buffers a and b (n elements each, of their type): moderate values,
+// different in every element (no product sum near overflow, where any
+// result would pass); bf16 the high half of such an f32, i8 random bits.
 void fill_moderate(Case& c, size_t n, uint32_t seed) {
-  for (int b = 0; b < 2; ++b)
+  for (int b = 0; b < 2; ++b) {
+    Buffer& buf = c.bufs[size_t(b)];
     for (size_t i = 0; i < n; ++i) {
       seed = seed * 1664525u + 1013904223u;
       float f = float(int32_t(seed >> 8) % 20001 - 10000) / 997.0f;
       uint32_t bits;
       std::memcpy(&bits, &f, 4);
-      store_elem(c.bufs[size_t(b)].data, DType::F32, i, bits);
+      uint64_t v = buf.elem == DType::BF16 ? bits >> 16 : buf.elem == DType::I8 ? seed >> 24 : bits;
+      store_elem(buf.data, buf.elem, i, v);
     }
+  }
 }
 
-// f32 tload straight into left / right tiles (valid M x K of TM x TK, K x
-// N of TK x TN; the views are the valid regions, A's and B's with row
-// strides lda and ldb; with `whole` the views are the tiles, B's valid
-// rows `kb` (0: K; fewer: the product's last k - kb steps read B's
-// padding, zero)), tmatmul, tstore. At -O2 an operand whose view is
-// its whole tile with the tile's own row stride is read in place
-// (matmul_in_place), the others are copied (padded): both must equal the
-// interpreter within DESIGN §6's summation bound.
-void add_matmul_tload(std::vector<Case>& out, int M, int N, int K, int TM, int TN, int TK, int lda, int ldb,
-                      bool whole = false, int kb = 0) {
-  auto tile = [](const char* loc, int r, int c) {
-    return std::string("!pto.tile_buf<") + loc + ", " + std::to_string(r) + "x" + std::to_string(c) +
-           "xf32, valid=?x?, blayout=row_major, slayout=none_box>";
+// tload straight into left / right tiles (valid M x K of TM x TK, K x N
+// of TK x TN; the views are the valid regions, or with `whole` the
+// tiles; A's and B's row strides are lda and ldb; B's valid rows `kb`
+// (0: K; fewer: the product's k - kb last steps read B's padding, zero),
+// tmatmul, tstore. dt: f32, bf16 (moderate values, f32 accumulators) or
+// i8 (random bits, i32). At -O2 an operand is read in place
+// (matmul_in_place) when its view covers the tile: A and a packed B (not
+// f32) at the view's row stride, an f32 B only laid out as the tile; the
+// others are copied (padded). Floats must equal the interpreter within
+// DESIGN §6's summation bound, i32 exactly.
+void add_matmul_tload(std::vector<Case>& out, const char* dt, int M, int N, int K, int TM, int TN, int TK, int lda,
+                      int ldb, bool whole = false, int kb = 0) {
+  std::string d(dt), od = d == "i8" ? "i32" : "f32";
+  auto tile = [](const char* loc, int r, int c, const std::string& e) {
+    return std::string("!pto.tile_buf<") + loc + ", " + std::to_string(r) + "x" + std::to_string(c) + "x" + e +
+           ", valid=?x?, blayout=row_major, slayout=none_box>";
   };
-  std::string al = tile("left", TM, TK), br = tile("right", TK, TN), acc = tile("acc", TM, TN);
+  std::string al = tile("left", TM, TK, d), br = tile("right", TK, TN, d), acc = tile("acc", TM, TN, od);
   if (kb == 0) kb = K;
   int ldc = N + 3, ar = whole ? TM : M, ac = whole ? TK : K, bro = whole ? TK : K, bc = whole ? TN : N;
-  std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
   auto cst = [](const char* n, int v) { return std::string("  %") + n + " = arith.constant " + std::to_string(v) + " : index\n"; };
-  std::string k = "func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %s: f32) attributes {pto.entry} {\n";
+  std::string k = "func.func @k(%a: !pto.ptr<" + d + ">, %b: !pto.ptr<" + d + ">, %c: !pto.ptr<" + od + ">, %s: " +
+                  od + ") attributes {pto.entry} {\n";
   k += cst("c0", 0) + cst("c1", 1) + cst("M", M) + cst("N", N) + cst("K", K) + cst("AR", ar) + cst("AC", ac) +
        cst("BR", bro) + cst("BC", bc) + cst("lda", lda) + cst("ldb", ldb) + cst("ldc", ldc) + cst("KB", kb);
-  auto view = [&](const char* P, const char* R, const char* C, const char* ld) {
+  auto view = [&](const char* P, const std::string& e, const char* R, const char* C, const char* ld) {
+    std::string tv = "!pto.tensor_view<?x?x" + e + ">", pv = "!pto.partition_tensor_view<?x?x" + e + ">";
     k += std::string("  %") + P + "v = pto.make_tensor_view %" + P + ", shape = [%" + R + ", %" + C + "], strides = [%" +
          ld + ", %c1] : " + tv + "\n";
     k += std::string("  %") + P + "p = pto.partition_view %" + P + "v, offsets = [%c0, %c0], sizes = [%" + R + ", %" +
          C + "] : " + tv + " -> " + pv + "\n";
+    return pv;
   };
-  view("a", "AR", "AC", "lda");
-  view("b", "BR", "BC", "ldb");
-  view("c", "M", "N", "ldc");
+  std::string apv = view("a", d, "AR", "AC", "lda"), bpv = view("b", d, "BR", "BC", "ldb"),
+              cpv = view("c", od, "M", "N", "ldc");
   k += "  %al = pto.alloc_tile valid_row = %M valid_col = %K : " + al + "\n";
   k += "  %br = pto.alloc_tile valid_row = %KB valid_col = %N : " + br + "\n";
   k += "  %acc = pto.alloc_tile valid_row = %M valid_col = %N : " + acc + "\n";
-  k += "  pto.tload ins(%ap : " + pv + ") outs(%al : " + al + ")\n";
-  k += "  pto.tload ins(%bp : " + pv + ") outs(%br : " + br + ")\n";
+  k += "  pto.tload ins(%ap : " + apv + ") outs(%al : " + al + ")\n";
+  k += "  pto.tload ins(%bp : " + bpv + ") outs(%br : " + br + ")\n";
   k += "  pto.tmatmul ins(%al, %br : " + al + ", " + br + ") outs(%acc : " + acc + ")\n";
-  k += "  pto.tstore ins(%acc : " + acc + ") outs(%cp : " + pv + ")\n  return\n}\n";
+  k += "  pto.tstore ins(%acc : " + acc + ") outs(%cp : " + cpv + ")\n  return\n}\n";
   size_t n = std::max({size_t(ar) * size_t(lda), size_t(bro) * size_t(ldb), size_t(M) * size_t(ldc)});
-  std::string name = "tmatmul tload f32 " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) +
-                     " of " + std::to_string(TM) + "x" + std::to_string(TN) + "x" + std::to_string(TK) + " lda " +
-                     std::to_string(lda) + " ldb " + std::to_string(ldb) +
+  std::string name = "tmatmul tload " + d + " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                     std::to_string(K) + " of " + std::to_string(TM) + "x" + std::to_string(TN) + "x" +
+                     std::to_string(TK) + " lda " + std::to_string(lda) + " ldb " + std::to_string(ldb) +
                      (whole ? " whole" : "") + (kb != K ? " B rows " + std::to_string(kb) : "");
-  Case c = abc_case(name, k, DType::F32, DType::F32, n, size_t(ldc), DType::F32, 0);
+  DType in = parse_dtype(d), o = parse_dtype(od);
+  Case c = abc_case(name, k, in, o, n, size_t(ldc), o, 0);
   fill_moderate(c, n, 12345);
+  if (o != DType::F32) {
+    out.push_back(std::move(c));
+    return;
+  }
   std::vector<uint8_t> av = c.bufs[0].data, bv = c.bufs[1].data;
   c.tolerate = [=](size_t b, size_t i, uint64_t ref, uint64_t got) {
     size_t r = i / size_t(ldc), j = i % size_t(ldc);
     if (b != 2 || r >= size_t(M) || j >= size_t(N)) return false;
     double fr = elem_value(DType::F32, ref), fg = elem_value(DType::F32, got), sum = 0;
     for (size_t p = 0; p < size_t(kb); ++p)
-      sum += std::fabs(elem_value(DType::F32, load_elem(av, DType::F32, r * size_t(lda) + p)) *
-                       elem_value(DType::F32, load_elem(bv, DType::F32, p * size_t(ldb) + j)));
+      sum += std::fabs(elem_value(in, load_elem(av, in, r * size_t(lda) + p)) *
+                       elem_value(in, load_elem(bv, in, p * size_t(ldb) + j)));
     if (!(sum < 1.0e38)) return true;
     if (std::isnan(fr) || std::isnan(fg)) return std::isnan(fr) && std::isnan(fg);
     return std::fabs(fg - fr) <= double(K + 2) * 0x1p-23 * sum;
@@ -680,12 +693,19 @@ void misc_cases(std::vector<Case>& out) {
       add_matmul(out, dt, 25, 40, 9, mode, mode == 1, MmLay::Boxed, true, true);
       add_matmul(out, dt, 19, 37, 21, mode, mode == 2, MmLay::Mixed, true);
     }
-  add_matmul_tload(out, 32, 32, 64, 32, 32, 64, 64, 32);       // both in place (-O2)
-  add_matmul_tload(out, 32, 32, 64, 32, 32, 64, 69, 32);       // A copied: its row stride
-  add_matmul_tload(out, 29, 27, 61, 32, 32, 64, 64, 32);       // both copied: views smaller than the tiles
-  add_matmul_tload(out, 64, 96, 128, 64, 96, 128, 128, 96);    // in place, a 4-row last panel
-  add_matmul_tload(out, 64, 96, 128, 64, 96, 128, 128, 97);    // B copied
-  add_matmul_tload(out, 32, 32, 64, 32, 32, 64, 64, 32, true, 50);  // B copied: its valid rows short of k
+  add_matmul_tload(out, "f32", 32, 32, 64, 32, 32, 64, 64, 32);     // both in place (-O2)
+  add_matmul_tload(out, "f32", 32, 32, 64, 32, 32, 64, 69, 32);     // A in place at its row stride
+  add_matmul_tload(out, "f32", 29, 27, 61, 32, 32, 64, 64, 32);     // both copied: views smaller than the tiles
+  add_matmul_tload(out, "f32", 64, 96, 128, 64, 96, 128, 128, 96);  // in place, a 4-row last panel
+  add_matmul_tload(out, "f32", 64, 96, 128, 64, 96, 128, 128, 97);  // B copied
+  add_matmul_tload(out, "f32", 61, 96, 128, 64, 96, 128, 131, 96, true);  // A strided, m short: a packed panel
+  add_matmul_tload(out, "f32", 23, 48, 40, 23, 48, 40, 45, 50);            // A strided, rows 0 .. 10 / 4 last
+  add_matmul_tload(out, "bf16", 48, 40, 64, 48, 48, 64, 70, 53, true);     // both packed from the views
+  add_matmul_tload(out, "bf16", 45, 40, 60, 48, 48, 64, 70, 53, true);     // m and k short of the tiles
+  add_matmul_tload(out, "i8", 24, 40, 37, 24, 64, 64, 70, 67, true);       // odd k: B's pair table at a stride
+  // B's view covers its tile but its valid rows do not cover k: copied.
+  add_matmul_tload(out, "f32", 32, 32, 64, 32, 32, 64, 64, 32, true, 50);  // laid out as the tile
+  add_matmul_tload(out, "bf16", 48, 40, 64, 48, 48, 64, 70, 53, true, 33);  // strided
   add_matmul_tload_loop(out);
   add_matmul_store(out, 1, 1, 32, 32, 0);  // tmatmul, tstore: C in place (-O1 and up)
   add_matmul_store(out, 3, 1, 32, 32, 0);  // a k loop between, C's partition made early
