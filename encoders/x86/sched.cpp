@@ -4,6 +4,7 @@
 #include <Zydis/Zydis.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string_view>
 
@@ -50,13 +51,59 @@ int reg_id(ZydisRegister r) {
   return 1 + int(big == ZYDIS_REGISTER_NONE ? r : big);
 }
 
+// Decoded instructions by their bytes. Unrolled and repeated loops repeat
+// encodings (the bench kernels' code has 4-5 instructions per distinct
+// one) and decoding was most of the scheduler's time. Decoding depends
+// only on the bytes read, so bytes that begin with a decoded
+// instruction's bytes decode to it. Keyed by the first 5 bytes (an
+// instruction shorter than that is found only before the same bytes).
+class DecodeMemo {
+ public:
+  DecodeMemo() { slots_.fill(kEnd); }
+  const Ins* find(const uint8_t* p, size_t avail) const {
+    for (uint32_t i = slots_[slot(p, avail)]; i != kEnd; i = entries_[i].next) {
+      const Entry& e = entries_[i];
+      if (e.ins.len <= avail && std::memcmp(e.bytes, p, e.ins.len) == 0) return &e.ins;
+    }
+    return nullptr;
+  }
+  void add(const uint8_t* p, size_t avail, const Ins& in) {
+    uint32_t& head = slots_[slot(p, avail)];
+    Entry e{in, {}, head};
+    std::memcpy(e.bytes, p, in.len);
+    head = uint32_t(entries_.size());
+    entries_.push_back(e);
+  }
+
+ private:
+  static constexpr uint32_t kSlots = 2048, kEnd = ~0u;
+  struct Entry {
+    Ins ins;
+    uint8_t bytes[ZYDIS_MAX_INSTRUCTION_LENGTH];
+    uint32_t next;
+  };
+  static uint32_t slot(const uint8_t* p, size_t avail) {
+    uint64_t k = 0;
+    std::memcpy(&k, p, std::min<size_t>(avail, 5));
+    return uint32_t((k * 0x9E3779B97F4A7C15ull) >> 53);  // 11 bits
+  }
+  std::array<uint32_t, kSlots> slots_;
+  std::vector<Entry> entries_;
+};
+
 // Decodes code[begin, end); false if any of it does not decode. lat_of:
 // latency per mnemonic, 0 until known.
 bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, std::vector<Ins>& out,
-                  std::vector<int8_t>& lat_of) {
+                  std::vector<int8_t>& lat_of, DecodeMemo& memo) {
   ZydisDecoder dec;
   ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
   for (size_t off = begin; off < end;) {
+    if (const Ins* seen = memo.find(code.data() + off, end - off)) {
+      out.push_back(*seen);
+      out.back().off = uint32_t(off);
+      off += seen->len;
+      continue;
+    }
     ZydisDecodedInstruction d;
     ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
     if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code.data() + off, end - off, &d, ops))) return false;
@@ -103,6 +150,7 @@ bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, st
       if (f.tested) in.read(0);
       if (f.modified | f.set_0 | f.set_1 | f.undefined) in.write(0);
     }
+    memo.add(code.data() + off, end - off, in);
     out.push_back(std::move(in));
     off += d.length;
   }
@@ -270,10 +318,11 @@ void schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
   // growing the buffer by doubling while holding every range's
   // instructions was most of a small compile's heap.
   std::vector<Ins> ins;
+  DecodeMemo memo;
   for (auto [rb, re] : merged_ranges) {
     ins.clear();
     ins.reserve((re - rb) / 2 + 1);
-    if (!decode_range(code, rb, re, ins, lat_of)) continue;
+    if (!decode_range(code, rb, re, ins, lat_of, memo)) continue;
     size_t i = 0;
     while (i < ins.size()) {
       if (ins[i].barrier) {
