@@ -75,7 +75,6 @@ class BackendChecker {
 
   void run() {
     cli_ = !c_.opts.backend_from_cli ? BackendKind::None : c_.opts.backend_vpto ? BackendKind::Vpto : BackendKind::EmitC;
-    uint32_t at = source_offset(c_, "pto.backend");
     BackendKind top = module_backend(c_, top_attr(c_, "pto.backend"));
     // Children of the top module decide when it says nothing (the first one
     // that names a backend).
@@ -87,6 +86,7 @@ class BackendChecker {
     // would have selected is unknown: say nothing more.
     if (!c_.opts.vpto_emit.empty() && effective != BackendKind::Vpto && c_.ok) {
       std::string why = cli_ == BackendKind::EmitC ? " (--pto-backend=emitc is in effect)" : "";
+      uint32_t at = source_offset(c_, "pto.backend");  // a scan of the whole text: only for the error
       c_.error(at ? at : source_offset(c_, "module"),
                "VPTO-specific flags (--emit-" + c_.opts.vpto_emit +
                    ") require --pto-backend=vpto or pto.backend = \"vpto\"" + why);
