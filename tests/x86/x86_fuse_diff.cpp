@@ -16,7 +16,9 @@
 // refused), at widths 1, 7, 8, 12, 33, 64 and 200 and heights 1, 5, 16 and
 // 37 (and vadd, softmax, SiLU / SwiGLU at 8200 x 128 f32, RMSNorm in bf16
 // and f16 and the bf16 copy at 16400 x 128: 4 MiB views, the non-temporal
-// tstore path, on 64-byte aligned buffers), on ordinary inputs
+// tstore path, on 64-byte aligned buffers; and where the tiles are as
+// wide as the views, 16 and 48 rows of constant shapes: static valid
+// rows, views of constant dims), on ordinary inputs
 // and on inputs with NaNs (with payloads), infinities, zeros of both signs
 // and subnormals. The outputs must be bit-identical to the interpreter's,
 // except where a row sum feeds them: there within 4 (N + 4) eps of the
@@ -294,7 +296,11 @@ const std::string& elem_of(const Kernel& k, int b) {
 }
 
 // The kernel text: x, c (inputs), g (one row), y, z (outputs), m, n, s.
-std::string kernel_text(const Kernel& k, int tc, bool fuse) {
+// `fixed` > 0: the shapes are constants (m = fixed, n = tc; fixed a
+// multiple of 16): views of constant dims and tiles of static valid
+// shape (the deep loop, no one-row path; no streaming copy for views
+// under 4 MiB), %m and %n unused.
+std::string kernel_text(const Kernel& k, int tc, bool fuse, int fixed = 0) {
   Types T = types(tc);
   std::string s;
   s += "module {\n  func.func @k(%x: !pto.ptr<" + k.xe + ">, %c: !pto.ptr<f32>, %g: !pto.ptr<f32>, %y: !pto.ptr<" +
@@ -339,7 +345,21 @@ std::string kernel_text(const Kernel& k, int tc, bool fuse) {
   for (const std::string& l : k.body) s += "        " + l + "\n";
   if (fuse) s += "      }\n";
   s += "    }\n    return\n  }\n}\n";
-  return s;
+  if (!fixed) return s;
+  // The body after the signature: %m and %n become constants %M and %N,
+  // the tiles' valid shapes static.
+  size_t body = s.find("{\n", s.find("func.func")) + 2;
+  std::string b = s.substr(body);
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = 0; (at = b.find(from, at)) != std::string::npos; at += to.size()) b.replace(at, from.size(), to);
+  };
+  replace_all("%m", "%M");
+  replace_all("%n", "%N");
+  for (const char* valid : {", valid=?x?", " valid_row = %vr valid_col = %N", " valid_row = %vr valid_col = %c1",
+                            " valid_row = %c1 valid_col = %N"})
+    replace_all(valid, "");
+  return s.substr(0, body) + "    %M = arith.constant " + std::to_string(fixed) + " : index\n    %N = arith.constant " +
+         std::to_string(tc) + " : index\n" + b;
 }
 
 std::mt19937 g_rng(12345);
@@ -572,71 +592,79 @@ int main(int argc, char** argv) {
       if (big && (bochs || !streamed)) continue;
       if (bochs && k0.f16_ties) continue;
       const Kernel& k = *keep_k.emplace_back(std::make_unique<Kernel>(k0));
-      // 16-bit views: twice the rows for 4 MiB.
-      std::vector<int> heights = big ? std::vector<int>{k0.n16 ? 16400 : 8200} : std::vector<int>{1, 5, 16, 37};
-      const std::string& text = *keep_text.emplace_back(std::make_unique<std::string>(kernel_text(k, tc, true)));
-      std::unique_ptr<SourceFile> src, psrc;
-      std::unique_ptr<Module> mod, pmod;
-      if (!parse(k.name, text, src, mod) || !parse(k.name + " (plain)", kernel_text(k, tc, false), psrc, pmod)) {
-        ++failed;
-        continue;
-      }
-      size_t fused_size = code_size(*mod, tg), plain_size = code_size(*pmod, tg);
-      if (fused_size == 0 || (fused_size > plain_size) != k.fused) {
-        std::printf("FAIL %s n=%d: the fused region was %s (code %zu bytes, %zu without pto.fuse)\n", k.name.c_str(), n,
-                    fused_size > plain_size ? "taken" : "not taken", fused_size, plain_size);
-        ++failed;
-      }
-      InstId fn;
-      auto jk = std::make_unique<rt::JitKernel>();
-      std::string err;
-      if (bochs) {
-        rt::Interpreter interp(*mod);
-        fn = interp.find_function("", err);
-        Diag jd(src.get());
-        if (!jk->load_for_bochs(*mod, fn, target, jd, err)) {
-          std::printf("FAIL %s n=%d: %s %s\n", k.name.c_str(), n, err.c_str(), jd.text().c_str());
+      // The shapes as arguments, and (the tiles as wide as the views)
+      // constant: 16 and 48 rows.
+      for (int fixed : {0, 16, 48}) {
+        if (fixed && (big || tc != n)) continue;
+        // 16-bit views: twice the rows for 4 MiB.
+        std::vector<int> heights = fixed  ? std::vector<int>{fixed}
+                                   : big ? std::vector<int>{k0.n16 ? 16400 : 8200}
+                                         : std::vector<int>{1, 5, 16, 37};
+        const std::string& text = *keep_text.emplace_back(std::make_unique<std::string>(kernel_text(k, tc, true, fixed)));
+        std::unique_ptr<SourceFile> src, psrc;
+        std::unique_ptr<Module> mod, pmod;
+        if (!parse(k.name, text, src, mod) ||
+            !parse(k.name + " (plain)", kernel_text(k, tc, false, fixed), psrc, pmod)) {
           ++failed;
           continue;
         }
-      } else if (!jit(k.name + " n=" + std::to_string(n), *mod, src.get(), target, fn, *jk)) {
-        ++failed;
-        continue;
-      }
-      rt::Interpreter interp(*mod);
-      for (int m : heights) {
-        for (bool specials : {false, true}) {
-          ++cases;
-          auto p = std::make_unique<Pending>(Pending{&k, &text, n, m, specials, {}, {}});
-          size_t rows = size_t(m) + 1;  // one spare row: a store past the view shows
-          p->ref.bufs.resize(5);
-          for (int b = 0; b < 5; ++b) {
-            size_t cnt = b == 2 ? size_t(n) : rows * size_t(n);
-            const std::string& dt = elem_of(k, b);
-            for (size_t i = 0; i < cnt; ++i) {
-              uint32_t v = b < 3 ? sample_bits(dt, specials && b != 2) : dt == "f32" ? bits(-12345.f) : 0xc641u;
-              for (unsigned j = 0; j < elem_bytes(dt); ++j) p->ref.bufs[size_t(b)].push_back(uint8_t(v >> (8 * j)));
-            }
-          }
-          float s = 1.0f / float(n);
-          p->got = p->ref;
-          if (!interp.run_block(fn, args(p->ref, m, n, s), 0, 1, err)) {
-            std::printf("FAIL %s n=%d m=%d: interpreter: %s\n", k.name.c_str(), n, m, err.c_str());
+        size_t fused_size = code_size(*mod, tg), plain_size = code_size(*pmod, tg);
+        if (fused_size == 0 || (fused_size > plain_size) != k.fused) {
+          std::printf("FAIL %s n=%d: the fused region was %s (code %zu bytes, %zu without pto.fuse)\n", k.name.c_str(), n,
+                      fused_size > plain_size ? "taken" : "not taken", fused_size, plain_size);
+          ++failed;
+        }
+        InstId fn;
+        auto jk = std::make_unique<rt::JitKernel>();
+        std::string err;
+        if (bochs) {
+          rt::Interpreter interp(*mod);
+          fn = interp.find_function("", err);
+          Diag jd(src.get());
+          if (!jk->load_for_bochs(*mod, fn, target, jd, err)) {
+            std::printf("FAIL %s n=%d: %s %s\n", k.name.c_str(), n, err.c_str(), jd.text().c_str());
             ++failed;
             continue;
           }
-          if (bochs) {
-            jobs.push_back(rt::bochs_job(*mod, fn, *jk->image(), args(p->got, m, n, s), 1));
-            job_run.push_back(p.get());
-          } else {
-            jk->run(args(p->got, m, n, s), 0, 1);
-          }
-          runs.push_back(std::move(p));
+        } else if (!jit(k.name + " n=" + std::to_string(n), *mod, src.get(), target, fn, *jk)) {
+          ++failed;
+          continue;
         }
+        rt::Interpreter interp(*mod);
+        for (int m : heights) {
+          for (bool specials : {false, true}) {
+            ++cases;
+            auto p = std::make_unique<Pending>(Pending{&k, &text, n, m, specials, {}, {}});
+            size_t rows = size_t(m) + 1;  // one spare row: a store past the view shows
+            p->ref.bufs.resize(5);
+            for (int b = 0; b < 5; ++b) {
+              size_t cnt = b == 2 ? size_t(n) : rows * size_t(n);
+              const std::string& dt = elem_of(k, b);
+              for (size_t i = 0; i < cnt; ++i) {
+                uint32_t v = b < 3 ? sample_bits(dt, specials && b != 2) : dt == "f32" ? bits(-12345.f) : 0xc641u;
+                for (unsigned j = 0; j < elem_bytes(dt); ++j) p->ref.bufs[size_t(b)].push_back(uint8_t(v >> (8 * j)));
+              }
+            }
+            float s = 1.0f / float(n);
+            p->got = p->ref;
+            if (!interp.run_block(fn, args(p->ref, m, n, s), 0, 1, err)) {
+              std::printf("FAIL %s n=%d m=%d: interpreter: %s\n", k.name.c_str(), n, m, err.c_str());
+              ++failed;
+              continue;
+            }
+            if (bochs) {
+              jobs.push_back(rt::bochs_job(*mod, fn, *jk->image(), args(p->got, m, n, s), 1));
+              job_run.push_back(p.get());
+            } else {
+              jk->run(args(p->got, m, n, s), 0, 1);
+            }
+            runs.push_back(std::move(p));
+          }
+        }
+        keep_src.push_back(std::move(src));
+        keep_mod.push_back(std::move(mod));
+        keep_jit.push_back(std::move(jk));
       }
-      keep_src.push_back(std::move(src));
-      keep_mod.push_back(std::move(mod));
-      keep_jit.push_back(std::move(jk));
     }
   }
   if (bochs && !jobs.empty()) {
