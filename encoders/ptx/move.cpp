@@ -358,17 +358,22 @@ void Gen::ttri(const Inst& in) {
   bool upper;
   if (!plan_ttri(m_, in, dst, upper)) return fail(in);
   block_access(*this, {}, {dst});
-  Reg diag = in.n_ins ? as_u32(sreg(op(in, 0))) : imm32(0);
+  // j - i (both below 2^31) against the diagonal as a signed 64-bit value:
+  // i + diag may not fit 32 bits.
+  Reg diag = in.n_ins ? sreg(op(in, 0)) : Reg{};
+  if (diag && diag.c != RC::RD) diag = as_u64(diag, true);
   DType d = ty(dst).elem;
   Val& v = val(dst);
   block_loop(*this, v.r[1], v.r[2], [&](Reg r, Reg c) {
-    Reg lim = reg(RC::R), p = reg(RC::P), x = reg(RC::R);
-    I("add.s32", lim, r, diag);
+    Reg dif = reg(RC::R), wide = reg(RC::RD), p = reg(RC::P), x = reg(RC::R);
+    I("sub.s32", dif, c, r);
+    I("cvt.s64.s32", wide, dif);
+    Reg lim = diag ? diag : imm64(0);
     if (upper) {
-      I("setp.lt.s32", p, c, lim);
+      I("setp.lt.s64", p, wide, lim);
       I("selp.b32", x, 0, d == DType::F32 ? 0x3f800000 : 1, p);
     } else {
-      I("setp.le.s32", p, c, lim);
+      I("setp.le.s64", p, wide, lim);
       I("selp.b32", x, d == DType::F32 ? 0x3f800000 : 1, 0, p);
     }
     I("st.shared.b32", mem(elem_addr(dst, r, c)), x);

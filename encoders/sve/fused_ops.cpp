@@ -283,6 +283,14 @@ void Gen::ttri(const Inst& in, ValueId d, bool upper) {
     axis_scalar(X(2), mr, X(12));
     I("ADDXrs", {X(2), X(2), X(0), 0});
     I("ADDXrs", {X(14), X(12), X(13), 0});
+    // Clamped to [-1, cols] (the same answer for every column): the lanes
+    // compare its low 32 bits.
+    mov_imm(X(16), ~uint64_t(0));
+    I("SUBSXrs", {xzr(), X(14), X(16), 0});
+    I("CSELXr", {X(14), X(16), X(14), int(LT)});
+    mov_imm(X(16), uint64_t(dt.cols));
+    I("SUBSXrs", {xzr(), X(14), X(16), 0});
+    I("CSELXr", {X(14), X(16), X(14), int(GT)});
   });
 }
 

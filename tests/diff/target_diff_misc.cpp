@@ -433,10 +433,12 @@ void add_matmul_store(std::vector<Case>& out, int steps, int tiles, int ld0, int
   out.push_back(std::move(c));
 }
 
-void add_ttri(std::vector<Case>& out, const Shape& s, bool upper, int diag) {
-  std::string tile = "!pto.tile_buf<vec, " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + "xf32, valid=?x?>";
-  std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
-  std::string k = "func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %s: f32) attributes {pto.entry} {\n";
+void add_ttri(std::vector<Case>& out, const Shape& s, bool upper, int diag, const std::string& dt = "f32") {
+  std::string tile =
+      "!pto.tile_buf<vec, " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + "x" + dt + ", valid=?x?>";
+  std::string tv = "!pto.tensor_view<?x?x" + dt + ">", pv = "!pto.partition_tensor_view<?x?x" + dt + ">";
+  std::string k = "func.func @k(%a: !pto.ptr<" + dt + ">, %b: !pto.ptr<" + dt + ">, %c: !pto.ptr<" + dt +
+                  ">, %s: f32) attributes {pto.entry} {\n";
   k += "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n";
   k += "  %R = arith.constant " + std::to_string(s.vr) + " : index\n";
   k += "  %C = arith.constant " + std::to_string(s.vc) + " : index\n";
@@ -448,9 +450,10 @@ void add_ttri(std::vector<Case>& out, const Shape& s, bool upper, int diag) {
   k += std::string("  pto.ttri ins(%d ") + (upper ? "{upperOrLower = 1 : i32} " : "") + ": i32) outs(%t : " + tile +
        ")\n";
   k += "  pto.tstore ins(%t : " + tile + ") outs(%cp : " + pv + ")\n  return\n}\n";
-  out.push_back(abc_case(std::string("ttri ") + (upper ? "upper " : "lower ") + std::to_string(diag) + " " + s.name, k,
-                         DType::F32, DType::F32, size_t(s.cols + 3) * size_t(s.vr + 1), size_t(s.cols + 3),
-                         DType::F32, 0));
+  DType d = parse_dtype(dt);
+  out.push_back(abc_case(std::string("ttri ") + dt + (upper ? " upper " : " lower ") + std::to_string(diag) + " " +
+                             s.name,
+                         k, d, d, size_t(s.cols + 3) * size_t(s.vr + 1), size_t(s.cols + 3), DType::F32, 0));
 }
 
 // treshape: a loaded R x C tile seen as (R*C/W) x W, then tadds 1 through
@@ -728,10 +731,15 @@ void misc_cases(std::vector<Case>& out) {
       add_layout_copy(out, "i8", l1, l2, o & 1, !(o & 2), 32, 64);
       add_layout_copy(out, "i8", l1, l2, !(o & 1), o & 2, 3, 50);
     }
+  // Diagonals inside the tile, past either side of it, and i32's extremes.
   for (const Shape& s : shapes())
-    for (int diag : {0, 2, -1}) {
+    for (int diag : {0, 2, -1, 130, -140, INT32_MAX, INT32_MIN}) {
       add_ttri(out, s, false, diag);
       add_ttri(out, s, true, diag);
+      if (s.name == std::string("ragged") || s.name == std::string("big")) {
+        add_ttri(out, s, false, diag, "i32");
+        add_ttri(out, s, true, diag, "i32");
+      }
     }
 }
 
