@@ -95,6 +95,52 @@ void Gen::ttri(const Inst& in, ValueId d, bool upper) {
   uint32_t one = dt.elem == DType::F32 ? 0x3f800000u : 1u;
   if (in.n_ins == 1) mov(rbx, q(op(in, 0)));
   else xor_(ebx, ebx);
+  if (dt.slayout == SLayout::NoneBox && dt.blayout == BLayout::RowMajor && dt.rows > 0 && dt.cols > 0 &&
+      dt.cols < (1 << 30)) {
+    // A row's columns in vectors. Row i's threshold (lower: i + diag + 1,
+    // upper: i + diag - 1; diag first clamped to +-2^40, so nothing
+    // overflows), clamped to [-1, cols + 16]: that keeps every column's
+    // answer. Lane j is one where j - threshold (lower) or threshold - j
+    // (upper) is negative: its sign bit, spread, masks 1.
+    std::vector<Reg64> ptrs;
+    std::vector<Stride> strides;
+    if (!elem_loop(in, d, {}, ptrs, strides)) return;
+    ptrs.push_back(r12);  // i
+    strides.push_back({nullptr, 1});
+    xor_(r12d, r12d);
+    mov(r10, -(int64_t(1) << 40));
+    cmp(rbx, r10);
+    cmovl(rbx, r10);
+    neg(r10);
+    cmp(rbx, r10);
+    cmovg(rbx, r10);
+    add(rbx, upper ? -1 : 1);
+    mov(r10, -1);
+    mov(r11d, uint32_t(dt.cols + 16));
+    Xmm lim = V(1), col = V(2), ones = V(3), iota = V(4);
+    mov(edx, one);
+    vmovd(Xmm(ones.getIdx()), edx);
+    vpbroadcastd(ones, Xmm(ones.getIdx()));
+    vmovups(iota, ptr[r14 + kIota]);
+    row_loop(ptrs, strides, [&](bool masked) {
+      lea(rdx, ptr[r12 + rbx]);
+      cmp(rdx, r10);
+      cmovl(rdx, r10);
+      cmp(rdx, r11);
+      cmovg(rdx, r11);
+      vmovd(Xmm(lim.getIdx()), edx);
+      vpbroadcastd(lim, Xmm(lim.getIdx()));
+      vmovd(Xmm(col.getIdx()), eax);
+      vpbroadcastd(col, Xmm(col.getIdx()));
+      vpaddd(col, col, iota);
+      if (upper) vpsubd(col, lim, col);
+      else vpsubd(col, col, lim);
+      vpsrad(col, col, 31);
+      vlogic(Bin::And, V(0), col, ones);
+      vst(ptr[rdi + rax * 4], V(0), masked);
+    });
+    return;
+  }
   valid_rc(d, dt.rows, dt.cols);
   mov(r12d, one);
   grid_loop([&]() -> bool {
