@@ -78,10 +78,13 @@ void Gen::log_pd(const Xmm& x) {
 // exponent field with an integer add, exact for a normal result. 10
 // multiply-adds per vector where the general path has 18.
 //
-// Any lane outside (or NaN) sends the whole vector to exp_ps_general.
+// A vector with a lane outside (or NaN) takes the same path with the
+// lanes below -104 (+0, as exp_ps_general gives them) masked to zero when
+// every other lane is inside: a causal mask's -1e30 scores. Else, or with
+// a NaN, it goes to exp_ps_general.
 void Gen::exp_ps_fast() {
   Xmm x = V(0), k = V(8), r = V(9), p = V(10), q = V(11), w = V(12), r2 = V(13);
-  Label general, done;
+  Label beyond, general, done;
   vandps(w, x, fc(kFAbsMask));
   if (z()) {
     vcmpps(k7, w, fc(kFExpFastMax), 0x16);  // NLE_UQ: beyond, or NaN
@@ -90,27 +93,51 @@ void Gen::exp_ps_fast() {
     vcmpps(w, w, fc(kFExpFastMax), 0x16);
     vptest(w, w);
   }
+  jnz(beyond, T_NEAR);
+  // tiny: zero the lanes below -104 (avx512: those k6 leaves out; avx2:
+  // x >= -104 computed into w, free by then).
+  auto fast = [&](bool tiny) {
+    vmovups(k, fc(kFExpMagic));
+    vfmadd231ps(k, x, fc(kFLog2e));
+    vsubps(w, k, fc(kFExpMagic));  // n
+    vmovaps(r, x);
+    vfnmadd231ps(r, w, fc(kFLn2Hi));
+    vfnmadd231ps(r, w, fc(kFLn2Lo));
+    auto c = [&](int j) { return fc(j == 1 ? kFExpC + 7 : kFExpP + j - 2); };  // of r^j
+    vmulps(r2, r, r);
+    vmovups(p, c(6));
+    vfmadd213ps(p, r, c(5));
+    vmovups(q, c(4));
+    vfmadd213ps(q, r, c(3));
+    vmovups(w, c(2));
+    vfmadd213ps(w, r, c(1));
+    vfmadd213ps(p, r2, q);
+    vfmadd213ps(p, r2, w);     // u
+    vfmadd213ps(p, r, c(1));   // 1 + r u
+    if (tiny && !z()) vcmpps(w, x, fc(kFExpMin), 0x15);  // NLT_UQ
+    vpslld(k, k, 23);
+    vpaddd(x, p, k);
+    if (tiny) z() ? vmovaps(x | k6 | T_z, x) : vandps(x, x, w);
+    jmp(done, T_NEAR);
+  };
+  fast(false);
+  L(beyond);
+  // Beyond, not below -104 (or NaN): the general path.
+  if (z()) {
+    vcmpps(k6, x, fc(kFExpMin), 0x15);  // NLT_UQ: x >= -104, or NaN
+    vandps(w, x, fc(kFAbsMask));
+    vcmpps(k7, w, fc(kFExpFastMax), 0x16);
+    kandw(k7, k7, k6);
+    kortestw(k7, k7);
+  } else {
+    vandps(w, x, fc(kFAbsMask));
+    vcmpps(w, w, fc(kFExpFastMax), 0x16);
+    vcmpps(r2, x, fc(kFExpMin), 0x15);
+    vandps(w, w, r2);
+    vptest(w, w);
+  }
   jnz(general, T_NEAR);
-  vmovups(k, fc(kFExpMagic));
-  vfmadd231ps(k, x, fc(kFLog2e));
-  vsubps(w, k, fc(kFExpMagic));  // n
-  vmovaps(r, x);
-  vfnmadd231ps(r, w, fc(kFLn2Hi));
-  vfnmadd231ps(r, w, fc(kFLn2Lo));
-  auto c = [&](int j) { return fc(j == 1 ? kFExpC + 7 : kFExpP + j - 2); };  // of r^j
-  vmulps(r2, r, r);
-  vmovups(p, c(6));
-  vfmadd213ps(p, r, c(5));
-  vmovups(q, c(4));
-  vfmadd213ps(q, r, c(3));
-  vmovups(w, c(2));
-  vfmadd213ps(w, r, c(1));
-  vfmadd213ps(p, r2, q);
-  vfmadd213ps(p, r2, w);     // u
-  vfmadd213ps(p, r, c(1));   // 1 + r u
-  vpslld(k, k, 23);
-  vpaddd(x, p, k);
-  jmp(done, T_NEAR);
+  fast(true);
   L(general);
   exp_ps_general();
   L(done);
