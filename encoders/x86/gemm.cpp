@@ -27,6 +27,8 @@ bool plain_rm(const ptoas::Type& t) {
 // and bias are addressed by their row strides, other layouts through
 // per-row / per-column offset tables (mm_table): moved as vectors where
 // their columns are adjacent, else gathered (and C scattered).
+// mm_blocking plans it (matmul_in_place asks it too), matmul_blocked
+// emits it.
 bool Gen::mm_blocking(const MmOps& o, MmBlocking& bl) const {
   const ptoas::Type &at = ty(o.a), &bt = ty(o.b), &ct = ty(o.c);
   const int LN = lanes(), MR = z() ? 12 : 6, NR = 2 * LN;

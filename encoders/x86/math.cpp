@@ -122,16 +122,13 @@ void Gen::exp_ps_fast() {
   };
   fast(false);
   L(beyond);
-  // Beyond, not below -104 (or NaN): the general path.
+  // Beyond (the lanes k7 / w still holds), not below -104 (or NaN): the
+  // general path.
   if (z()) {
     vcmpps(k6, x, fc(kFExpMin), 0x15);  // NLT_UQ: x >= -104, or NaN
-    vandps(w, x, fc(kFAbsMask));
-    vcmpps(k7, w, fc(kFExpFastMax), 0x16);
     kandw(k7, k7, k6);
     kortestw(k7, k7);
   } else {
-    vandps(w, x, fc(kFAbsMask));
-    vcmpps(w, w, fc(kFExpFastMax), 0x16);
     vcmpps(r2, x, fc(kFExpMin), 0x15);
     vandps(w, w, r2);
     vptest(w, w);
