@@ -487,6 +487,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   // Lanes of f32 / f16 / bf16 at e (view: a GM row, its tail read exactly);
   // stores of lanes that hold values of d exactly (x86/fuse.cpp).
   void fuse_ld(DType d, const Xmm& v, const RegExp& e, bool masked, bool view);
+  void fuse_prefetch(const Fuse& f, ValueId view, bool masked, bool nt, bool odd);
   void fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked, bool nt = false);
   // tcmp / tcmps into the canonical bit mask; tsel / tsels from it
   // (docs/semantics.md §5).
