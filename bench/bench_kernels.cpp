@@ -49,6 +49,9 @@
 #define BENCH_CXX_NS cxx_fast
 #include "cxx/kernels.h"
 #undef BENCH_CXX_NS
+#define BENCH_CXX_NS cxx_fast_avx2
+#include "cxx/kernels.h"
+#undef BENCH_CXX_NS
 
 #ifdef BENCH_HAVE_OPENBLAS
 #include <cblas.h>
@@ -313,7 +316,7 @@ struct Case {
   double flops = 0;          // Compute: flops of one call
   std::vector<Buf> bufs;     // the kernel's pointer arguments, in order
   std::vector<ptoas::rt::Arg> args;  // the JIT kernel's arguments
-  std::function<void()> cxx, fast, blas;
+  std::function<void()> cxx, fast, fast_avx2, blas;  // fast_avx2: fast-math without AVX-512
   std::function<void()> save_ref;       // runs cxx and keeps its outputs as the reference
   std::function<std::string()> check;   // the outputs against the reference: "" when they agree
 };
@@ -340,6 +343,9 @@ const CxxKernels kO3{cxx_o3::vadd,     cxx_o3::fused_chain, cxx_o3::softmax,   c
                      cxx_o3::layernorm, cxx_o3::gemm_f32,   cxx_o3::gemm_bf16, cxx_o3::attention};
 const CxxKernels kFast{cxx_fast::vadd,     cxx_fast::fused_chain, cxx_fast::softmax,   cxx_fast::rmsnorm,
                        cxx_fast::layernorm, cxx_fast::gemm_f32,   cxx_fast::gemm_bf16, cxx_fast::attention};
+const CxxKernels kFastAvx2{cxx_fast_avx2::vadd,      cxx_fast_avx2::fused_chain, cxx_fast_avx2::softmax,
+                           cxx_fast_avx2::rmsnorm,   cxx_fast_avx2::layernorm,   cxx_fast_avx2::gemm_f32,
+                           cxx_fast_avx2::gemm_bf16, cxx_fast_avx2::attention};
 
 // An output buffer and how to compare it with the reference.
 struct Output {
@@ -395,6 +401,7 @@ void finish(Case& c, std::vector<ptoas::rt::Arg> scalars, std::function<void(con
   c.args.insert(c.args.end(), scalars.begin(), scalars.end());
   c.cxx = [call] { call(kO3); };
   c.fast = [call] { call(kFast); };
+  c.fast_avx2 = [call] { call(kFastAvx2); };
   auto refs = std::make_shared<std::vector<Buf>>();
   c.save_ref = [call, outs, refs] {
     call(kO3);
@@ -748,7 +755,7 @@ int main(int argc, char** argv) {
   // ---- kernels ----
   struct Row {
     std::string name, size, status;  // status: "" when measured
-    Stats pto, cxx, fast, blas, pto512, launch1, launch2;
+    Stats pto, cxx, fast, fast_avx2, blas, pto512, launch1, launch2;
     bool has_blocks = false;
     bool has_blas = false;
     std::string avx512;  // "": timed (pto512); else why not
@@ -827,6 +834,10 @@ int main(int argc, char** argv) {
         c.fast();
         if (std::string e = c.check(); !e.empty()) bad = "C++ -ffast-math vs C++: " + e;
       }
+      if (bad.empty() && have_avx512) {
+        c.fast_avx2();
+        if (std::string e = c.check(); !e.empty()) bad = "C++ -ffast-math -mno-avx512f vs C++: " + e;
+      }
       if (bad.empty() && c.blas) {
         c.blas();
         if (std::string e = c.check(); !e.empty()) bad = "OpenBLAS vs C++: " + e;
@@ -848,6 +859,13 @@ int main(int argc, char** argv) {
 
       std::vector<Variant> vs = {{"ptoas", pto_run}, {"cxx", c.cxx}, {"fast", c.fast}};
       if (c.blas) vs.push_back({"blas", c.blas});
+      // On a CPU with AVX-512 the fast-math build above uses it; avx2's
+      // like-for-like baseline is the same build without it.
+      size_t fast_avx2_at = 0;
+      if (have_avx512) {
+        fast_avx2_at = vs.size();
+        vs.push_back({"fast_avx2", c.fast_avx2});
+      }
       size_t avx512_at = 0;
       if (pto512_run) {
         avx512_at = vs.size();
@@ -898,6 +916,7 @@ int main(int argc, char** argv) {
         row.blas = vs[3].st;
         row.has_blas = true;
       }
+      if (fast_avx2_at) row.fast_avx2 = vs[fast_avx2_at].st;
       if (avx512_at) {
         row.pto512 = vs[avx512_at].st;
         // The last timed variant may have been avx512's: check its output too.
@@ -917,6 +936,9 @@ int main(int argc, char** argv) {
                   fmt_time(row.fast.min).c_str(), fmt_time(row.fast.median).c_str());
       if (row.has_blas)
         std::printf("  openblas %s / %s", fmt_time(row.blas.min).c_str(), fmt_time(row.blas.median).c_str());
+      if (fast_avx2_at)
+        std::printf("  fast-math without avx512 %s / %s", fmt_time(row.fast_avx2.min).c_str(),
+                    fmt_time(row.fast_avx2.median).c_str());
       if (avx512_at)
         std::printf("  avx512 %s / %s", fmt_time(row.pto512.min).c_str(), fmt_time(row.pto512.median).c_str());
       if (limit_at)
@@ -1021,6 +1043,7 @@ int main(int argc, char** argv) {
     double vc = r.cxx.median / r.pto.median, vf = r.fast.median / r.pto.median;
     fig[r.name + " vs_cxx"] = vc;
     fig[r.name + " vs_cxx_fastmath"] = vf;
+    if (r.fast_avx2.median > 0) fig[r.name + " vs_cxx_fastmath_avx2"] = r.fast_avx2.median / r.pto.median;
     std::string sb = "-", sl = "-";
     if (r.has_blas) {
       fig[r.name + " vs_openblas"] = r.blas.median / r.pto.median;
@@ -1066,7 +1089,7 @@ int main(int argc, char** argv) {
 
   // ---- ratio lines ----
   std::printf("\n== ratios\n");
-  const char* metrics[] = {"vs_cxx", "vs_cxx_fastmath", "vs_openblas", "of_limit", "of_peak", "vs_avx2", "blocks2"};
+  const char* metrics[] = {"vs_cxx", "vs_cxx_fastmath", "vs_cxx_fastmath_avx2", "vs_openblas", "of_limit", "of_peak", "vs_avx2", "blocks2"};
   for (const Row& r : rows)
     for (const std::string& name : {r.name, r.name + "_avx512"})
       for (const char* m : metrics) {

@@ -1,12 +1,13 @@
 // The bench's plain C++ kernels: the computation of each bench/kernels/*.pto
 // written as a user would write it by hand (plain loops, libm, no
 // intrinsics). Every kernels/*.cpp compiles on its own (`g++ -O2 -c`, which
-// the compile-time figure times); the bench links them twice through
-// cxx_o3.cpp (-O3 -march=native) and cxx_fastmath.cpp (the same plus
-// -ffast-math), each in its own namespace, BENCH_CXX_NS.
+// the compile-time figure times); the bench links them three times through
+// cxx_o3.cpp (-O3 -march=native), cxx_fastmath.cpp (the same plus
+// -ffast-math) and cxx_fastmath_avx2.cpp (that without AVX-512), each in
+// its own namespace, BENCH_CXX_NS.
 //
 // No include guard on purpose: a translation unit may declare the kernels in
-// two namespaces (bench_kernels.cpp does); the file holds declarations only.
+// several namespaces (bench_kernels.cpp does); the file holds declarations only.
 #include <cstdint>
 
 #ifndef BENCH_CXX_NS
