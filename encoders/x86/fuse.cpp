@@ -245,11 +245,16 @@ void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked, bool nt) 
 void Gen::fuse_col_op(const Fuse& f, size_t i) {
   const Fuse::FOp& o = f.ops[i];
   mark(*o.in);
+  // xmm0 still holds o.a when the previous one-column op of the row wrote
+  // it: read it there, not back through the store (a chain's latency).
+  const bool held = o.a == col_held_ && fuse_lag_ == col_held_lag_;
+  col_held_ = o.dst;
+  col_held_lag_ = fuse_lag_;
   if (o.op == Op::TRsqrt && o.scal == kNone) {
     // One row's 1 / sqrt in scalar double: the same operations, and so the
     // same bits (NaN, negative, +-0 and Inf included), as the vector code's
     // double halves, at a third of the latency on a norm's critical path.
-    vmovss(xmm0, ptr[fuse_at(f, o.a, false)]);
+    if (!held) vmovss(xmm0, ptr[fuse_at(f, o.a, false)]);
     vcvtss2sd(xmm0, xmm0, xmm0);
     vsqrtsd(xmm0, xmm0, xmm0);
     vmovsd(xmm1, qword[r14 + dconst(kDOne)]);
@@ -260,11 +265,12 @@ void Gen::fuse_col_op(const Fuse& f, size_t i) {
   }
   if (o.scal != kNone) {
     int t = o.scalar_first ? 1 : 0;
-    vmovss(Xmm(t), ptr[fuse_at(f, o.a, false)]);
+    if (!held) vmovss(Xmm(t), ptr[fuse_at(f, o.a, false)]);
+    else if (t) vmovaps(xmm1, xmm0);
     vbroadcastss(V(1 - t), dword[rbp + disp(sl(o.scal))]);
   } else {
-    vmovss(xmm0, ptr[fuse_at(f, o.a, false)]);
     if (o.b != kNone) vmovss(xmm1, ptr[fuse_at(f, o.b, false)]);
+    if (!held) vmovss(xmm0, ptr[fuse_at(f, o.a, false)]);
   }
   elt_lanes(o.op, DType::F32);
   vmovss(ptr[fuse_at(f, o.dst, false)], xmm0);
@@ -723,9 +729,11 @@ void Gen::fuse_rows(const Fuse& f, bool nt) {
         }
       fuse_lag_ = 0;
     };
+    col_held_ = kNone;
     each(true, [&](size_t si) {
       for (size_t i : f.stages[si].col) fuse_col_op(f, i);
     });
+    col_held_ = kNone;
     bool any = false;
     size_t shape = 0;
     each(false, [&](size_t si) {

@@ -122,6 +122,10 @@ class Gen : public CodeGenerator, public CpuLowering {
   // Set while a skewed fused region emits a lagging stage: the rows it
   // works behind the newest (fuse_at, x86/fuse.cpp).
   int fuse_lag_ = 0;
+  // The tile (and its lag) whose one-column value the last fuse_col_op left
+  // in xmm0; kNone outside a run of them.
+  ValueId col_held_ = kNone;
+  int col_held_lag_ = 0;
 
   // ---- slots ----
   int disp(uint32_t slot) const { return -int(48 + 8 * slot); }

@@ -218,6 +218,15 @@ std::vector<Kernel> kernels(const Types& T) {
                 dps("trowexpanddiv", {e("%t1"), c("%sm")}, e("%t2")), dps("trowexpandadd", {e("%t2"), c("%mx")}, e("%t2")),
                 dps("tstore", {e("%t2")}, v("%yp"))},
                true});
+  // One-column ops reading the value the previous one left in xmm0: a
+  // chain (the second with the scalar first), then, in the next stage and
+  // so another lag of the skewed loop, an op reading the chain's last tile
+  // (the row the chain just computed is not the one that op needs).
+  k.push_back({"col_chain",
+               {ldx, dps("trowmin", {e("%xt"), e("%t2")}, c("%mx")), dps("tmuls", {c("%mx"), f("%s")}, c("%mx")),
+                dps("tdivs", {f("%q"), c("%mx")}, c("%mx")), dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%t1")),
+                dps("trowmax", {e("%t1"), e("%t2")}, c("%sm")), dps("tadd", {c("%mx"), c("%sm")}, c("%sm")),
+                dps("trowexpandmul", {e("%t1"), c("%sm")}, e("%t2")), dps("tstore", {e("%t2")}, v("%yp"))}});
   k.push_back({"remat_links",
                {ldx, dps("tcolexpandsub", {e("%xt"), g}, e("%t1")), dps("tmaxs", {e("%t1"), f("%s")}, e("%t1")),
                 dps("tneg", {e("%t1")}, e("%t1")), dps("trowsum", {e("%t1"), e("%t2")}, c("%sm")),
