@@ -269,6 +269,10 @@ std::vector<uint8_t> rodata() {
   putf(kFLow16, 0x0000ffffu);
   putf(kFLow8, 0x000000ffu);
   putf(kFHigh16, 0xffff0000u);
+  for (int half : {0, 1}) {  // bytes 4i + 2 half, + 1 of each 16-byte lane, then zeros
+    uint8_t* c = r.data() + fconst(half ? kFPickHigh16 : kFPickLow16);
+    for (int b = 0; b < 64; ++b) c[b] = b % 16 < 8 ? uint8_t(4 * (b % 16 / 2) + 2 * half + b % 2) : 0x80;
+  }
   return r;
 }
 

@@ -69,6 +69,7 @@ enum FConst : int {
   kFBf16Quiet,             // the f32 quiet bit
   kFLow16, kFLow8,         // 0xffff, 0xff
   kFHigh16,                // 0xffff0000: a bf16 value's f32 bits
+  kFPickLow16, kFPickHigh16,  // vpshufb: each 128-bit lane's 4 low / high 16-bit halves to its first 8 bytes
   kFConstCount,
 };
 inline constexpr int kFConstBase = kDConstBase + 64 * kDConstCount;

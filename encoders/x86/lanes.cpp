@@ -58,7 +58,7 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64
   if (es == 4) return nt ? vmovntps(ptr[e], v) : vst(ptr[e], v, masked);
   if (d == DType::BF16) {
     bf16_bits(v);
-    vpsrld(v, v, 16);
+    if (z()) vpsrld(v, v, 16);  // avx2 picks the high halves below
   }
   if (z() && nt && es == 2) {  // packed in ymm14, then one streaming store
     if (d == DType::F16) vcvtps2ph(ymm14, v, 0);
@@ -77,10 +77,13 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64
   Ymm y(v.getIdx());
   if (d == DType::F16) {
     vcvtps2ph(xmm14, y, 0);
+  } else if (es == 2) {  // each lane's low (bf16: high) 16 bits, then the two halves' 8 bytes together
+    vpshufb(ymm14, y, fc(d == DType::BF16 ? kFPickHigh16 : kFPickLow16));
+    vpermq(ymm14, ymm14, 0x08);
   } else {
     Ymm p = ymm14;
     if (fits && y.getIdx() != 13) p = y;
-    else vpand(ymm14, y, fc(es == 2 ? kFLow16 : kFLow8));
+    else vpand(ymm14, y, fc(kFLow8));
     vextracti128(xmm13, p, 1);
     vpackusdw(xmm14, Xmm(p.getIdx()), xmm13);
     if (es == 1) vpackuswb(xmm14, xmm14, xmm14);
@@ -148,10 +151,9 @@ void Gen::bf16_bits(const Xmm& v) {
     vpslld(r, v, 15);
     vpsrld(r, r, 31);
     vpaddd(r, r, fc(kFBf16Bias));
-    vpaddd(r, r, v);
     vpord(t, v, fc(kFBf16Quiet));
-    vmovdqa32(r | k7, t);
-    vmovaps(v, r);
+    vpaddd(v, r, v);
+    vmovdqa32(v | k7, t);
     return;
   }
   vpslld(r, v, 15);
