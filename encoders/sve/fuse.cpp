@@ -505,10 +505,12 @@ void Gen::Fuse::rows() {
 }
 
 bool Gen::fused_region(const Inst& in) {
-  opt::TileAliases alias(m_, fn_);
-  opt::TileBindings binds(m_, fn_);
+  if (!alias_) {
+    alias_ = std::make_unique<opt::TileAliases>(m_, fn_);
+    binds_ = std::make_unique<opt::TileBindings>(m_, fn_);
+  }
   FusePlan f;
-  if (!plan_fuse({m_, fn_, p_, alias, binds}, in, kPtrs, f)) return false;
+  if (!plan_fuse({m_, fn_, p_, *alias_, *binds_}, in, kPtrs, f)) return false;
   f.unskew();
   Fuse fu(*this, f);
   if (!fu.assign()) return false;

@@ -26,12 +26,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tile_geometry.h"
+#include "tile_alias.h"
 #include "cpu_lowering.h"
 #include "tile_plan.h"
 #include "cpu_frame.h"
@@ -112,6 +114,11 @@ class Gen : public CpuLowering {
   Diag& diag_;
   std::vector<uint32_t> code_;
   std::vector<llvm::MCInst> block_;  // straight-line instructions not yet scheduled
+  // The function's tile aliases and bindings, built at its first fused
+  // region: once per function, not per region (a region's planning was
+  // otherwise linear in the function, and a function of many quadratic).
+  std::unique_ptr<opt::TileAliases> alias_;
+  std::unique_ptr<opt::TileBindings> binds_;
   bool schedule_ = true;
   // The scheduler's scratch (sve/sched.cpp), kept across blocks so that a
   // block allocates nothing once the vectors have grown.
