@@ -266,7 +266,6 @@ std::vector<uint8_t> rodata() {
   for (int j = 0; j < 5; ++j) putf(kFExpP + j, exp_p[j]);
   putf(kFBf16Bias, 0x00007fffu);
   putf(kFBf16Quiet, 0x00400000u);
-  putf(kFLow16, 0x0000ffffu);
   putf(kFLow8, 0x000000ffu);
   putf(kFHigh16, 0xffff0000u);
   for (int half : {0, 1}) {  // bytes 4i + 2 half, + 1 of each 16-byte lane, then zeros

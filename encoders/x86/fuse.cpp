@@ -219,23 +219,15 @@ void Gen::fuse_ld(DType d, const Xmm& v, const RegExp& e, bool masked, bool view
 // their type exactly (loaded, or rounded by round_lane), so bf16 is stored
 // as its top half and f16 by an exact vcvtps2ph: nothing is rounded twice,
 // and a bf16 signalling NaN keeps its bits as tload / tstore do. Clobbers
-// V1, V12-V14; the avx2 tail (vst_e's pieces) keeps rbx and rcx.
+// V12-V14; the avx2 tail (vst_e's pieces) keeps rbx and rcx.
 void Gen::fuse_st(DType d, const RegExp& e, const Xmm& v, bool masked, bool nt) {
   if (dtype_bytes(d) == 4) return vst_e(d, e, v, masked, nullptr, false, nt);
-  Xmm x = v;
-  bool fits = false;
-  if (d == DType::BF16) {
-    vpsrld(V(1), v, 16);
-    x = V(1);
-    d = DType::U16;
-    fits = true;
-  }
   bool keep = masked && !z();
   if (keep) {
     push(rbx);
     push(rcx);
   }
-  vst_e(d, e, x, masked, nullptr, fits, nt);
+  vst_e(d, e, v, masked, nullptr, true, nt);
   if (keep) {
     pop(rcx);
     pop(rbx);

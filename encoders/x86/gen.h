@@ -67,7 +67,7 @@ enum FConst : int {
   kFExpP,                  // exp's fast path: 5 coefficients of r^2 .. r^6
   kFBf16Bias = kFExpP + 5,  // int32 0x7fff: bf16 rounding to nearest even
   kFBf16Quiet,             // the f32 quiet bit
-  kFLow16, kFLow8,         // 0xffff, 0xff
+  kFLow8,                  // 0xff
   kFHigh16,                // 0xffff0000: a bf16 value's f32 bits
   kFPickLow16, kFPickHigh16,  // vpshufb: each 128-bit lane's 4 low / high 16-bit halves to its first 8 bytes
   kFConstCount,
@@ -402,10 +402,10 @@ class Gen : public CodeGenerator, public CpuLowering {
   // Stores the 32-bit lanes of v as d at e, rounding f32 to f16 / bf16 to
   // nearest even, truncating integers (clobbers V12-V14, rbx, rcx). The
   // masked tail has `*count` elements, or r9 - rax (row_loop's).
-  // fits: the 16- or 8-bit lanes' upper bits are already 0 (no mask before
-  // avx2's unsigned saturating packs). nt: a whole vector of 4- or 2-byte
+  // exact: bf16 lanes already hold bf16 values (stored as their top
+  // halves, not rounded again). nt: a whole vector of 4- or 2-byte
   // elements is stored non-temporally (a masked tail never is).
-  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count = nullptr, bool fits = false,
+  void vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count = nullptr, bool exact = false,
              bool nt = false);
   void bcast_e(DType d, const Xmm& v, const RegExp& e);  // one element to every lane (clobbers ecx, xmm13)
   void vlogic(Bin k, const Xmm& d, const Xmm& a, const Operand& b);  // and / or / xor, either width

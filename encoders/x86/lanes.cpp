@@ -52,41 +52,43 @@ void Gen::varith(Bin k, const Xmm& d, const Xmm& a, const Operand& b) {
   else vdivps(d, a, b);
 }
 
-void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count, bool fits, bool nt) {
+void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64* count, bool exact, bool nt) {
   unsigned es = dtype_bytes(d);
   nt &= !masked;
   if (es == 4) return nt ? vmovntps(ptr[e], v) : vst(ptr[e], v, masked);
+  Xmm s = v;  // the lanes to narrow
   if (d == DType::BF16) {
-    bf16_bits(v);
-    if (z()) vpsrld(v, v, 16);  // avx2 picks the high halves below
+    if (!exact) bf16_bits(v);
+    if (z()) {  // avx512 narrows the high halves shifted down; avx2 picks them below
+      vpsrld(V(14), v, 16);
+      s = V(14);
+    }
   }
   if (z() && nt && es == 2) {  // packed in ymm14, then one streaming store
-    if (d == DType::F16) vcvtps2ph(ymm14, v, 0);
-    else vpmovdw(ymm14, v);
+    if (d == DType::F16) vcvtps2ph(ymm14, s, 0);
+    else vpmovdw(ymm14, s);
     vmovntdq(ptr[e], ymm14);
     return;
   }
   if (z()) {
     Address a = masked && !break_tails_ ? ptr[e] | k1 : ptr[e];
-    if (d == DType::F16) vcvtps2ph(a, v, 0);  // round to nearest even
-    else if (es == 2) vpmovdw(a, v);          // truncating
-    else vpmovdb(a, v);
+    if (d == DType::F16) vcvtps2ph(a, s, 0);  // round to nearest even
+    else if (es == 2) vpmovdw(a, s);          // truncating
+    else vpmovdb(a, s);
     return;
   }
   // avx2: pack the 8 lanes into the low bytes of xmm14.
-  Ymm y(v.getIdx());
+  Ymm y(s.getIdx());
   if (d == DType::F16) {
     vcvtps2ph(xmm14, y, 0);
   } else if (es == 2) {  // each lane's low (bf16: high) 16 bits, then the two halves' 8 bytes together
     vpshufb(ymm14, y, fc(d == DType::BF16 ? kFPickHigh16 : kFPickLow16));
     vpermq(ymm14, ymm14, 0x08);
-  } else {
-    Ymm p = ymm14;
-    if (fits && y.getIdx() != 13) p = y;
-    else vpand(ymm14, y, fc(kFLow8));
-    vextracti128(xmm13, p, 1);
-    vpackusdw(xmm14, Xmm(p.getIdx()), xmm13);
-    if (es == 1) vpackuswb(xmm14, xmm14, xmm14);
+  } else {  // bytes: masked to their low 8 bits for the unsigned saturating packs
+    vpand(ymm14, y, fc(kFLow8));
+    vextracti128(xmm13, ymm14, 1);
+    vpackusdw(xmm14, xmm14, xmm13);
+    vpackuswb(xmm14, xmm14, xmm14);
   }
   if (!masked || break_tails_) {
     if (es == 2 && nt) vmovntdq(ptr[e], xmm14);
