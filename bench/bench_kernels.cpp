@@ -339,13 +339,13 @@ struct CxxKernels {
   decltype(&cxx_o3::gemm_bf16) gemm_bf16;
   decltype(&cxx_o3::attention) attention;
 };
-const CxxKernels kO3{cxx_o3::vadd,     cxx_o3::fused_chain, cxx_o3::softmax,   cxx_o3::rmsnorm,
-                     cxx_o3::layernorm, cxx_o3::gemm_f32,   cxx_o3::gemm_bf16, cxx_o3::attention};
-const CxxKernels kFast{cxx_fast::vadd,     cxx_fast::fused_chain, cxx_fast::softmax,   cxx_fast::rmsnorm,
-                       cxx_fast::layernorm, cxx_fast::gemm_f32,   cxx_fast::gemm_bf16, cxx_fast::attention};
-const CxxKernels kFastAvx2{cxx_fast_avx2::vadd,      cxx_fast_avx2::fused_chain, cxx_fast_avx2::softmax,
-                           cxx_fast_avx2::rmsnorm,   cxx_fast_avx2::layernorm,   cxx_fast_avx2::gemm_f32,
-                           cxx_fast_avx2::gemm_bf16, cxx_fast_avx2::attention};
+// A namespace cannot be a template argument: its kernels, in order.
+#define BENCH_CXX_KERNELS(ns) \
+  CxxKernels { ns::vadd, ns::fused_chain, ns::softmax, ns::rmsnorm, ns::layernorm, ns::gemm_f32, ns::gemm_bf16, ns::attention }
+const CxxKernels kO3 = BENCH_CXX_KERNELS(cxx_o3);
+const CxxKernels kFast = BENCH_CXX_KERNELS(cxx_fast);
+const CxxKernels kFastAvx2 = BENCH_CXX_KERNELS(cxx_fast_avx2);
+#undef BENCH_CXX_KERNELS
 
 // An output buffer and how to compare it with the reference.
 struct Output {
