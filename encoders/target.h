@@ -83,7 +83,7 @@ struct Target {
 
   // What the optimizer may assume (vector width, registers, which ops a
   // fused region may hold).
-  opt::TargetDesc opt;
+  opt::TargetDesc opt = {};
 
   // This CPU runs its code natively; nullptr: never. `cpu_needs` says
   // what it takes, for the error when it does not.
@@ -119,6 +119,52 @@ struct Target {
   bool answers_emit(std::string_view emit) const;
   bool has_backend() const { return compile != nullptr; }
 };
+
+// The backend's functions of a descriptor, as bits. A target whose backend
+// lives in libptoas_llvm.so (a PTOAS_PLUGIN_TARGET_FOLDER of targets.def)
+// states which it has in its shape (PluginShape): ptoas's proxy descriptor
+// (plugin_proxy.cpp) forwards exactly those, and the folder's target.cpp
+// checks at compile time that its descriptor has no other.
+enum TargetHook : unsigned {
+  kHookCompile = 1u << 0,
+  kHookRodata = 1u << 1,
+  kHookBuildOutput = 1u << 2,
+  kHookDecode = 1u << 3,
+  kHookListing = 1u << 4,
+  kHookCodeStats = 1u << 5,
+  kHookPackedThunk = 1u << 6,
+};
+
+constexpr unsigned hooks_of(const Target& t) {
+  return (t.compile ? kHookCompile : 0u) | (t.rodata ? kHookRodata : 0u) | (t.build_output ? kHookBuildOutput : 0u) |
+         (t.decode ? kHookDecode : 0u) | (t.listing ? kHookListing : 0u) | (t.code_stats ? kHookCodeStats : 0u) |
+         (t.packed_thunk ? kHookPackedThunk : 0u);
+}
+
+// A plugin target as ptoas sees it before it loads the plugin: the
+// descriptor without the backend's functions (names, emits, what the
+// optimizer assumes, opt.fusable included, which must not need the
+// plugin), and which of those functions the backend has. Each plugin
+// folder lists its shapes in `<folder>_shapes()` (its shapes.cpp, which
+// includes no LLVM).
+struct PluginShape {
+  const Target* shape;
+  unsigned hooks;
+};
+
+// A plugin target's descriptor: its shape and the backend's functions of
+// `fns` (its other fields are not read).
+constexpr Target with_backend(const Target& shape, const Target& fns) {
+  Target t = shape;
+  t.compile = fns.compile;
+  t.rodata = fns.rodata;
+  t.build_output = fns.build_output;
+  t.decode = fns.decode;
+  t.listing = fns.listing;
+  t.code_stats = fns.code_stats;
+  t.packed_thunk = fns.packed_thunk;
+  return t;
+}
 
 // Every registered target, in the order of targets.def and of each folder.
 const std::vector<const Target*>& targets();

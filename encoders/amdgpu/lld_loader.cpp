@@ -1,11 +1,6 @@
-// ptoas's link_code_object (code_object.h): opens libptoas_lld.so on the
-// first code object and calls it. The plugin is looked for in lib/ptoas/
-// beside the program's directory (build/lib/ptoas in the build tree, where
-// the program is build/ptoas) or above it (P/lib/ptoas of an install, the
-// program in P/bin): no path of the build machine is compiled in.
-#include <dlfcn.h>
-#include <sys/stat.h>
-
+// link_code_object (code_object.h) where the program does not link lld
+// (ptoas's libptoas_llvm.so): opens libptoas_lld.so (plugin_loader.h) on
+// the first code object and calls it.
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -13,36 +8,19 @@
 
 #include "code_object.h"
 #include "lld_plugin.h"
-#include "program_dir.h"
+#include "plugin_loader.h"
 
 namespace ptoas::cg::amdgpu {
 
 namespace {
-
-constexpr const char* kPlugin = "libptoas_lld.so";
 
 PtoasLldLink load(std::string& err) {
   static std::once_flag once;
   static PtoasLldLink fn = nullptr;
   static std::string why;
   std::call_once(once, [] {
-    std::string dir = ptoas::program_dir(), tried;
-    for (const std::string& cand : {dir + "/lib/ptoas/" + kPlugin, dir + "/../lib/ptoas/" + kPlugin}) {
-      struct stat st;
-      if (::stat(cand.c_str(), &st) != 0) {
-        tried += (tried.empty() ? "" : ", ") + cand;
-        continue;
-      }
-      void* h = ::dlopen(cand.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!h) {
-        why = std::string("amdgpu: cannot load the linker plugin: ") + ::dlerror();
-        return;
-      }
-      fn = reinterpret_cast<PtoasLldLink>(::dlsym(h, "ptoas_lld_link"));
-      if (!fn) why = "amdgpu: " + cand + " has no ptoas_lld_link";
-      return;
-    }
-    why = std::string("amdgpu: the linker plugin ") + kPlugin + " is not installed (looked for " + tried + ")";
+    fn = reinterpret_cast<PtoasLldLink>(plugin_symbol("libptoas_lld.so", "ptoas_lld_link", why));
+    if (!fn) why = "amdgpu: the linker plugin: " + why;
   });
   if (!fn) err = why;
   return fn;

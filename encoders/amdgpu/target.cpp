@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "amdgpu/shape.h"
 #include "branch_relax.h"
 #include "code_object.h"
 #include "hazard_check.h"
@@ -283,33 +284,18 @@ TileScratch tile_scratch(const std::string& target_note) {
   return t;
 }
 
-namespace {
-
-// The fuse pass forms the ptx target's regions: the PTX is this target's input.
-bool fusable(const Module& m, const Inst& in) { return target("ptx").opt.fusable(m, in); }
-
-}  // namespace
-
 }  // namespace amdgpu
 
 namespace {
 
-constexpr Target kAmdgpu{
-    .name = "amdgpu",
-    .summary = "AMD GPUs: linked code objects (.hsaco; --gpu-arch=gfx942|gfx90a|gfx1100); ptorun runs them on "
-               "the project's AMDGPU interpreter",
-    .isa = Isa::Amdgcn,
-    .output = OutputKind::GpuObject,
-    .default_emit = "obj",
-    .emits = "obj asm ir",
-    .extension = ".hsaco",
-    .gpu_archs = "gfx942 gfx90a gfx1100",
-    .opt = {.vector_bytes = 128, .vector_regs = 0, .fusable = amdgpu::fusable},
-    .compile = amdgpu::compile_function,
-    .build_output = amdgpu::build_output,
-    .listing = amdgpu::listing,
-    .code_stats = amdgpu::code_stats,
-};
+constexpr Target kAmdgpu = with_backend(amdgpu::kShape, {
+                                                            .compile = amdgpu::compile_function,
+                                                            .build_output = amdgpu::build_output,
+                                                            .listing = amdgpu::listing,
+                                                            .code_stats = amdgpu::code_stats,
+                                                        });
+static_assert(hooks_of(kAmdgpu) == amdgpu::kHooks,
+              "amdgpu/shape.h's kHooks must name exactly the functions kAmdgpu has");
 
 }  // namespace
 

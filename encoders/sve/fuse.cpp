@@ -39,8 +39,6 @@
 
 namespace ptoas::cg::sve {
 
-bool fusable_op(const Module& m, const Inst& in) { return fuse_op_ok(m, in); }
-
 namespace gen {
 
 namespace {

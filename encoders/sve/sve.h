@@ -16,11 +16,6 @@ const Target& target();
 bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
                       Diag& diag);
 
-// Whether the fuse pass may put `in` in a pto.fuse region for SVE (the
-// per-op conditions of the shared plan, encoders/fuse_plan.h; sve/fuse.cpp
-// lowers the regions).
-bool fusable_op(const Module& m, const Inst& in);
-
 // The packed-argument thunk for `fn` (codegen.h JitImage) at byte
 // `thunk_pos` of an image whose kernel starts at byte `kernel_pos`.
 bool packed_thunk(const Module& m, InstId fn, size_t thunk_pos, size_t kernel_pos, std::vector<uint8_t>& out,

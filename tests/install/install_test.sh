@@ -12,7 +12,7 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cmake --install "$build" --prefix "$work/p" > "$work/install.log" 2>&1 || { cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
-for f in bin/ptoas bin/ptorun bin/ptodis share/ptoas/cce_model/include; do
+for f in bin/ptoas bin/ptorun bin/ptodis lib/ptoas/libptoas_llvm.so share/ptoas/cce_model/include; do
   [ -e "$work/p/$f" ] || fail "$f is not installed"
 done
 if command -v help2man > /dev/null; then
@@ -35,6 +35,9 @@ check_prefix() {
   env -i "$p/bin/ptoas" k.pto -o k.cpp || fail "$p: ptoas k.pto (cce C++)"
   env -i "$p/bin/ptoas" -target=avx2 k.pto -o k.o || fail "$p: ptoas -target=avx2"
   env -i "$p/bin/ptodis" k.o > /dev/null || fail "$p: ptodis k.o"
+  # sve: ptoas opens its LLVM backends from lib/ptoas.
+  env -i "$p/bin/ptoas" -target=sve k.pto -o k_sve.o || fail "$p: ptoas -target=sve (libptoas_llvm.so)"
+  env -i "$p/bin/ptodis" k_sve.o | grep -q "ld1w" || fail "$p: ptodis k_sve.o"
   # amdgpu: ptoas opens its linker plugin from lib/ptoas.
   if [ -e "$build/lib/ptoas/libptoas_lld.so" ]; then
     env -i "$p/bin/ptoas" -target=amdgpu k.pto -o k.hsaco || fail "$p: ptoas -target=amdgpu (the linker plugin)"
