@@ -10,7 +10,8 @@ PKGS=(build-essential cmake git pkg-config
   python3-numpy help2man debootstrap
   libopenblas-dev
   bochs bochsbios vgabios bochs-term
-  qemu-user g++-aarch64-linux-gnu)
+  qemu-user g++-aarch64-linux-gnu
+  strace)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
