@@ -5,7 +5,7 @@
 //
 // Why: those backends link LLVM's MC layers, whose static constructors
 // (command-line options, target registries) and pages cost every ptoas
-// process about 1.5 ms on this machine kind, whatever its target
+// process 1.1-1.9 ms on this machine kind, whatever its target
 // (docs/bench.md, compile time). Linked into ptoas only; every other
 // program and test links the backends themselves (libptoas_codegen).
 #include <array>
