@@ -92,40 +92,17 @@ void Gen::tcopy(const Inst& in, ValueId t, ValueId v, bool load) {
     const int LN = lanes();
     mov(rdi, load ? r12 : rbx);
     mov(rsi, load ? rbx : r12);
-    Label row, v4, v1, tail, next;
-    vec_bounds(done);
-    L(row);
-    xor_(eax, eax);
-    lea(rdx, ptr[r13 - 4 * LN]);
-    L(v4);
-    cmp(rax, rdx);
-    jg(v1, T_NEAR);
-    for (int u = 0; u < 4; ++u) vmovups(V(u), ptr[rsi + rax * 4 + u * LN * 4]);
-    for (int u = 0; u < 4; ++u) vmovups(ptr[rdi + rax * 4 + u * LN * 4], V(u));
-    add(rax, 4 * LN);
-    jmp(v4, T_NEAR);
-    L(v1);
-    cmp(rax, r13);
-    jge(tail, T_NEAR);
-    vmovups(V(0), ptr[rsi + rax * 4]);
-    vmovups(ptr[rdi + rax * 4], V(0));
-    add(rax, LN);
-    jmp(v1, T_NEAR);
-    L(tail);
-    cmp(rax, r9);
-    jge(next, T_NEAR);
-    vld(V(0), ptr[rsi + rax * 4], true);
-    vst(ptr[rdi + rax * 4], V(0), true);
-    L(next);
-    if (load) {
-      add(rdi, int(tstride));
-      add(rsi, vstride);
-    } else {
-      add(rdi, vstride);
-      add(rsi, int(tstride));
-    }
-    dec(r8);
-    jnz(row, T_NEAR);
+    Stride vs{&vstride, 0}, ts{nullptr, tstride};
+    row_loop(
+        {rdi, rsi}, {load ? ts : vs, load ? vs : ts},
+        [&](bool masked) {
+          vld(V(0), ptr[rsi + rax * 4], masked);
+          vst(ptr[rdi + rax * 4], V(0), masked);
+        },
+        [&](int disp) {
+          for (int u = 0; u < 4; ++u) vmovups(V(u), ptr[rsi + rax * 4 + (disp + u * LN) * 4]);
+          for (int u = 0; u < 4; ++u) vmovups(ptr[rdi + rax * 4 + (disp + u * LN) * 4], V(u));
+        });
     jmp(done, T_NEAR);
   };
   // 1- and 2-byte elements: each contiguous run (r9 elements) copied as

@@ -455,12 +455,15 @@ class Gen : public CodeGenerator, public CpuLowering {
     const Reg64* reg;
     int64_t imm;
   };
+  // `body4` (optional): four vectors a step, at rax + disp + u lanes
+  // (u = 0..3), while they last; `body` then takes the rest.
   void row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
-                const std::function<void(bool)>& body);
+                const std::function<void(bool)>& body, const std::function<void(int disp)>& body4 = {});
   void vec_bounds(Label& done);  // the row_loop prologue: empty region -> done; r13, tail mask
   // One row's columns: rax = 0, lanes(), .. below r13 (body(false)), then
-  // the masked tail below r9 (body(true)).
-  void vec_loop(const std::function<void(bool)>& body);
+  // the masked tail below r9 (body(true)); with `body4`, four vectors a step
+  // first (body4(disp): rax + disp is the first of them, in elements).
+  void vec_loop(const std::function<void(bool)>& body, const std::function<void(int disp)>& body4 = {});
   // `region`: the tile whose valid region is iterated (default dst).
   bool elem_loop(const Inst& in, ValueId dst, const std::vector<ValueId>& tiles, std::vector<Reg64>& ptrs,
                  std::vector<Stride>& strides, ValueId region = kNone);

@@ -224,9 +224,22 @@ void Gen::vec_bounds(Label& done) {
   tail_mask_rcx();
 }
 
-void Gen::vec_loop(const std::function<void(bool)>& body) {
+void Gen::vec_loop(const std::function<void(bool)>& body, const std::function<void(int disp)>& body4) {
   Label vec, tail, next;
   xor_(eax, eax);
+  if (body4) {
+    // rax runs four vectors ahead, so that the test needs no register
+    // beside it: the step's vectors are at rax - 4 lanes.
+    Label step, rest;
+    L(step);
+    add(rax, 4 * lanes());
+    cmp(rax, r13);
+    jg(rest, T_NEAR);
+    sched_range([&] { body4(-4 * lanes()); });
+    jmp(step, T_NEAR);
+    L(rest);
+    sub(rax, 4 * lanes());
+  }
   cmp(rax, r13);
   jge(tail, T_NEAR);
   L(vec);
@@ -242,11 +255,11 @@ void Gen::vec_loop(const std::function<void(bool)>& body) {
 }
 
 void Gen::row_loop(const std::vector<Reg64>& ptrs, const std::vector<Stride>& strides,
-                   const std::function<void(bool)>& body) {
+                   const std::function<void(bool)>& body, const std::function<void(int disp)>& body4) {
   Label done, row;
   vec_bounds(done);
   L(row);
-  vec_loop(body);
+  vec_loop(body, body4);
   for (size_t i = 0; i < ptrs.size(); ++i) {
     if (strides[i].reg) add(ptrs[i], *strides[i].reg);
     else add(ptrs[i], int(strides[i].imm));
