@@ -28,7 +28,7 @@ bool fused_elt_op(Op o);
 // with an rmode the op-by-op tcvt takes.
 bool fused_cvt(const Module& m, const Inst& in);
 // Per op, what plan_fuse requires of it (the region-wide conditions are
-// checked there only): the answer a target's fusable_op starts from.
+// checked there only): the x86 and sve descriptors' opt.fusable.
 bool fuse_op_ok(const Module& m, const Inst& in);
 
 struct FusePlan {

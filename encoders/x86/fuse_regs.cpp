@@ -1,6 +1,6 @@
 // x86-64 code generation: the registers and dead stores of a pto.fuse
-// region's plan (the plan itself is target-neutral: encoders/fuse_plan.*)
-// and fusable_op, the per-op answer the fuse pass asks for.
+// region's plan (the plan itself is target-neutral: encoders/fuse_plan.*;
+// its per-op answer, fuse_op_ok, is the descriptor's opt.fusable).
 #include <algorithm>
 
 #include "fuse.h"
@@ -274,10 +274,3 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
 }
 
 }  // namespace ptoas::cg::x86::gen
-
-namespace ptoas::cg::x86 {
-
-// Per op, what fuse_plan requires of it (fuse_plan.h).
-bool fusable_op(const Module& m, const Inst& in) { return fuse_op_ok(m, in); }
-
-}  // namespace ptoas::cg::x86

@@ -6,6 +6,7 @@
 #endif
 
 #include "codegen.h"
+#include "fuse_plan.h"
 #include "x86.h"
 
 namespace ptoas::cg {
@@ -49,7 +50,7 @@ constexpr Target x86_target(std::string_view name, std::string_view alias, std::
       .emits = "ir obj asm header",
       .extension = ".o",
       .variant = variant,
-      .opt = {.vector_bytes = variant ? 64u : 32u, .vector_regs = variant ? 32u : 16u, .fusable = x86::fusable_op},
+      .opt = {.vector_bytes = variant ? 64u : 32u, .vector_regs = variant ? 32u : 16u, .fusable = fuse_op_ok},
       .cpu_can_run = runs,
       .cpu_needs = needs,
       .compile = x86::compile_function,

@@ -30,9 +30,4 @@ std::vector<ListedInst> decode(const uint8_t* code, size_t n, uint64_t base);
 // The object (x86/emit.cpp): cpu_object.h with x86-64 relocations and padding.
 bool build_output(const Module& m, const ModuleCode& code, Output& out, std::string& err);
 
-// May `in` be part of a pto.fuse region that x86/fuse.cpp lowers as one
-// loop nest (its op and operand types; the region-wide checks stay in the
-// lowering)? The `fuse` pass asks (opt::TargetDesc::fusable).
-bool fusable_op(const Module& m, const Inst& in);
-
 }  // namespace ptoas::cg::x86
