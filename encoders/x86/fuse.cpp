@@ -481,6 +481,32 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
     }
     return false;
   };
+  // A row sum of squares x * x (a norm's) that nothing else reads and
+  // nothing stores: the square is not formed, the sum takes it in one FMA
+  // (one rounding per step instead of two: within the reduction's bound,
+  // DESIGN section 6). Squares only: with terms of both signs, a product
+  // that overflows would be +-Inf in the interpreter's sum but not in the
+  // FMA's. fma_mul[sum] = the tmul's position, and the tmul is marked with
+  // its own; avx2's masked tail keeps the two ops.
+  constexpr size_t kNoFma = ~size_t(0);
+  std::vector<size_t> fma_mul(st.elt.size(), kNoFma);
+  for (size_t r = 0; r < st.elt.size() && !(masked && !z()); ++r) {
+    const Fuse::FOp& red = f.ops[st.elt[r]];
+    if (red.k != FK::Red || red.op != Op::TRowSum) continue;
+    size_t at = r;
+    while (at > 0 && !f.writes(f.ops[st.elt[at - 1]], red.a)) --at;
+    if (at-- == 0) continue;
+    const Fuse::FOp& mul = f.ops[st.elt[at]];
+    if (mul.k != FK::Elt || mul.op != Op::TMul || mul.scal != kNone || mul.b != mul.a || mul.store) continue;
+    bool alone = true;
+    for (size_t m = at + 1; m < st.elt.size(); ++m) {
+      const Fuse::FOp& q = f.ops[st.elt[m]];
+      alone &= m == r || !fetches(q, red.a);
+      if (m < r) alone &= !f.writes(q, mul.a) && !f.writes(q, mul.b);
+      if (f.writes(q, red.a)) break;
+    }
+    if (alone) fma_mul[r] = fma_mul[at] = at;
+  }
   size_t n = 0;  // the position in st.elt of the op being emitted
   auto put = [&](const Fuse::FOp& o) {  // V0 is o's result (a value of o.dst's type)
     if (o.store) fuse_st(ty(o.dst).elem, fuse_at(f, o.dst, true), V(0), masked);
@@ -533,6 +559,7 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
         put(o);
         break;
       case FK::Elt:
+        if (fma_mul[n] == n) break;  // the sum's FMA below
         if (direct_bin(o)) {
           put(o);
           break;
@@ -561,7 +588,14 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
         put(o);
         break;
       case FK::Red: {
-        Xmm x = V(get(o.a, 0)), acc = V(odd ? o.acc2 : o.acc), t = V(1);
+        Xmm acc = V(odd ? o.acc2 : o.acc), t = V(1);
+        if (fma_mul[n] != kNoFma) {
+          const Fuse::FOp& mul = f.ops[st.elt[fma_mul[n]]];
+          Xmm x = V(get(mul.a, 0));
+          vfmadd231ps(masked ? acc | k1 : acc, x, x);
+          break;
+        }
+        Xmm x = V(get(o.a, 0));
         if (o.op == Op::TRowSum) {
           if (!masked) {
             vaddps(acc, acc, x);
