@@ -78,6 +78,10 @@ struct Kernel {
   std::string xe = "f32", ye = "f32", ze = "f32";
   bool n16 = false;
   bool f16_ties = false;  // rounds arbitrary f32 values to f16: not under Bochs (see cvt_readback_f16)
+  // The row sum is of x * (x * g) (terms of both signs: g's) and output j
+  // is x[j] * sum: the bound is taken from sum |x x g| times max |x|, not
+  // from the outputs, which cancellation makes small.
+  bool dot = false;
 };
 
 // Tile and view types of a kernel with TC columns.
@@ -132,6 +136,16 @@ std::vector<Kernel> kernels(const Types& T) {
                 dps("texp", {e("%xt")}, e("%xt")), dps("trowsum", {e("%xt"), e("%t2")}, c("%sm")),
                 dps("trowexpanddiv", {e("%xt"), c("%sm")}, e("%xt")), dps("tstore", {e("%xt")}, v("%yp"))},
                true});
+  // A row sum of products x * (x * g) of two tiles, terms of both signs:
+  // the reassociated sum against sum |terms|, and rows where two x of 1e30
+  // overflow to +Inf and -Inf (a NaN sum). x86/fuse.cpp forms such a sum
+  // by FMAs for squares only.
+  k.push_back({"dot_rows",
+               {ldx, dps("tcolexpandmul", {e("%xt"), g}, e("%ct")), dps("tmul", {e("%xt"), e("%ct")}, e("%t1")),
+                dps("trowsum", {e("%t1"), e("%t2")}, c("%sm")), dps("trowexpandmul", {e("%xt"), c("%sm")}, e("%t1")),
+                dps("tstore", {e("%t1")}, v("%yp"))},
+               true});
+  k.back().dot = true;
   k.push_back({"rmsnorm",
                {ldx, dps("tmul", {e("%xt"), e("%xt")}, e("%t1")), dps("trowsum", {e("%t1"), e("%t2")}, c("%sm")),
                 dps("tmuls", {c("%sm"), f("%s")}, c("%sm")), dps("tadds", {c("%sm"), f("%eps")}, c("%sm")),
@@ -711,6 +725,20 @@ int main(int argc, char** argv) {
         for (size_t j = 0; j < n; ++j)
           if (std::isfinite(value_of(dt, at(p->ref, r * n + j))))
             scale = std::max(scale, std::fabs(value_of(dt, at(p->ref, r * n + j))));
+        if (k.dot) {  // f32 x (buffer 0, row r) and g (buffer 2, one row)
+          auto in = [&](int buf, size_t i) {
+            float v;
+            std::memcpy(&v, p->ref.bufs[size_t(buf)].data() + i * 4, 4);
+            return double(v);
+          };
+          double terms = 0, xmax = 0;
+          for (size_t j = 0; j < n; ++j) {
+            double x = in(0, r * n + j);
+            terms += std::fabs(x * x * in(2, j));
+            xmax = std::max(xmax, std::fabs(x));
+          }
+          scale = terms * xmax;
+        }
         for (size_t j = 0; j < n; ++j) {
           size_t i = r * n + j;
           ++elems;
