@@ -39,6 +39,10 @@ enum class Isa : uint8_t { None, X86_64, AArch64, Nvptx, Amdgcn, AscendNpu };
 // tool sets them from its command line (ptoas --no-sched, --code-limit).
 struct CodegenOptions {
   bool schedule = true;  // -O2: the list scheduler of x86 and SVE (--no-sched: program order)
+  // The caller will list the code (--emit=asm): a target whose listing
+  // needs a library it opens on demand (x86: Zydis) checks it before
+  // compiling, so that a missing one is an error, not a listing of bytes.
+  bool listing = false;
   // The most machine code one function may have; the tests lower it to
   // reach the limit with a small kernel (--code-limit).
   size_t code_limit = size_t(64) << 20;

@@ -308,6 +308,7 @@ int run(int argc, char** argv) {
     return write_output(output, h) ? 0 : bad_input();
   }
   ptoas::cg::ModuleCode code;
+  cg_opts.listing = emit == "asm";
   if (!ptoas::cg::compile_module(module, *tg, code, diag, cg_opts)) return bad_input();
   if (stats && tg->code_stats)
     for (const ptoas::cg::FuncCode& f : code.funcs) std::fputs(tg->code_stats(f).c_str(), stderr);

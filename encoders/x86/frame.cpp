@@ -10,6 +10,7 @@
 #include "int_eval.h"
 #include "gen.h"
 #include "sched.h"
+#include "zydis_lib.h"
 
 namespace ptoas::cg::x86 {
 
@@ -46,7 +47,16 @@ bool Gen::run(FuncCode& out) {
   // -O2: a list schedule of each straight-line span (x86/sched.h);
   // --no-sched turns it off (the test of the scheduler: the same results
   // without it).
-  if (m_.opt_level >= 2 && opts_.schedule) schedule_x86(out.code, label_offs_, sched_ranges_, out.lines);
+  if (m_.opt_level >= 2 && opts_.schedule) {
+    std::string err;
+    const ZydisLib* z = zydis_lib(err);
+    if (!z) {
+      diag_.error_global("target " + std::string(tg_.name) + ": the list scheduler of -O2 needs Zydis: " + err +
+                         "; -O1 or --no-sched compile without it");
+      return false;
+    }
+    schedule_x86(*z, out.code, label_offs_, sched_ranges_, out.lines);
+  }
   return true;
 }
 
@@ -204,6 +214,13 @@ using namespace gen;
 
 bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
                       Diag& diag) {
+  if (o.listing) {
+    std::string err;
+    if (!zydis_lib(err)) {
+      diag.error_global("target " + std::string(t.name) + ": --emit=asm needs Zydis: " + err);
+      return false;
+    }
+  }
   FramePlan plan;
   if (!plan_frame(m, fn, t, plan, diag)) return false;
   if (plan.nslots > (1u << 24)) {

@@ -1,7 +1,7 @@
 // x86-64 list scheduler over finished machine code (x86/sched.h).
 #include "sched.h"
 
-#include <Zydis/Zydis.h>
+#include "zydis_lib.h"
 
 #include <algorithm>
 #include <array>
@@ -46,8 +46,8 @@ struct Ins {
 };
 constexpr int kRegIds = ZYDIS_REGISTER_MAX_VALUE + 2;
 
-int reg_id(ZydisRegister r) {
-  ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+int reg_id(const ZydisLib& z, ZydisRegister r) {
+  ZydisRegister big = z.largest_enclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
   return 1 + int(big == ZYDIS_REGISTER_NONE ? r : big);
 }
 
@@ -93,10 +93,10 @@ class DecodeMemo {
 
 // Decodes code[begin, end); false if any of it does not decode. lat_of:
 // latency per mnemonic, 0 until known.
-bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, std::vector<Ins>& out,
+bool decode_range(const ZydisLib& z, const std::vector<uint8_t>& code, size_t begin, size_t end, std::vector<Ins>& out,
                   std::vector<int8_t>& lat_of, DecodeMemo& memo) {
   ZydisDecoder dec;
-  ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+  z.decoder_init(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
   for (size_t off = begin; off < end;) {
     if (const Ins* seen = memo.find(code.data() + off, end - off)) {
       out.push_back(*seen);
@@ -106,13 +106,13 @@ bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, st
     }
     ZydisDecodedInstruction d;
     ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-    if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code.data() + off, end - off, &d, ops))) return false;
+    if (!ZYAN_SUCCESS(z.decode_full(&dec, code.data() + off, end - off, &d, ops))) return false;
     Ins in{};
     in.off = uint32_t(off);
     in.len = d.length;
     // Per mnemonic, computed at its first use (the string tests are slow).
     int8_t& lat = lat_of[d.mnemonic];
-    if (lat == 0) lat = int8_t(latency(ZydisMnemonicGetString(d.mnemonic)));
+    if (lat == 0) lat = int8_t(latency(z.mnemonic_string(d.mnemonic)));
     in.lat = lat;
     bool vzero = d.mnemonic == ZYDIS_MNEMONIC_VZEROUPPER || d.mnemonic == ZYDIS_MNEMONIC_VZEROALL;
     ZydisInstructionCategory c = d.meta.category;
@@ -123,7 +123,7 @@ bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, st
     for (unsigned i = 0; i < d.operand_count; ++i) {
       const ZydisDecodedOperand& o = ops[i];
       if (o.type == ZYDIS_OPERAND_TYPE_REGISTER) {
-        int id = reg_id(o.reg.value);
+        int id = reg_id(z, o.reg.value);
         bool w = o.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE;
         // A write of 8 or 16 bits keeps the rest of the register.
         if ((o.actions & ZYDIS_OPERAND_ACTION_MASK_READ) || (w && o.size < 32 && o.reg.value < ZYDIS_REGISTER_XMM0))
@@ -131,7 +131,7 @@ bool decode_range(const std::vector<uint8_t>& code, size_t begin, size_t end, st
         if (w) in.write(id);
       } else if (o.type == ZYDIS_OPERAND_TYPE_MEMORY) {
         for (ZydisRegister r : {o.mem.base, o.mem.index})
-          if (r != ZYDIS_REGISTER_NONE) in.read(reg_id(r));
+          if (r != ZYDIS_REGISTER_NONE) in.read(reg_id(z, r));
         if (o.mem.type == ZYDIS_MEMOP_TYPE_AGEN) continue;
         if (o.mem.base == ZYDIS_REGISTER_RIP) in.barrier = true;
         // r14 addresses the read-only constants: never written.
@@ -293,7 +293,7 @@ uint32_t loc_at(const std::vector<LineEntry>& lines, uint32_t off) {
 
 }  // namespace
 
-void schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
+void schedule_x86(const ZydisLib& z, std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
                         std::vector<std::pair<uint32_t, uint32_t>> ranges, std::vector<LineEntry>& lines) {
   // The ranges, merged where they overlap or nest; a span never leaves one.
   std::sort(ranges.begin(), ranges.end());
@@ -322,7 +322,7 @@ void schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
   for (auto [rb, re] : merged_ranges) {
     ins.clear();
     ins.reserve((re - rb) / 2 + 1);
-    if (!decode_range(code, rb, re, ins, lat_of, memo)) continue;
+    if (!decode_range(z, code, rb, re, ins, lat_of, memo)) continue;
     size_t i = 0;
     while (i < ins.size()) {
       if (ins[i].barrier) {

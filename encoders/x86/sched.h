@@ -22,13 +22,15 @@
 
 namespace ptoas::cg::x86 {
 
+struct ZydisLib;
+
 // Schedules the instructions of `code` inside `ranges` (byte ranges the
 // generator marked as hot straight-line code: vector loop bodies, fused
 // chunks, GEMM k steps; they may overlap), in place. `cuts`: offsets where
 // a span must end (label positions), any order. `lines` (sorted by offset)
 // is rewritten to follow the instructions. Code that does not decode is
-// left as it is.
-void schedule_x86(std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
+// left as it is. `z`: Zydis (x86/zydis_lib.h).
+void schedule_x86(const ZydisLib& z, std::vector<uint8_t>& code, std::vector<uint32_t> cuts,
                         std::vector<std::pair<uint32_t, uint32_t>> ranges, std::vector<LineEntry>& lines);
 
 }  // namespace ptoas::cg::x86

@@ -1,7 +1,7 @@
-// The x86-64 encoder (AVX2), internal to libptoas_codegen. Xbyak lives only
-// in x86/frame.cpp and x86/elementwise.cpp (through x86/gen.h), Zydis only in
-// x86/listing.cpp, no LLVM here (x86/emit.cpp
-// uses only its ELF constants).
+// The x86-64 encoder (AVX2, AVX-512), internal to libptoas_codegen. Xbyak
+// lives only in the files that include x86/gen.h, Zydis only behind
+// x86/zydis_lib.h (the scheduler and the listing), no LLVM here
+// (x86/emit.cpp uses only its ELF constants).
 #pragma once
 #include <cstdint>
 #include <string>
