@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ptoas's LLVM backends as a plugin (docs/architecture.md, "Backends ptoas
+# What ptoas opens on demand.
+# 1. Its LLVM backends as a plugin (docs/architecture.md, "Backends ptoas
 # loads as a plugin"): a process for another target, --help, --print-targets
 # and --emit=ir never open lib/ptoas/libptoas_llvm.so; an sve or amdgpu
 # compile opens it, and its objects and listings come out (that they are
@@ -7,6 +8,11 @@
 # without the plugin, or with one that is not a shared library, that
 # compile is a clear error, exit 1, no output file, while every other
 # target still works.
+# 2. Zydis (encoders/x86/zydis_lib.h): only an x86 compile at -O2 (the list
+# scheduler) or to a listing (--emit=asm) opens it; cce, ptx, x86 at -O1
+# to an object, --emit=ir, --help and --version never do. A copy of ptoas
+# whose soname names no library: those still work, and the two that need
+# Zydis are clear errors, exit 1, no output file.
 # Usage: plugin_test.sh PTOAS SOURCE_DIR
 set -uo pipefail
 PTOAS="${1:?usage: plugin_test.sh PTOAS SOURCE_DIR}"
@@ -19,12 +25,16 @@ K="$SRC/samples/vadd/vadd.pto"
 build=$(dirname "$PTOAS")
 [ -e "$build/lib/ptoas/libptoas_llvm.so" ] || { echo "FAIL: no $build/lib/ptoas/libptoas_llvm.so"; exit 1; }
 
-# Which files a run opens (strace where it is installed; else /proc is not
-# enough for a short process, and the check is skipped).
-opens_plugin() {
+# Whether a run opens a file matching PATTERN (strace where it is
+# installed; else /proc is not enough for a short process, and the checks
+# are skipped).
+opens() {
+  local pattern=$1
+  shift
   strace -f -qq -e trace=openat -o "$T/trace" "$@" > /dev/null 2>&1
-  grep -q 'libptoas_llvm.so' "$T/trace"
+  grep -q "$pattern" "$T/trace"
 }
+opens_plugin() { opens 'libptoas_llvm.so' "$@"; }
 if command -v strace > /dev/null; then
   for args in "-target=avx2 $K -o $T/a.o" "$K -o $T/a.cpp" "-target=ptx $K -o $T/a.ptx" \
               "-target=sve --emit=ir $K -o $T/a.ir" "-target=amdgpu --emit=ir $K -o $T/b.ir" \
@@ -69,6 +79,46 @@ grep -q "libptoas_llvm.so is not installed (looked for $T/p/lib/ptoas/libptoas_l
 echo "not an ELF file" > "$T/p/lib/ptoas/libptoas_llvm.so"
 check_refused "a broken plugin"
 grep -q "cannot load $T/p/lib/ptoas/libptoas_llvm.so" "$T/err" || fail "a broken plugin: $(cat "$T/err")"
+
+# ---- 2. Zydis ----
+mkdir -p "$T/z"
+if command -v strace > /dev/null; then
+  for args in "$K -o $T/a.cpp" "-target=ptx $K -o $T/a.ptx" "-target=avx2 -O1 $K -o $T/a.o" \
+              "-target=avx512 -O0 $K -o $T/b.o" "-target=avx2 --emit=ir $K -o $T/a.ir" \
+              "--print-targets" "--help" "--version"; do
+    # shellcheck disable=SC2086
+    if opens libZydi "$PTOAS" $args; then fail "ptoas $args opened Zydis"; fi
+  done
+  opens libZydi "$PTOAS" -target=avx2 "$K" -o "$T/c.o" || fail "ptoas -target=avx2 (-O2) did not open Zydis"
+  opens libZydi "$PTOAS" -target=avx512 -O1 --emit=asm "$K" -o "$T/c.s" ||
+    fail "ptoas -target=avx512 -O1 --emit=asm did not open Zydis"
+else
+  echo "SKIP: no strace (the which-process-opens-it checks)"
+fi
+
+# A copy whose soname (the same length) names no library.
+so=$(grep -a -o -m1 'libZydis\.so\.[0-9.]*[0-9]' "$PTOAS" | head -1)
+[ -n "$so" ] || { echo "FAIL: no Zydis soname in $PTOAS"; exit 1; }
+perl -0777 -pe 's/libZydis\.so\./libZydiX.so./g' < "$PTOAS" > "$T/z/ptoas" && chmod +x "$T/z/ptoas"
+bad=${so/libZydis/libZydiX}
+"$T/z/ptoas" "$K" -o "$T/ok.cpp" || fail "no Zydis: the cce compile failed"
+"$T/z/ptoas" -target=avx2 -O1 "$K" -o "$T/ok1.o" || fail "no Zydis: -target=avx2 -O1 failed"
+"$T/z/ptoas" -target=avx2 --no-sched "$K" -o "$T/ok2.o" || fail "no Zydis: -target=avx2 --no-sched failed"
+"$PTOAS" -target=avx2 -O1 "$K" -o "$T/ref1.o" && cmp -s "$T/ok1.o" "$T/ref1.o" ||
+  fail "no Zydis: -target=avx2 -O1 wrote another object"
+refused() {  # WHAT ARGS...: exit 1, no output file, the message
+  local what=$1
+  shift
+  rm -f "$T/out"
+  "$T/z/ptoas" "$@" -o "$T/out" 2> "$T/err"
+  local rc=$?
+  [ $rc -eq 1 ] || fail "no Zydis: $* exit $rc, expected 1"
+  [ ! -e "$T/out" ] || fail "no Zydis: $* left an output file"
+  grep -q "^ptoas: error: target avx2: $what Zydis: $bad (Debian package libzydis4) cannot be loaded: " "$T/err" ||
+    fail "no Zydis: $* said: $(cat "$T/err")"
+}
+refused "the list scheduler of -O2 needs" -target=avx2 "$K"
+refused "--emit=asm needs" -target=avx2 -O1 --emit=asm "$K"
 
 [ $fails -eq 0 ] && echo "plugin: ok"
 [ $fails -eq 0 ]
