@@ -6,7 +6,7 @@
 // tiles (the last one ragged), its tile-op chain wrapped in pto.fuse: the
 // chains of the samples (softmax, RMSNorm and LayerNorm in f32, SiLU /
 // SwiGLU, the fused elementwise chain, vadd, a RoPE-like mix) and more (row
-// max / min with expands, two of them before an exp stage (skewed stages
+// max / min with expands, a row sum of products with terms of both signs, two of them before an exp stage (skewed stages
 // that do not fit), every unary and tile-scalar op, in-place stores,
 // overlapping views that must take the op-by-op path, tiles read back
 // that a later stage recomputes and two it must not (after an in-place
