@@ -202,6 +202,10 @@ void Diag::error_global(std::string msg) {
   ++errors_;
   last_printed_ = true;
   std::string r = "ptoas: error: " + msg + "\n";
+  // Said already (one per function of a module, for a library the target
+  // cannot load): counted, not repeated.
+  for (size_t at = out_.find(r); at != std::string::npos; at = out_.find(r, at + 1))
+    if (at == 0 || out_[at - 1] == '\n') return;
   out_ += r;
   if (echo_) std::fputs(r.c_str(), stderr);
 }

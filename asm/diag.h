@@ -55,7 +55,8 @@ class Diag {
   void error(uint32_t off, uint32_t len, std::string msg);
   // A note attached to the previous error (printed only if that was printed).
   void note(uint32_t off, uint32_t len, std::string msg);
-  // An error that belongs to no source position (`ptoas: error: ...`).
+  // An error that belongs to no source position (`ptoas: error: ...`);
+  // one that was said already is counted but not said again.
   void error_global(std::string msg);
 
   int error_count() const { return errors_; }

@@ -48,14 +48,8 @@ bool Gen::run(FuncCode& out) {
   // --no-sched turns it off (the test of the scheduler: the same results
   // without it).
   if (m_.opt_level >= 2 && opts_.schedule) {
-    std::string err;
-    const ZydisLib* z = zydis_lib(err);
-    if (!z) {
-      diag_.error_global("target " + std::string(tg_.name) + ": the list scheduler of -O2 needs Zydis: " + err +
-                         "; -O1 or --no-sched compile without it");
-      return false;
-    }
-    schedule_x86(*z, out.code, label_offs_, sched_ranges_, out.lines);
+    std::string err;  // compile_function checked that Zydis loads
+    schedule_x86(*zydis_lib(err), out.code, label_offs_, sched_ranges_, out.lines);
   }
   return true;
 }
@@ -214,12 +208,16 @@ using namespace gen;
 
 bool compile_function(const Module& m, InstId fn, const Target& t, const CodegenOptions& o, FuncCode& out,
                       Diag& diag) {
-  if (o.listing) {
-    std::string err;
-    if (!zydis_lib(err)) {
-      diag.error_global("target " + std::string(t.name) + ": --emit=asm needs Zydis: " + err);
-      return false;
-    }
+  // The -O2 scheduler (Gen::run) and a listing decode with Zydis: whether
+  // it loads is known before any code is generated.
+  const bool schedule = m.opt_level >= 2 && o.schedule;
+  std::string zerr;
+  if ((schedule || o.listing) && !zydis_lib(zerr)) {
+    diag.error_global("target " + std::string(t.name) + ": " +
+                      (schedule ? "the list scheduler of -O2 needs Zydis: " + zerr +
+                                      "; -O1 or --no-sched compile without it"
+                                : "--emit=asm needs Zydis: " + zerr));
+    return false;
   }
   FramePlan plan;
   if (!plan_frame(m, fn, t, plan, diag)) return false;

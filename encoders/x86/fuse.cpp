@@ -502,7 +502,7 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
     for (size_t m = at + 1; m < st.elt.size(); ++m) {
       const Fuse::FOp& q = f.ops[st.elt[m]];
       alone &= m == r || !fetches(q, red.a);
-      if (m < r) alone &= !f.writes(q, mul.a) && !f.writes(q, mul.b);
+      if (m < r) alone &= !f.writes(q, mul.a);
       if (f.writes(q, red.a)) break;
     }
     if (alone) fma_mul[r] = fma_mul[at] = at;

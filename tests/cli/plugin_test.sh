@@ -119,6 +119,22 @@ refused() {  # WHAT ARGS...: exit 1, no output file, the message
 }
 refused "the list scheduler of -O2 needs" -target=avx2 "$K"
 refused "--emit=asm needs" -target=avx2 -O1 --emit=asm "$K"
+# A module of two functions: the error once, not once per function (the
+# plugin's too).
+cat > "$T/two.pto" <<'PTO'
+module {
+  func.func @a(%x: !pto.ptr<f32>) attributes {pto.entry} {
+    return
+  }
+  func.func @b(%x: !pto.ptr<f32>) attributes {pto.entry} {
+    return
+  }
+}
+PTO
+"$T/z/ptoas" -target=avx2 "$T/two.pto" -o "$T/out" 2> "$T/err"
+[ "$(grep -c 'needs Zydis' "$T/err")" = 1 ] || fail "no Zydis, two functions: $(cat "$T/err")"
+"$T/p/ptoas" -target=sve "$T/two.pto" -o "$T/out" 2> "$T/err"
+[ "$(grep -c 'its code generator' "$T/err")" = 1 ] || fail "a broken plugin, two functions: $(cat "$T/err")"
 
 [ $fails -eq 0 ] && echo "plugin: ok"
 [ $fails -eq 0 ]
