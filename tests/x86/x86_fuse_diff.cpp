@@ -6,8 +6,8 @@
 // tiles (the last one ragged), its tile-op chain wrapped in pto.fuse: the
 // chains of the samples (softmax, RMSNorm and LayerNorm in f32, SiLU /
 // SwiGLU, the fused elementwise chain, vadd, a RoPE-like mix) and more (row
-// max / min with expands, a row sum of products with terms of both signs, two of them before an exp stage (skewed stages
-// that do not fit), every unary and tile-scalar op, in-place stores,
+// max / min with expands, a row sum of products with terms of both signs,
+// two of them before an exp stage (skewed stages that do not fit), every unary and tile-scalar op, in-place stores,
 // overlapping views that must take the op-by-op path, tiles read back
 // that a later stage recomputes and two it must not (after an in-place
 // store, after a one-column tile is rewritten); f16 / bf16 loads,
@@ -722,10 +722,7 @@ int main(int argc, char** argv) {
       double ulp16 = dt == "bf16" ? std::ldexp(1.0, -7) : dt == "f16" ? std::ldexp(1.0, -10) : 0;
       for (size_t r = 0; r < rows && !bad; ++r) {
         double scale = 0;
-        for (size_t j = 0; j < n; ++j)
-          if (std::isfinite(value_of(dt, at(p->ref, r * n + j))))
-            scale = std::max(scale, std::fabs(value_of(dt, at(p->ref, r * n + j))));
-        if (k.dot) {  // f32 x (buffer 0, row r) and g (buffer 2, one row)
+        if (k.dot) {  // f32 x (buffer 0, row r) and g (buffer 2, one row); finite ones, as below
           auto in = [&](int buf, size_t i) {
             float v;
             std::memcpy(&v, p->ref.bufs[size_t(buf)].data() + i * 4, 4);
@@ -734,10 +731,15 @@ int main(int argc, char** argv) {
           double terms = 0, xmax = 0;
           for (size_t j = 0; j < n; ++j) {
             double x = in(0, r * n + j);
+            if (!std::isfinite(x)) continue;
             terms += std::fabs(x * x * in(2, j));
             xmax = std::max(xmax, std::fabs(x));
           }
           scale = terms * xmax;
+        } else {
+          for (size_t j = 0; j < n; ++j)
+            if (std::isfinite(value_of(dt, at(p->ref, r * n + j))))
+              scale = std::max(scale, std::fabs(value_of(dt, at(p->ref, r * n + j))));
         }
         for (size_t j = 0; j < n; ++j) {
           size_t i = r * n + j;
