@@ -881,6 +881,7 @@ bool Gen::fused_region(const Inst& in) {
   }
   vec_bounds(done);
   LOOP_CONSTANTS();
+  fuse_hold_consts(f);
   fuse_nt_check(f, nt);
   fuse_rows(f, false);
   jmp(done, T_NEAR);
@@ -889,6 +890,7 @@ bool Gen::fused_region(const Inst& in) {
     fuse_rows(f, true);
     jmp(done, T_NEAR);
   }
+  fconst_reg_ = filled_fconst_regs();
   L(slow);
   lower_region(m_.region(in, 0));
   L(done);

@@ -26,6 +26,7 @@
 #include <xbyak/xbyak.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -127,6 +128,14 @@ class Gen : public CodeGenerator, public CpuLowering {
   // in xmm0; kNone outside a run of them.
   ValueId col_held_ = kNone;
   int col_held_lag_ = 0;
+  // The zmm holding each f32-table constant inside a fused loop, or -1
+  // (fk; set and cleared by fused_region).
+  std::array<int8_t, kFConstCount> fconst_reg_ = filled_fconst_regs();
+  static std::array<int8_t, kFConstCount> filled_fconst_regs() {
+    std::array<int8_t, kFConstCount> a;
+    a.fill(-1);
+    return a;
+  }
 
   // ---- slots ----
   int disp(uint32_t slot) const { return -int(48 + 8 * slot); }
@@ -421,6 +430,25 @@ class Gen : public CodeGenerator, public CpuLowering {
   void log_pd(const Xmm& x);
   Address dc(int i) { return ptr[r14 + dconst(i)]; }
   Address fc(int i) { return ptr[r14 + fconst(i)]; }
+  // A constant of the f32 table as the last operand of a full-width op:
+  // the zmm a fused loop holds it in (fuse_hold_consts), else its memory.
+  // Zen 4 loads one zmm a cycle, and exp's fast path reads 14 constants
+  // for each vector it computes.
+  struct FConstOperand {
+    Address mem;
+    Zmm reg;
+    bool held;
+    operator const Operand&() const { return held ? static_cast<const Operand&>(reg) : mem; }
+  };
+  FConstOperand fk(int i) {
+    int r = i >= 0 && i < kFConstCount ? fconst_reg_[size_t(i)] : -1;
+    return {fc(i), Zmm(r < 0 ? 0 : r), r >= 0};
+  }
+  void fk_load(const Xmm& v, int i) {  // v = constant i, from its register or memory
+    FConstOperand k = fk(i);
+    if (k.held) vmovaps(v, k.reg);
+    else vmovups(v, k.mem);
+  }
   // r = min(r, cap), signed; clobbers rcx (or, for r = rcx, nothing).
   void clamp(const Reg64& r, int64_t cap) {
     if (r.getIdx() == rcx.getIdx()) {
@@ -486,6 +514,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   void fuse_nt_check(const Fuse& f, Label& nt);         // every tstore may stream (non-temporal)
   bool fuse_nt_views(const Fuse& f);                    // any tstore (the streaming loop exists)
   void fuse_rows(const Fuse& f, bool nt);               // the loop nest over the rows
+  void fuse_hold_consts(const Fuse& f);                 // constants into zmm the plan leaves free (fk)
   void fuse_col_op(const Fuse& f, size_t i);            // an op on one-column tiles, once per row
   // One column vector of stage s (odd: into the second accumulators).
   void fuse_chunk(const Fuse& f, size_t s, bool masked, bool nt, bool odd = false);

@@ -152,8 +152,8 @@ void Gen::bf16_bits(const Xmm& v) {
     vcmpps(k7, v, v, 3);  // unordered
     vpslld(r, v, 15);
     vpsrld(r, r, 31);
-    vpaddd(r, r, fc(kFBf16Bias));
-    vpord(t, v, fc(kFBf16Quiet));
+    vpaddd(r, r, fk(kFBf16Bias));
+    vpord(t, v, fk(kFBf16Quiet));
     vpaddd(v, r, v);
     vmovdqa32(v | k7, t);
     return;

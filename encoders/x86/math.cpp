@@ -85,31 +85,32 @@ void Gen::log_pd(const Xmm& x) {
 void Gen::exp_ps_fast() {
   Xmm x = V(0), k = V(8), r = V(9), p = V(10), q = V(11), w = V(12), r2 = V(13);
   Label beyond, general, done;
-  vandps(w, x, fc(kFAbsMask));
+  vandps(w, x, fk(kFAbsMask));
   if (z()) {
-    vcmpps(k7, w, fc(kFExpFastMax), 0x16);  // NLE_UQ: beyond, or NaN
+    vcmpps(k7, w, fk(kFExpFastMax), 0x16);  // NLE_UQ: beyond, or NaN
     kortestw(k7, k7);
   } else {
-    vcmpps(w, w, fc(kFExpFastMax), 0x16);
+    vcmpps(w, w, fk(kFExpFastMax), 0x16);
     vptest(w, w);
   }
   jnz(beyond, T_NEAR);
   // tiny: zero the lanes below -104 (avx512: those k6 leaves out; avx2:
   // x >= -104 computed into w, free by then).
   auto fast = [&](bool tiny) {
-    vmovups(k, fc(kFExpMagic));
-    vfmadd231ps(k, x, fc(kFLog2e));
-    vsubps(w, k, fc(kFExpMagic));  // n
+    fk_load(k, kFExpMagic);
+    vfmadd231ps(k, x, fk(kFLog2e));
+    vsubps(w, k, fk(kFExpMagic));  // n
     vmovaps(r, x);
-    vfnmadd231ps(r, w, fc(kFLn2Hi));
-    vfnmadd231ps(r, w, fc(kFLn2Lo));
-    auto c = [&](int j) { return fc(j == 1 ? kFExpC + 7 : kFExpP + j - 2); };  // of r^j
+    vfnmadd231ps(r, w, fk(kFLn2Hi));
+    vfnmadd231ps(r, w, fk(kFLn2Lo));
+    auto ci = [](int j) { return j == 1 ? kFExpC + 7 : kFExpP + j - 2; };  // the constant of r^j
+    auto c = [&](int j) { return fk(ci(j)); };
     vmulps(r2, r, r);
-    vmovups(p, c(6));
+    fk_load(p, ci(6));
     vfmadd213ps(p, r, c(5));
-    vmovups(q, c(4));
+    fk_load(q, ci(4));
     vfmadd213ps(q, r, c(3));
-    vmovups(w, c(2));
+    fk_load(w, ci(2));
     vfmadd213ps(w, r, c(1));
     vfmadd213ps(p, r2, q);
     vfmadd213ps(p, r2, w);     // u
