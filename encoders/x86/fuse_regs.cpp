@@ -277,15 +277,16 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
 
 namespace ptoas::cg::x86::gen {
 
-// avx512: the f32-table constants the loop's helpers read for every
-// vector (exp's fast path 14 loads, the bf16 rounding 2) go into the
-// zmm registers the plan leaves free (above V15: V0-V15 are the ops',
-// helpers' and loop constants'), exp's first. Zen 4 loads one zmm a cycle,
-// and the softmax loop read 18 a vector. fused_region clears them after
-// the loops (the region's slow path is plain code).
+// The f32-table constants the loop's helpers read for every vector
+// (exp's fast path 14 loads, the bf16 rounding 2) are read from
+// registers instead: exp's abs mask and 1.0 from the loop constants V4
+// and V5 (LOOP_CONSTANTS, which no plan takes), and on avx512 the rest
+// from the zmm registers the plan leaves free (above V15: V0-V15 are the
+// ops', helpers' and loop constants'), exp's first. Zen 4 loads one zmm
+// a cycle, and the softmax loop read 18 a vector. fused_region clears
+// them after the loops (the region's slow path is plain code).
 void Gen::fuse_hold_consts(const Fuse& f) {
   fconst_reg_ = filled_fconst_regs();
-  if (!z()) return;
   bool exp = false, bf16 = false;
   std::vector<int> busy;
   for (const Fuse::FOp& o : f.ops) {
@@ -295,10 +296,15 @@ void Gen::fuse_hold_consts(const Fuse& f) {
   }
   for (const Fuse::Stage& st : f.stages)
     for (auto [t, r] : st.reg) busy.push_back(r);
+  if (exp) {
+    fconst_reg_[kFAbsMask] = 4;   // 0x7fffffff
+    fconst_reg_[kFExpC + 7] = 5;  // 1 / 0!
+  }
+  if (!z()) return;
   std::vector<int> wanted;
   if (exp)
-    wanted = {kFExpMagic, kFExpC + 7, kFLog2e, kFLn2Hi, kFLn2Lo, kFExpP + 4, kFExpP + 3,
-              kFExpP + 2, kFExpP + 1, kFExpP,  kFAbsMask, kFExpFastMax};
+    wanted = {kFExpMagic, kFLog2e, kFLn2Hi, kFLn2Lo, kFExpP + 4, kFExpP + 3,
+              kFExpP + 2, kFExpP + 1, kFExpP, kFExpFastMax};
   if (bf16) wanted.insert(wanted.end(), {kFBf16Bias, kFBf16Quiet, kFHigh16});
   size_t next = 0;
   for (int r = 31; r >= 16 && next < wanted.size(); --r) {

@@ -431,18 +431,18 @@ class Gen : public CodeGenerator, public CpuLowering {
   Address dc(int i) { return ptr[r14 + dconst(i)]; }
   Address fc(int i) { return ptr[r14 + fconst(i)]; }
   // A constant of the f32 table as the last operand of a full-width op:
-  // the zmm a fused loop holds it in (fuse_hold_consts), else its memory.
-  // Zen 4 loads one zmm a cycle, and exp's fast path reads 14 constants
-  // for each vector it computes.
+  // the register a fused loop holds it in (fuse_hold_consts), else its
+  // memory. Zen 4 loads one zmm a cycle, and exp's fast path reads 14
+  // constants for each vector it computes.
   struct FConstOperand {
     Address mem;
-    Zmm reg;
+    Xmm reg;
     bool held;
     operator const Operand&() const { return held ? static_cast<const Operand&>(reg) : mem; }
   };
   FConstOperand fk(int i) {
     int r = i >= 0 && i < kFConstCount ? fconst_reg_[size_t(i)] : -1;
-    return {fc(i), Zmm(r < 0 ? 0 : r), r >= 0};
+    return {fc(i), V(r < 0 ? 0 : r), r >= 0};
   }
   void fk_load(const Xmm& v, int i) {  // v = constant i, from its register or memory
     FConstOperand k = fk(i);
