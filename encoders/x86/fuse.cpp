@@ -608,21 +608,24 @@ void Gen::fuse_chunk(const Fuse& f, size_t si, bool masked, bool nt, bool odd) {
           break;
         }
         bool mx = o.op == Op::TRowMax;
-        // acc = (x > acc) ? x : acc (max), the NaN lanes flagged apart.
+        // acc = (x > acc) ? x : acc (max), the NaN lanes flagged apart: the
+        // flag sums x, one add where a compare and an or (avx512: and a
+        // mask to a vector) were. A NaN anywhere makes the sum NaN; so can
+        // +Inf and -Inf in one lane (given, or two overflows), which only
+        // sends the row to the sequential recomputation, exact anyway.
+        Xmm flag = V(o.flag);
         if (!masked) {
           mx ? vmaxps(acc, x, acc) : vminps(acc, x, acc);
-          cmp_ps(t, x, x, 3);
+          vaddps(flag, flag, x);
         } else if (z()) {
           mx ? vmaxps(acc | k1, x, acc) : vminps(acc | k1, x, acc);
-          vcmpps(k7 | k1, x, x, 3);
-          vpmovm2d(t, k7);
+          vaddps(flag | k1, flag, x);
         } else {
           mx ? vmaxps(t, x, acc) : vminps(t, x, acc);
           vblendvps(acc, acc, t, ymm15);
-          vcmpps(t, x, x, 3);
-          vandps(t, t, ymm15);
+          vandps(t, x, ymm15);
+          vaddps(flag, flag, t);
         }
-        vorps(V(o.flag), V(o.flag), t);
         break;
       }
       case FK::ColOp: break;
@@ -664,10 +667,11 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
       jnp(done, T_NEAR);
     } else {
       if (z()) {
-        vpmovd2m(k7, Zmm(o.flag));
+        vcmpps(k7, Zmm(o.flag), Zmm(o.flag), 3);  // unordered: a NaN in the flag's sum
         kortestw(k7, k7);
       } else {
-        vmovmskps(eax, Ymm(o.flag));
+        vcmpps(ymm1, Ymm(o.flag), Ymm(o.flag), 3);
+        vmovmskps(eax, ymm1);
         test(eax, eax);
       }
       jnz(seq, T_NEAR);
