@@ -1,5 +1,6 @@
 // The block launcher (launch.h): argument binding and checks, output sizing
-// from Interpreter::probe_views, and a std::thread pool over the blocks.
+// from Interpreter::probe_views, and the worker pool (worker_pool.h) over
+// the blocks.
 #include "launch.h"
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "bochs_runner.h"
 #include "file_output.h"
 #include "qemu_runner.h"
+#include "worker_pool.h"
 #include "elem.h"
 
 namespace ptoas::rt {
@@ -440,16 +442,10 @@ bool launch(const LaunchRequest& req, std::string& err, bool* run_error) {
       return false;
     }
   }
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < nt; ++t) {
-    try {
-      pool.emplace_back(worker);
-    } catch (const std::system_error&) {
-      break;  // fewer threads: the rest run on the ones we have
-    }
-  }
-  worker();
-  for (std::thread& t : pool) t.join();
+  // The calling thread and nt - 1 of the pool's (fewer if they cannot be
+  // started: the rest run on the ones we have), kept for the next launch
+  // with their stacks (worker_pool.h).
+  run_on_workers(nt - 1, worker);
   if (watchdog.joinable()) {
     {
       std::lock_guard<std::mutex> lock(wd_mu);
