@@ -273,10 +273,6 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   return true;
 }
 
-}  // namespace ptoas::cg::x86::gen
-
-namespace ptoas::cg::x86::gen {
-
 // The f32-table constants the loop's helpers read for every vector
 // (exp's fast path 14 loads, the bf16 rounding 2) are read from
 // registers instead: exp's abs mask and 1.0 from the loop constants V4

@@ -128,8 +128,8 @@ class Gen : public CodeGenerator, public CpuLowering {
   // in xmm0; kNone outside a run of them.
   ValueId col_held_ = kNone;
   int col_held_lag_ = 0;
-  // The zmm holding each f32-table constant inside a fused loop, or -1
-  // (fk; set and cleared by fused_region).
+  // The register holding each f32-table constant inside a fused loop, or
+  // -1 (fk; set and cleared by fused_region).
   std::array<int8_t, kFConstCount> fconst_reg_ = filled_fconst_regs();
   static std::array<int8_t, kFConstCount> filled_fconst_regs() {
     std::array<int8_t, kFConstCount> a;

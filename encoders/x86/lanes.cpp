@@ -173,7 +173,7 @@ void Gen::round_lane(DType d, const Xmm& v, bool exact) {
     vcvtph2ps(v, H(13));
   } else if (d == DType::BF16) {
     bf16_bits(v);
-    if (exact) vlogic(Bin::And, v, v, fc(kFHigh16));
+    if (exact) vlogic(Bin::And, v, v, fk(kFHigh16));
   }
 }
 
