@@ -1,4 +1,5 @@
-// The launcher's worker threads, kept from one launch to the next.
+// The launcher's worker threads (its blocks, and the interpreter's view probe
+// before them), kept from one launch to the next.
 //
 // Why: a thread's stack pages are handed back when it ends (glibc advises
 // a finished thread's stack away, even when it keeps the mapping for the

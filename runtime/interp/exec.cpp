@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "diag.h"
+#include "worker_pool.h"
 
 namespace ptoas::rt {
 
@@ -814,16 +815,7 @@ bool Interpreter::probe_views(InstId fn, const std::vector<Arg>& args, int64_t b
   };
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   unsigned nt = unsigned(std::min<int64_t>(blocks, threads ? threads : hw));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < nt; ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // fewer threads: this one does the rest
-    }
-  }
-  work();
-  for (std::thread& t : pool) t.join();
+  run_on_workers(nt - 1, work);  // the launcher's threads (fewer if they cannot be started: this one does the rest)
   if (failed.load() < blocks) {
     err = errs[size_t(failed.load())];
     return false;
