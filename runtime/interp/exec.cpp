@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <system_error>
 #include <thread>
 
 #include "diag.h"
