@@ -50,7 +50,9 @@ void Lowering::lower_inst(const Inst& in, InstId id) {
       std::vector<ValueId> iters = region_args(m, body, 1);
       carry(in, operand_list(m, in, 3, in.n_ins - 3u), iters);
       begin_for(in, iv);
+      fors_.push_back(id);
       yield_to(lower_region(body), iters);
+      fors_.pop_back();
       end_for(in, iv);
       carry(in, iters, result_list(in));
       return;

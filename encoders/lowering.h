@@ -42,6 +42,8 @@ class Lowering {
   virtual bool lower_special(const Inst&, InstId) { return false; }
   // The instruction lower_inst is lowering.
   InstId current_inst() const { return current_; }
+  // The innermost scf.for whose body is being lowered (kNone: none).
+  InstId innermost_for() const { return fors_.empty() ? kNone : fors_.back(); }
 
   // ---- subview windows (lowering_windows.cpp) ----
   // A pto.subview that is not a run of whole rows (subview_window) would
@@ -137,6 +139,7 @@ class Lowering {
   bool names_window(const Region& r) const;
   const Module& lower_m_;
   InstId current_ = kNone;
+  std::vector<InstId> fors_;
   std::unordered_map<ValueId, WindowPlan> windows_;  // a window -> the textract that refreshes it
   std::unordered_map<ValueId, ValueId> window_of_;   // a tile -> the window whose copy it names
 };

@@ -94,6 +94,8 @@ bool Gen::mm_blocking(const MmOps& o, MmBlocking& bl) const {
   bl.o_sp = take(64);                    // tile base addresses: a, b, c, cin, bias; packed k steps
   bl.o_row = take(8 * std::max(MR, 8));  // line addresses (transposed packing)
   bl.o_st = take(16);                    // A's and B's row strides in bytes (mm_strided_)
+  bl.o_pf = take(48);                    // the next blocks' prefetch (mm_prefetch_setup)
+  bl.micro_tiles = std::max<int64_t>(1, mp / MR * (np / NR));
   bl.size = size;
   return size_t(size) <= kMaxTileArenaBytes;
 }
@@ -108,7 +110,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
              trb = bl.trb, cin_own = bl.cin_own, pair = o.i32;
   const int oAp = bl.o_ap, oBp = bl.o_bp, oRA = bl.o_ra, oCA = bl.o_ca, oRB = bl.o_rb, oCB = bl.o_cb,
             oRC = bl.o_rc, oCC = bl.o_cc, oRI = bl.o_ri, oCI = bl.o_ci, oCZ = bl.o_cz, oSp = bl.o_sp,
-            oRow = bl.o_row, oSt = bl.o_st;
+            oRow = bl.o_row, oSt = bl.o_st, oPf = bl.o_pf;
   const int KS = pair ? 2 : 1;
   // A (B) read in place at its view's row stride: sva (svb) the view.
   const ValueId sva = mm_strided_view(o.a), svb = mm_strided_view(o.b);
@@ -139,6 +141,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     L(set);
     mov(qword[rsp + oSt + 8 * i], rax);
   }
+  mm_prefetch_setup(bl.o_pf);
   // (A's tables are built where A is packed.)
   if (!direct_b) {
     mm_table(in, bt, true, r10, oRB, kNone, svb != kNone ? oSt + 8 : -1);
@@ -519,6 +522,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   L(jp);
   cmp(r12, r9);
   jge(ip_next, T_NEAR);
+  mm_prefetch_step(oPf);
   for (int i = 0; i < NACC; ++i) vxorps(V(AB + i), V(AB + i), V(AB + i));
   auto kloop = [&](bool packed, int mr) {
     Label l4, rem, l1, kd;

@@ -359,9 +359,9 @@ class Gen : public CodeGenerator, public CpuLowering {
   // `size` in all).
   struct MmBlocking {
     int mr, nr, rem_s;
-    int64_t si, sk, sb, size;
+    int64_t si, sk, sb, size, micro_tiles;
     bool direct, direct_b, tr, trb, pc, pi, pz, cin_own;
-    int o_ap, o_bp, o_ra, o_ca, o_rb, o_cb, o_rc, o_cc, o_ri, o_ci, o_cz, o_sp, o_row, o_st;
+    int o_ap, o_bp, o_ra, o_ca, o_rb, o_cb, o_rc, o_cc, o_ri, o_ci, o_cz, o_sp, o_row, o_st, o_pf;
   };
   bool mm_blocking(const MmOps& o, MmBlocking& bl) const;  // false: the scratch would not fit
   bool matmul_blocked(const Inst& in, const MmOps& o);
@@ -380,6 +380,19 @@ class Gen : public CodeGenerator, public CpuLowering {
   // view; matmul_blocked reads their rows that far apart.
   std::vector<std::pair<ValueId, ValueId>> mm_strided_;
   ValueId mm_strided_view(ValueId t) const;
+  // Operand tiles of the tmatmul being emitted whose tload's view moves
+  // by a constant multiple of the innermost loop's step each iteration
+  // (view_loop_coeffs, c: per dimension): matmul_blocked fetches the next
+  // iteration's block into the cache while it computes, per rows each
+  // micro-tile (o: MmBlocking::o_pf, 24 bytes each).
+  struct MmPrefetch {
+    ValueId t, v;
+    int64_t c[2];
+    int per;
+  };
+  std::vector<MmPrefetch> mm_pf_;
+  void mm_prefetch_setup(int o);
+  void mm_prefetch_step(int o);
   void unless_strided_view(ValueId v, const ptoas::Type& tt, Label& no);
   // A tile that tmatmuls fill for one tstore: its view, the instructions
   // after the first tmatmul that make the view (emitted early too), and
