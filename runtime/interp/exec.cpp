@@ -2,6 +2,7 @@
 // and dispatch to the op families (ops_*.cpp).
 #include "exec.h"
 #include "int_eval.h"
+#include "mem_plan.h"
 #include "ops_common.h"
 
 #include <algorithm>
@@ -670,14 +671,15 @@ void Exec::exec_alloc(const Inst& in) {
   } else {
     InstId id = InstId(&in - m.insts.data());
     if (alloc_offset[id] == kNone) {
-      size_t off = (bump[loc] + 63) & ~size_t(63);
+      const bool pl = planned && !planned->empty() && (*planned)[id] != kNone;
+      size_t off = pl ? size_t((*planned)[id]) : (bump[loc] + 63) & ~size_t(63);
       if (off + bytes > sizes.bytes[loc])
         fail(in, "tile memory overflow: the " + std::string(loc_name(t.loc)) + " tiles need " +
                      std::to_string(off + bytes) + " bytes, the " +
                      (m.arch == Arch::A5 ? "a5" : "a3") + " " + std::string(loc_name(t.loc)) +
                      " memory holds " + std::to_string(sizes.bytes[loc]));
       alloc_offset[id] = uint32_t(off);
-      bump[loc] = off + bytes;
+      bump[loc] = std::max(bump[loc], off + bytes);
     }
     d.offset = alloc_offset[id];
   }
@@ -702,7 +704,20 @@ const HandlerTable& handlers() {
 
 // ---- Interpreter -------------------------------------------------------------------
 
-Interpreter::Interpreter(const Module& m) : m_(m) {}
+Interpreter::Interpreter(const Module& m) : m_(m) {
+  if (m.opt_level < 1) return;
+  for (const Inst& in : m.insts)
+    if (in.op == Op::Call) return;
+  planned_.assign(m.insts.size(), kNone);
+  const Region& body = m.regions[m.body];
+  for (unsigned i = 0; i < body.inst_count; ++i) {
+    InstId fn = m.region_inst(body, i);
+    if (m.inst(fn).op != Op::Func || m.inst(fn).n_regions == 0) continue;
+    opt::TilePlan tp = opt::plan_tiles(m, fn, true);
+    for (size_t k = 0; k < tp.offset.size() && k < planned_.size(); ++k)
+      if (tp.offset[k] != kNone) planned_[k] = tp.offset[k];
+  }
+}
 
 InstId Interpreter::find_function(std::string_view name, std::string& err) const {
   const Region& body = m_.regions[m_.body];
@@ -760,6 +775,7 @@ bool Interpreter::run_block(InstId fn, const std::vector<Arg>& args, int64_t blo
                             int64_t block_num, const TileArenas& arenas, std::string& err) const {
   try {
     Exec ex(m_, args, block_idx, block_num, false, arenas.base[0] ? &arenas : nullptr);
+    ex.planned = &planned_;
     run_entry(ex, fn, has_deadline_ ? &deadline_ : nullptr, limit_s_);
     return true;
   } catch (const RtError& e) {
@@ -795,6 +811,7 @@ bool Interpreter::probe_views(InstId fn, const std::vector<Arg>& args, int64_t b
       std::string& e = errs[size_t(b)];
       try {
         Exec ex(m_, a, b, block_num, true);
+        ex.planned = &planned_;
         traces[size_t(b)].assign(out.size(), Exec::ViewTrace{});
         ex.extents = &traces[size_t(b)];
         ex.cancel_after = &failed;

@@ -148,6 +148,7 @@ class Exec {
   uint8_t* arena_base[8] = {};  // arena[l].data(), or the caller's memory (TileArenas)
   ArenaSizes sizes;
   std::vector<uint32_t> alloc_offset;  // per alloc_tile inst: its slot (kNone: not yet)
+  const std::vector<uint32_t>* planned = nullptr;  // Interpreter::planned_ (empty: none)
   size_t bump[8] = {};
   int64_t block_idx, block_num;
   const std::vector<Arg>& args;

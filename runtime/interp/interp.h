@@ -83,6 +83,13 @@ class Interpreter {
 
  private:
   const Module& m_;
+  // By InstId: where an alloc_tile's tile lives when the module was
+  // optimized (opt_level >= 1): the memory plan the CPU targets use
+  // (opt::plan_tiles), so that a kernel whose tiles fit once dead ones
+  // give up their memory runs here as it does there. Empty at -O0 and in
+  // a module with calls (each function's plan starts at 0); then every
+  // alloc_tile gets memory of its own.
+  std::vector<uint32_t> planned_;
   Clock::time_point deadline_{};
   double limit_s_ = 0;
   bool has_deadline_ = false;

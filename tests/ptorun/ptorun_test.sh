@@ -531,6 +531,49 @@ expect_rc 0 "--inout and --out"
 py "assert np.array_equal(np.load('io16.npy').reshape(-1), np.load('x16.npy'))
 assert np.array_equal(np.load('o2.npy').reshape(-1), np.load('x16.npy'))" "--inout and --out contents"
 
+# ---- tile memory: planned as the compiled targets plan it ------------------------------
+
+# Four 64 KiB vec tiles, each dead before the next is loaded: 256 KiB of
+# allocations, but one tile's memory at a time. At -O1 and up the
+# interpreter places tiles by the memory plan ptoas's CPU targets use, so
+# the kernel fits a3's 192 KiB there as it does in the compiled code; at
+# -O0 every alloc_tile has memory of its own and the run is refused, as
+# `ptoas -O0` refuses to compile it.
+{
+  vt='!pto.tile_buf<vec, 128x128xf32>' pv='!pto.partition_tensor_view<128x128xf32>' tv='!pto.tensor_view<512x128xf32>'
+  echo 'module attributes {pto.target_arch = "a3"} {'
+  echo '  func.func @four(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {pto.entry} {'
+  echo '    %c0 = arith.constant 0 : index'
+  echo '    %c1 = arith.constant 1 : index'
+  echo '    %c128 = arith.constant 128 : index'
+  echo '    %c512 = arith.constant 512 : index'
+  echo "    %xv = pto.make_tensor_view %x, shape = [%c512, %c128], strides = [%c128, %c1] : $tv"
+  echo "    %yv = pto.make_tensor_view %y, shape = [%c512, %c128], strides = [%c128, %c1] : $tv"
+  for i in 0 1 2 3; do
+    echo "    %r$i = arith.constant $((128 * i)) : index"
+    echo "    %px$i = pto.partition_view %xv, offsets = [%r$i, %c0], sizes = [%c128, %c128] : $tv -> $pv"
+    echo "    %py$i = pto.partition_view %yv, offsets = [%r$i, %c0], sizes = [%c128, %c128] : $tv -> $pv"
+    echo "    %t$i = pto.alloc_tile : $vt"
+    echo "    pto.tload ins(%px$i : $pv) outs(%t$i : $vt)"
+    echo "    pto.tadd ins(%t$i, %t$i : $vt, $vt) outs(%t$i : $vt)"
+    echo "    pto.tstore ins(%t$i : $vt) outs(%py$i : $pv)"
+  done
+  echo '    return'
+  echo '  }'
+  echo '}'
+} >four.pto
+py "np.save('x4.npy', (np.arange(512 * 128, dtype=np.float32) / 7).reshape(512, 128))" "four tiles input"
+for t in interp avx2; do
+  run four.pto --target=$t -O2 --arg x=x4.npy --out y=y4.npy
+  expect_rc 0 "four tiles in turn, $t -O2"
+  py "assert np.array_equal(np.load('y4.npy'), 2 * np.load('x4.npy'))" "four tiles in turn, $t -O2 result"
+done
+run four.pto --target=interp -O0 --arg x=x4.npy --out y=y4o0.npy
+expect_rc 1 "four tiles with memory of their own (-O0)"
+expect_err "four.pto:33:" "the tile that does not fit is located"
+expect_err "tile memory overflow: the vec tiles need 262144 bytes, the a3 vec memory holds 196608" "-O0 overflow"
+expect_no_file y4o0.npy "-O0 overflow"
+
 # ---- usage: exit 2 ---------------------------------------------------------------------
 
 run vcopy.pto --target=interp --arg a=nosuch.npy --arg n=200 --out c=e.npy
