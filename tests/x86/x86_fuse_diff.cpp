@@ -222,6 +222,17 @@ std::vector<Kernel> kernels(const Types& T) {
                 dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%t1")), dps("texp", {e("%t1")}, e("%t1")),
                 dps("tstore", {e("%t1")}, v("%yp"))}});
   k.push_back({"inplace_store", {ldx, dps("texp", {e("%xt")}, e("%xt")), dps("tstore", {e("%xt")}, v("%xp"))}});
+  // x - max read by exp from V0, then by the tmul after it from memory,
+  // then overwritten in the same stage: on avx2 the row reductions take
+  // the registers the plan has, so t1 has none and its store must stay
+  // for the tmul (a store is skipped only for a result the next op takes
+  // from V0 and nothing else reads, as softmax's x - max).
+  k.push_back({"v0_then_reread",
+               {ldx, dps("trowmax", {e("%xt"), e("%ct")}, c("%mx")), dps("trowexpandsub", {e("%xt"), c("%mx")}, e("%t1")),
+                dps("texp", {e("%t1")}, e("%t2")), dps("tmul", {e("%t2"), e("%t1")}, e("%t2")),
+                dps("trowsum", {e("%t2"), e("%ct")}, c("%sm")), dps("tadds", {e("%t2"), f("%s")}, e("%t1")),
+                dps("trowexpanddiv", {e("%t1"), c("%sm")}, e("%t1")), dps("tstore", {e("%t1")}, v("%yp"))},
+               true});
   // Tiles a later stage reads back are recomputed there from the view
   // (FusePlan::remat_chain) unless what the chain reads changed in
   // between: x overwritten in place before the last stage reads %xt
