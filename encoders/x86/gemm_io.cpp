@@ -7,7 +7,6 @@
 #include <set>
 
 #include "gen.h"
-#include "loop_stride.h"
 
 namespace ptoas::cg::x86::gen {
 
@@ -159,7 +158,7 @@ void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
     int64_t lines = (tt.cols * int64_t(dtype_bytes(tt.elem)) + 63) / 64 + 1;
     int64_t per = blocked ? (tt.rows + bl.micro_tiles - 1) / bl.micro_tiles : 0;
     if (blocked && mm_pf_.size() < 2 && per * lines <= 64 && p_.slots[v].count == 5 &&
-        view_loop_coeffs(m_, v, innermost_for(), c) && (c[0] || c[1]))
+        loop_stride().view_coeffs(v, c) && (c[0] || c[1]))
       mm_pf_.push_back({t, v, {c[0], c[1]}, int(per)});
   }
   mark(in);
@@ -167,6 +166,11 @@ void Gen::matmul_in_place(const Inst& in, const std::vector<InstId>& loads) {
   mm_strided_.clear();
   mm_pf_.clear();
   for (ValueId t : moved) mov(q(t, 0), int32_t(p_.alloc_offset[m_.values[t].def]));
+}
+
+const LoopStride& Gen::loop_stride() {
+  if (!loop_stride_ || loop_stride_->loop() != innermost_for()) loop_stride_.emplace(m_, innermost_for());
+  return *loop_stride_;
 }
 
 // Prefetch of the next block. A tmatmul in a loop that walks K reads

@@ -33,11 +33,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "tile_geometry.h"
 #include "cpu_lowering.h"
 #include "tile_alias.h"
 #include "tile_plan.h"
+#include "loop_stride.h"
 #include "cpu_frame.h"
 #include "x86.h"
 
@@ -382,7 +384,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   ValueId mm_strided_view(ValueId t) const;
   // Operand tiles of the tmatmul being emitted whose tload's view moves
   // by a constant multiple of the innermost loop's step each iteration
-  // (view_loop_coeffs, c: per dimension): matmul_blocked fetches the next
+  // (LoopStride, c: per dimension): matmul_blocked fetches the next
   // iteration's block into the cache while it computes, per rows each
   // micro-tile (o: MmBlocking::o_pf, 24 bytes each).
   struct MmPrefetch {
@@ -391,6 +393,10 @@ class Gen : public CodeGenerator, public CpuLowering {
     int per;
   };
   std::vector<MmPrefetch> mm_pf_;
+  // The innermost loop's LoopStride, made once per loop rather than per
+  // operand.
+  std::optional<LoopStride> loop_stride_;
+  const LoopStride& loop_stride();
   void mm_prefetch_setup(int o);
   void mm_prefetch_step(int o);
   void unless_strided_view(ValueId v, const ptoas::Type& tt, Label& no);

@@ -1,4 +1,4 @@
-// encoders/loop_stride.h view_loop_coeffs: how a partition view's offsets
+// encoders/loop_stride.h LoopStride: how a partition view's offsets
 // move per iteration of a loop, from the offsets' arithmetic.
 #include <catch2/catch.hpp>
 
@@ -56,7 +56,7 @@ struct Loops {
     return kNone;
   }
   bool coeffs(std::string_view view, std::string_view iv, std::vector<int64_t>& c) const {
-    return cg::view_loop_coeffs(m, value(view), loop(iv), c);
+    return cg::LoopStride(m, loop(iv)).view_coeffs(value(view), c);
   }
 };
 
@@ -105,4 +105,10 @@ TEST_CASE("loop_stride: what the loop's variable does not fix is refused", "[low
   REQUIRE(l.coeffs("pre", "i", c));  // a view outside the inner loop, of the outer one
   CHECK(c == std::vector<int64_t>{16, 0});
   CHECK_FALSE(l.coeffs("tv", "k", c));  // not a partition view
+  CHECK_FALSE(cg::LoopStride(l.m, kNone).view_coeffs(l.value("fixed"), c));  // no loop
+  // One body gathered, asked about several views.
+  cg::LoopStride k(l.m, l.loop("k"));
+  CHECK(k.view_coeffs(l.value("fixed"), c));
+  CHECK_FALSE(k.view_coeffs(l.value("div"), c));
+  CHECK(c.empty());
 }
