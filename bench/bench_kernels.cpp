@@ -7,10 +7,13 @@
 // `ratio <kernel> <metric>=<value>` lines and the floors.
 // docs/bench.md explains every figure.
 //
-// usage: bench_kernels [--quick | --smoke] [--only NAME,...] [--no-compile]
+// usage: bench_kernels [--quick | --smoke] [--only NAME,...] [--no-compile] [--cpu N|none]
 //   --smoke: tiny sizes, every kernel once, ptoas checked against C++; no
 //            timing (the ctest `bench_smoke`). Exit 1 on any mismatch.
+//   --cpu:   the CPU every one-thread measurement runs on (default: the
+//            first this process may use; none: wherever the kernel puts it).
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -579,9 +582,39 @@ double measure(std::vector<Variant>& vs, int repeats, double target_s, double sl
 struct Timing {
   int repeats = 9, slow_repeats = 5, retries = 3;
   double target_s = 0.05, slow_s = 1.0, retry_budget_s = 20, noisy_cv = kNoisyCv;
+  int cpu = -1;  // one-thread measurements run on this CPU (-1: unpinned)
+};
+
+// This thread on one CPU for its lifetime, then back on the CPUs it had.
+// A ratio compares variants timed on the same CPU only: on the virtual
+// machines this bench runs on, the two CPUs' memory bandwidth differed by
+// up to 1.5x at the same time (memcpy of 64 MiB 21.5 against 14.4 GB/s;
+// the avx2 softmax 3.3 against 5.6 ms; docs/bench.md), and an unpinned
+// thread moved between them from one variant to the next. Threads started
+// meanwhile would inherit the one CPU: no variant timed under it starts
+// any (the blocks rows are timed unpinned, below).
+class PinnedTo {
+ public:
+  explicit PinnedTo(int cpu) {
+    if (cpu < 0 || sched_getaffinity(0, sizeof was_, &was_) != 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned_ = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  ~PinnedTo() {
+    if (pinned_) sched_setaffinity(0, sizeof was_, &was_);
+  }
+  PinnedTo(const PinnedTo&) = delete;
+  PinnedTo& operator=(const PinnedTo&) = delete;
+
+ private:
+  cpu_set_t was_;
+  bool pinned_ = false;
 };
 
 void measure_until_quiet(std::vector<Variant>& vs, const Timing& tm, const std::string& what) {
+  PinnedTo pin(tm.cpu);
   std::vector<Variant> quietest;
   double quietest_cv = 0;
   for (int attempt = 0;; ++attempt) {
@@ -645,7 +678,24 @@ std::string fmt_time(double s) {
 struct Options {
   bool quick = false, smoke = false, compile = true;
   std::vector<std::string> only;
+  std::string cpu;  // --cpu: a CPU number, "none", or empty (the first allowed)
 };
+
+// The CPU of --cpu (-1: none asked for, or not one this process may use:
+// then the bench says so and runs unpinned).
+int timing_cpu(const std::string& want) {
+  cpu_set_t allowed;
+  if (want == "none" || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+  if (want.empty()) {
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) return c;
+    return -1;
+  }
+  char* end = nullptr;
+  long c = std::strtol(want.c_str(), &end, 10);
+  if (end == want.c_str() || *end || c < 0 || c >= CPU_SETSIZE || !CPU_ISSET(int(c), &allowed)) return -2;
+  return int(c);
+}
 
 // Every kernel, in the order of the table (the names of the ratio lines).
 const char* const kKernels[] = {"vadd_64MiB", "fused_chain",   "softmax",        "rmsnorm",
@@ -668,6 +718,8 @@ int main(int argc, char** argv) {
       opt.smoke = true;
     } else if (a == "--no-compile") {
       opt.compile = false;
+    } else if (a == "--cpu" && i + 1 < argc) {
+      opt.cpu = argv[++i];
     } else if (a == "--only" && i + 1 < argc) {
       std::string l = argv[++i];
       for (size_t p = 0; p <= l.size();) {
@@ -677,7 +729,7 @@ int main(int argc, char** argv) {
         p = e + 1;
       }
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: bench_kernels [--quick | --smoke] [--only NAME,...] [--no-compile]\n"
+      std::printf("usage: bench_kernels [--quick | --smoke] [--only NAME,...] [--no-compile] [--cpu N|none]\n"
                   "See docs/bench.md.\n");
       return 0;
     } else {
@@ -711,6 +763,15 @@ int main(int argc, char** argv) {
   }
   const int repeats = opt.smoke ? 0 : tm.repeats;
   bool failed = false;
+  tm.cpu = timing_cpu(opt.cpu);
+  if (tm.cpu == -2) {
+    std::fprintf(stderr, "bench_kernels: --cpu %s: not a CPU this process may run on\n", opt.cpu.c_str());
+    return 2;
+  }
+  if (!opt.smoke)
+    std::printf(tm.cpu >= 0 ? "== one-thread timings on CPU %d (--cpu); the blocks rows on every CPU allowed\n\n"
+                            : "== one-thread timings unpinned (--cpu none)\n\n",
+                tm.cpu);
 
   // ---- limits ----
   // Measured here for the table, and again inside each memory-bound or GEMM
@@ -896,7 +957,9 @@ int main(int argc, char** argv) {
           };
         };
         std::vector<Variant> bv = {{"1 block", launcher(one.get())}, {"2 blocks", launcher(two.get())}};
-        measure_until_quiet(bv, tm, c.name + " blocks");
+        Timing unpinned = tm;  // the launcher's threads must be free to use every CPU
+        unpinned.cpu = -1;
+        measure_until_quiet(bv, unpinned, c.name + " blocks");
         std::string e = c.check();
         if (!ok || !e.empty()) {
           mismatch("launcher, 2 blocks: " + (ok ? e : one->err + two->err));
@@ -965,6 +1028,7 @@ int main(int argc, char** argv) {
   std::vector<CompileRow> crows;
   double empty_s = -1;  // /bin/true: an empty process's time on this machine, same rounds
   if (opt.compile) {
+    PinnedTo pin(tm.cpu);  // ptoas, g++ and /bin/true alike (a child inherits it)
     const int reps = opt.quick ? 7 : 9;  // single ms-scale processes: the minimum needs several
     std::printf("\n== compile time per kernel: process wall time, best of %d rounds over the kernels\n", reps);
     std::printf("   ptoas -target=avx2 K.pto -o K.o   vs   %s -O2 -c K.cpp -o K.o\n", BENCH_CXX_COMPILER);
