@@ -681,8 +681,9 @@ struct Options {
   std::string cpu;  // --cpu: a CPU number, "none", or empty (the first allowed)
 };
 
-// The CPU of --cpu (-1: none asked for, or not one this process may use:
-// then the bench says so and runs unpinned).
+// The CPU of --cpu: the one named, or the first this process may use when
+// none is named; -1 (unpinned) for "none" or when the process's CPUs
+// cannot be read; -2 for a CPU it may not use (main refuses it).
 int timing_cpu(const std::string& want) {
   cpu_set_t allowed;
   if (want == "none" || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
