@@ -363,7 +363,8 @@ class Gen : public CodeGenerator, public CpuLowering {
     int mr, nr, rem_s;
     int64_t si, sk, sb, size, micro_tiles;
     bool direct, direct_b, tr, trb, pc, pi, pz, cin_own;
-    int o_ap, o_bp, o_ra, o_ca, o_rb, o_cb, o_rc, o_cc, o_ri, o_ci, o_cz, o_sp, o_row, o_st, o_pf;
+    bool widen;  // 16-bit float A widened into scratch (o_aw) as an f32 tile, then read in place
+    int o_aw, o_ap, o_bp, o_ra, o_ca, o_rb, o_cb, o_rc, o_cc, o_ri, o_ci, o_cz, o_sp, o_row, o_st, o_pf;
   };
   bool mm_blocking(const MmOps& o, MmBlocking& bl) const;  // false: the scratch would not fit
   bool matmul_blocked(const Inst& in, const MmOps& o);

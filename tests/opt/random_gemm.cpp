@@ -2,7 +2,7 @@
 // views and write tstore views in place (-O1 and up) against the same
 // program at -O0 and against the interpreter.
 //
-// For each seed a generator writes an f32 GEMM kernel: C (M x N) = A (M x
+// For each seed a generator writes a GEMM kernel: C (M x N) = A (M x
 // K) B (K x N) in TM x TN output tiles and TK-deep steps (tmatmul, then
 // tmatmul.acc in an scf.for), output tiles spread over blocks, with random
 // choices that decide whether the in-place paths may or may not be taken:
@@ -12,7 +12,9 @@
 // view built on A's buffer or B's on C's (overlaps the run-time check must
 // see); between the tmatmuls and the tstore, a read of C's buffer through
 // another tensor view into a second output, or a second tstore of the acc
-// tile. Then:
+// tile. A and B are f32, bf16 or f16 (C f32), on a3 (left tiles row-major)
+// or a5 (left tiles column-major): each reaches its own way of reading A
+// (direct, a widened copy, packed). Then:
 //   1. the interpreter on the program is the reference;
 //   2. opt::optimize -O2, interpreted: bit for bit the reference;
 //   3. the avx2 JIT of the -O0 and of the -O2 module (when the CPU has
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "diag.h"
+#include "elem.h"
 #include "frontend.h"
 #include "interp.h"
 #include "ir.h"
@@ -70,6 +73,9 @@ enum class Between { Nothing, ReadC, StoreTwice };
 struct Program {
   int TM, TN, TK, tm, tn, ks, M, N, K, lda, ldb, ldc, blocks;
   bool acc_once, c_early, dyn_valid;
+  DType in = DType::F32;  // A's and B's element type (16-bit: two to a float of bufs)
+  bool a5 = false;
+  bool narrow(int buf) const { return (buf == kA || buf == kB) && in != DType::F32; }
   Alias alias;
   Between between;
   std::string text;
@@ -85,6 +91,15 @@ Program generate(uint64_t seed) {
   p.TM = r.pick({8, 16, 24, 32});
   p.TN = r.pick({8, 16, 32, 48});
   p.TK = r.pick({8, 16, 32});
+  // Drawn apart, so that the f32 a3 programs of every seed stay as they
+  // were before these choices existed. 16-bit tiles' rows (and a5 left
+  // tiles' columns) span 32 bytes: TM, TN, TK multiples of 16.
+  Rng e(seed ^ 0xE1E7ull);
+  p.in = e.pick({DType::F32, DType::F32, DType::BF16, DType::F16});
+  p.a5 = e.chance(0.3);
+  auto up16 = [](int v) { return (v + 15) / 16 * 16; };
+  if (p.in != DType::F32) p.TM = up16(p.TM), p.TN = up16(p.TN), p.TK = up16(p.TK);
+  if (p.a5) p.TM = up16(p.TM);
   p.tm = r.range(1, 3);
   p.tn = r.range(1, 2);
   p.ks = r.range(1, 3);
@@ -100,6 +115,7 @@ Program generate(uint64_t seed) {
   p.dyn_valid = r.chance(0.2);
   int al = r.range(0, 9);
   p.alias = al == 0 ? Alias::COnA : al == 1 ? Alias::BOnC : Alias::None;
+  if (p.in != DType::F32) p.alias = Alias::None;  // an f32 view on a 16-bit pointer does not verify
   // C over A (or B over C) with more than one output tile or block: each
   // tile would read what another stored, in an order the blocks decide.
   if (p.alias != Alias::None) p.tm = p.tn = p.blocks = 1, p.M = p.TM, p.N = p.TN;
@@ -107,12 +123,16 @@ Program generate(uint64_t seed) {
   int bw = r.range(0, 9);
   p.between = bw == 0 ? Between::ReadC : bw == 1 ? Between::StoreTwice : Between::Nothing;
 
+  const std::string et(dtype_name(p.in));
   const std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
-  auto tile = [&](const char* loc, int rows, int cols) {
-    return std::string("!pto.tile_buf<") + loc + ", " + num(rows) + "x" + num(cols) + "xf32, " +
-           (p.dyn_valid ? "valid=?x?, " : "") + "blayout=row_major, slayout=none_box>";
+  const std::string tvi = "!pto.tensor_view<?x?x" + et + ">", pvi = "!pto.partition_tensor_view<?x?x" + et + ">";
+  auto tile = [&](const char* loc, int rows, int cols, const std::string& el) {
+    const char* lay = std::string(loc) == "left" && p.a5 ? "blayout=col_major" : "blayout=row_major";
+    return std::string("!pto.tile_buf<") + loc + ", " + num(rows) + "x" + num(cols) + "x" + el + ", " +
+           (p.dyn_valid ? "valid=?x?, " : "") + lay + ", slayout=none_box>";
   };
-  const std::string lt = tile("left", p.TM, p.TK), rt_ = tile("right", p.TK, p.TN), at = tile("acc", p.TM, p.TN);
+  const std::string lt = tile("left", p.TM, p.TK, et), rt_ = tile("right", p.TK, p.TN, et),
+                    at = tile("acc", p.TM, p.TN, "f32");
   const std::string vt = "!pto.tile_buf<vec, " + num(p.TM) + "x" + num(p.TN) + "xf32>";
   std::string k;
   auto line = [&](int ind, const std::string& s) { k += std::string(size_t(ind) * 2, ' ') + s + "\n"; };
@@ -122,18 +142,18 @@ Program generate(uint64_t seed) {
                   ": " + ty);
   };
   auto part = [&](int ind, const std::string& res, const std::string& src, const std::string& r0,
-                  const std::string& c0, const char* rows, const char* cols) {
+                  const std::string& c0, const char* rows, const char* cols, bool operand = false) {
     line(ind, res + " = pto.partition_view " + src + ", offsets = [" + r0 + ", " + c0 + "], sizes = [%" + rows +
-                  ", %" + cols + "] : " + tv + " -> " + pv);
+                  ", %" + cols + "] : " + (operand ? tvi : tv) + " -> " + (operand ? pvi : pv));
   };
   // tload A's and B's step at k0 into fresh tiles, then tmatmul(.acc).
   auto step = [&](int ind, const std::string& sfx, const std::string& k0, bool acc) {
-    part(ind, "%ap" + sfx, "%av", "%r0", k0, "TM", "TK");
-    part(ind, "%bp" + sfx, "%bv", k0, "%n0", "TK", "TN");
+    part(ind, "%ap" + sfx, "%av", "%r0", k0, "TM", "TK", true);
+    part(ind, "%bp" + sfx, "%bv", k0, "%n0", "TK", "TN", true);
     alloc(ind, "%al" + sfx, lt, "TM", "TK");
     alloc(ind, "%br" + sfx, rt_, "TK", "TN");
-    line(ind, "pto.tload ins(%ap" + sfx + " : " + pv + ") outs(%al" + sfx + " : " + lt + ")");
-    line(ind, "pto.tload ins(%bp" + sfx + " : " + pv + ") outs(%br" + sfx + " : " + rt_ + ")");
+    line(ind, "pto.tload ins(%ap" + sfx + " : " + pvi + ") outs(%al" + sfx + " : " + lt + ")");
+    line(ind, "pto.tload ins(%bp" + sfx + " : " + pvi + ") outs(%br" + sfx + " : " + rt_ + ")");
     if (acc)
       line(ind, "pto.tmatmul.acc ins(%acc, %al" + sfx + ", %br" + sfx + " : " + at + ", " + lt + ", " + rt_ +
                     ") outs(%acc : " + at + ")");
@@ -142,8 +162,9 @@ Program generate(uint64_t seed) {
   };
 
   k += "// opt_random_gemm seed " + num(int64_t(seed)) + "\n";
-  k += "module attributes {pto.target_arch = \"a3\"} {\n";
-  k += "func.func @gemm(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %d: !pto.ptr<f32>) "
+  k += std::string("module attributes {pto.target_arch = \"") + (p.a5 ? "a5" : "a3") + "\"} {\n";
+  k += "func.func @gemm(%a: !pto.ptr<" + et + ">, %b: !pto.ptr<" + et +
+       ">, %c: !pto.ptr<f32>, %d: !pto.ptr<f32>) "
        "attributes {pto.kernel_kind = #pto.kernel_kind<cube>, pto.entry} {\n";
   for (auto [n, v] : {std::pair<const char*, int>{"c0", 0}, {"c1", 1}, {"TM", p.TM}, {"TN", p.TN}, {"TK", p.TK},
                       {"M", p.M}, {"N", p.N}, {"K", p.K}, {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc},
@@ -153,9 +174,9 @@ Program generate(uint64_t seed) {
   line(1, "%nb64 = pto.get_block_num");
   line(1, "%bid = arith.index_cast %bid64 : i64 to index");
   line(1, "%nb = arith.index_cast %nb64 : i64 to index");
-  line(1, "%av = pto.make_tensor_view %a, shape = [%M, %K], strides = [%lda, %c1] : " + tv);
+  line(1, "%av = pto.make_tensor_view %a, shape = [%M, %K], strides = [%lda, %c1] : " + tvi);
   line(1, std::string("%bv = pto.make_tensor_view ") + (p.alias == Alias::BOnC ? "%c" : "%b") +
-              ", shape = [%K, %N], strides = [%ldb, %c1] : " + tv);
+              ", shape = [%K, %N], strides = [%ldb, %c1] : " + tvi);
   line(1, std::string("%cv = pto.make_tensor_view ") + (p.alias == Alias::COnA ? "%a" : "%c") +
               ", shape = [%M, %N], strides = [%ldc, %c1] : " + tv);
   line(1, "%dv = pto.make_tensor_view %d, shape = [%M, %N], strides = [%N, %c1] : " + tv);
@@ -206,8 +227,17 @@ Program generate(uint64_t seed) {
   p.elems[kD] = size_t(p.M) * size_t(p.N);
   Rng v(seed ^ 0xFEEDull);
   for (int i = 0; i < kBufs; ++i) {
-    std::vector<float> b(p.elems[i]);
-    for (float& x : b) x = i == kD ? -7.0f : float(v.range(-2000, 2000)) / 997.0f;
+    bool narrow = p.narrow(i);
+    std::vector<float> b(narrow ? (p.elems[i] + 1) / 2 : p.elems[i]);
+    for (size_t j = 0; j < p.elems[i]; ++j) {
+      float x = i == kD ? -7.0f : float(v.range(-2000, 2000)) / 997.0f;
+      if (!narrow) {
+        b[j] = x;
+        continue;
+      }
+      uint16_t h = p.in == DType::BF16 ? rt::f32_to_bf16_bits(x) : rt::f32_to_f16_bits(x);
+      std::memcpy(reinterpret_cast<uint8_t*>(b.data()) + 2 * j, &h, 2);
+    }
     p.bufs.push_back(std::move(b));
   }
   return p;
@@ -260,18 +290,22 @@ bool jit_run(const Program& p, const Parsed& pm, Bufs& bufs, std::string& err) {
 // when none.
 std::string compare(const Program& p, const Bufs& ref, const Bufs& got, bool bound) {
   float amax = 0;
-  for (const auto& b : ref)
-    for (float x : b) amax = std::max(amax, std::fabs(x));
-  for (const auto& b : got)
-    for (float x : b)
-      if (std::isfinite(x)) amax = std::max(amax, std::fabs(x));
+  for (const Bufs* bs : {&ref, &got})
+    for (int i = 0; i < kBufs; ++i) {
+      const std::vector<float>& b = (*bs)[size_t(i)];
+      for (size_t j = 0; j < p.elems[i]; ++j) {
+        float x = p.narrow(i) ? float(rt::load_f(reinterpret_cast<const uint8_t*>(b.data()) + 2 * j, p.in)) : b[j];
+        if (std::isfinite(x)) amax = std::max(amax, std::fabs(x));
+      }
+    }
   double tol = double(p.K + 2) * 0x1p-23 * double(p.K) * double(amax) * double(amax);
   const char* names = "abcd";
   for (int i = 0; i < kBufs; ++i)
     for (size_t e = 0; e < ref[size_t(i)].size(); ++e) {
       float x = ref[size_t(i)][e], y = got[size_t(i)][e];
       if (std::memcmp(&x, &y, 4) == 0) continue;
-      if (bound && std::isfinite(x) && std::isfinite(y) && std::fabs(double(x) - double(y)) <= tol) continue;
+      if (bound && !p.narrow(i) && std::isfinite(x) && std::isfinite(y) && std::fabs(double(x) - double(y)) <= tol)
+        continue;
       char msg[160];
       std::snprintf(msg, sizeof msg, "%c[%zu]: want %.9g, got %.9g%s", names[i], e, double(x), double(y),
                     bound ? " (beyond the summation bound)" : "");
