@@ -362,19 +362,34 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     lea(rdi, ptr[rsi + rdi * 4]);
     Label part;
     if (adj && !trb && !pair) {
-      // A whole panel (j0 + NR <= n) as NR values per k, two k a step:
+      // Whole panels (j0 + W NR <= n) as NR values per k, two k a step:
       // the per-vector loop below spent a table load, a mask and a loop
       // test on every 8 values (gemm_bf16_1024 avx2: B's packing 5 % of
-      // the time).
+      // the time). W = 2 panels where one panel's row is half a cache
+      // line (avx2, 16-bit B with contiguous rows): one pass reads each
+      // line of B once. Down a column strip, B's rows (4 KiB apart in
+      // gemm_bf16_1024) fall in two L1 sets, and a second pass for the
+      // other half of each line found it evicted.
+      const int64_t es = dtype_bytes(bt.elem);
+      const bool contiguous = bt.slayout == SLayout::NoneBox && bt.blayout == BLayout::RowMajor;
+      const int W = contiguous && NR * es == 32 ? 2 : 1, NVW = NV * W;
       Label k2, k1, kdone;
       mov(rax, r9);
       sub(rax, r12);
-      cmp(rax, NR);
+      cmp(rax, W * NR);
       jl(part, T_NEAR);
       mov(edx, dword[rsp + oCB + r12 * 4]);
       add(rdx, rbx);
-      mov(ecx, dword[rsp + oCB + r12 * 4 + LN * 4]);
-      add(rcx, rbx);
+      if (!contiguous) {
+        mov(ecx, dword[rsp + oCB + r12 * 4 + LN * 4]);
+        add(rcx, rbx);
+      }
+      // Vector v of the W panels' row at k: its source and its place.
+      auto src = [&](int v) { return contiguous ? rdx + rax + int(v * LN * es) : (v ? rcx : rdx) + rax; };
+      auto dst = [&](int v, int u) {
+        int disp = u * NR * 4 + v % NV * LN * 4;
+        return v / NV ? ptr[rdi + r13 + disp] : ptr[rdi + disp];
+      };
       xor_(r11d, r11d);
       L(k2);
       lea(rax, ptr[r11 + 1]);
@@ -382,10 +397,10 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       jge(k1, T_NEAR);
       for (int u = 0; u < 2; ++u) {
         mov(eax, dword[rsp + oRB + r11 * 4 + 4 * u]);
-        vld_e(o.ae, V(2 * u), rdx + rax, false);
-        vld_e(o.ae, V(2 * u + 1), rcx + rax, false);
+        for (int v = 0; v < NVW; ++v) vld_e(o.ae, V(u * NVW + v), src(v), false);
       }
-      for (int u = 0; u < 4; ++u) vmovups(ptr[rdi + u * LN * 4], V(u));
+      for (int u = 0; u < 2; ++u)
+        for (int v = 0; v < NVW; ++v) vmovups(dst(v, u), V(u * NVW + v));
       add(rdi, 2 * NR * 4);
       add(r11, 2);
       jmp(k2, T_NEAR);
@@ -393,13 +408,11 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       cmp(r11, r10);
       jge(kdone, T_NEAR);
       mov(eax, dword[rsp + oRB + r11 * 4]);
-      vld_e(o.ae, V(0), rdx + rax, false);
-      vld_e(o.ae, V(1), rcx + rax, false);
-      vmovups(ptr[rdi], V(0));
-      vmovups(ptr[rdi + LN * 4], V(1));
+      for (int v = 0; v < NVW; ++v) vld_e(o.ae, V(v), src(v), false);
+      for (int v = 0; v < NVW; ++v) vmovups(dst(v, 0), V(v));
       L(kdone);
-      add(rsi, r13);
-      add(r12, NR);
+      for (int w = 0; w < W; ++w) add(rsi, r13);
+      add(r12, W * NR);
       jmp(pb, T_NEAR);
     }
     L(part);
