@@ -287,6 +287,13 @@ std::vector<uint8_t> rodata() {
     uint8_t* c = r.data() + fconst(half ? kFPickHigh16 : kFPickLow16);
     for (int b = 0; b < 64; ++b) c[b] = b % 16 < 8 ? uint8_t(4 * (b % 16 / 2) + 2 * half + b % 2) : 0x80;
   }
+  {  // byte b of dword j of lane l: zero (the low half), else byte b - 2 of element 4 l + j
+    uint8_t* c = r.data() + fconst(kFWidenBf16);
+    for (int b = 0; b < 64; ++b) {
+      int lane = b / 16 % 2, j = b % 16 / 4, q = b % 4;
+      c[b] = q < 2 ? 0x80 : uint8_t(8 * lane + 2 * j + q - 2);
+    }
+  }
   return r;
 }
 

@@ -214,7 +214,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   auto load8 = [&](DType e, int g, int count) {
     for (int l = 0; l < count; ++l) {
       mov(rax, qword[rsp + oRow + 8 * (g + l)]);
-      vld_e(e, Ymm(l), rax + rcx, false);
+      vld_e(e, Ymm(l), rax + rcx, false, true);
     }
   };
   auto transpose8 = [&](const std::function<void(int, const Ymm&)>& put) {
@@ -253,7 +253,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     cmp(r11, along);
     jge(next, T_NEAR);
     L(el);
-    vld_e(o.ae, V(0), rdx + r11 * int(es), false);
+    vld_e(o.ae, V(0), rdx + r11 * int(es), false, true);
     vmovups(ptr[rdi + r11 * 4], V(0));
     add(r11, LN);
     cmp(r11, along);
@@ -397,7 +397,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       jge(k1, T_NEAR);
       for (int u = 0; u < 2; ++u) {
         mov(eax, dword[rsp + oRB + r11 * 4 + 4 * u]);
-        for (int v = 0; v < NVW; ++v) vld_e(o.ae, V(u * NVW + v), src(v), false);
+        for (int v = 0; v < NVW; ++v) vld_e(o.ae, V(u * NVW + v), src(v), false, true);
       }
       for (int u = 0; u < 2; ++u)
         for (int v = 0; v < NVW; ++v) vmovups(dst(v, u), V(u * NVW + v));
@@ -408,7 +408,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       cmp(r11, r10);
       jge(kdone, T_NEAR);
       mov(eax, dword[rsp + oRB + r11 * 4]);
-      for (int v = 0; v < NVW; ++v) vld_e(o.ae, V(v), src(v), false);
+      for (int v = 0; v < NVW; ++v) vld_e(o.ae, V(v), src(v), false, true);
       for (int v = 0; v < NVW; ++v) vmovups(dst(v, 0), V(v));
       L(kdone);
       for (int w = 0; w < W; ++w) add(rsi, r13);
@@ -443,7 +443,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
         Xmm d = V(2 * h);
         mov(eax, dword[rsp + oRB + r11 * 4 + 4 * h]);
         if (adj) {
-          vld_e(o.ae, d, rdx + rax, true);
+          vld_e(o.ae, d, rdx + rax, true, true);
         } else {
           add(rax, rbx);
           gather_ps(d, rax, idx, 1);

@@ -73,6 +73,7 @@ enum FConst : int {
   kFLow8,                  // 0xff
   kFHigh16,                // 0xffff0000: a bf16 value's f32 bits
   kFPickLow16, kFPickHigh16,  // vpshufb: each 128-bit lane's 4 low / high 16-bit halves to its first 8 bytes
+  kFWidenBf16,             // vpshufb: 8 bf16 in both 128-bit lanes -> the 8 f32 (avx2 vld_e)
   kFConstCount,
 };
 inline constexpr int kFConstBase = kDConstBase + 64 * kDConstCount;
@@ -427,7 +428,9 @@ class Gen : public CodeGenerator, public CpuLowering {
   TileGeo geo(ValueId t) const { return tile_geo(ty(t)); }
   // Loads lanes() elements of d at e as 32-bit lanes (avx2 narrow tails
   // read the whole vector: only used on tiles, inside the arena).
-  void vld_e(DType d, const Xmm& v, const RegExp& e, bool masked);
+  // few_loads: bf16 on avx2 by vpmovzxwd + vpslld, one load (the GEMM's
+  // packing loops, bound by loads and stores), not vbroadcasti128 + vpshufb.
+  void vld_e(DType d, const Xmm& v, const RegExp& e, bool masked, bool few_loads = false);
   // Stores the 32-bit lanes of v as d at e, rounding f32 to f16 / bf16 to
   // nearest even, truncating integers (clobbers V12-V14, rbx, rcx). The
   // masked tail has `*count` elements, or r9 - rax (row_loop's).

@@ -17,12 +17,21 @@ bool Gen::tile_type_ok(const Inst& in, ValueId v, bool movement) {
   return false;
 }
 
-void Gen::vld_e(DType d, const Xmm& v, const RegExp& e, bool masked) {
+void Gen::vld_e(DType d, const Xmm& v, const RegExp& e, bool masked, bool few_loads) {
   if (dtype_bytes(d) == 4) return vld(v, ptr[e], masked);
   Xmm t = masked && z() ? v | k1 | T_z : v;
   switch (d) {
     case DType::F16: vcvtph2ps(t, ptr[e]); break;
     case DType::BF16:
+      // avx2: the 8 values in both halves, each to the top of its lane by
+      // one shuffle. vpmovzxwd + vpslld is two ops for the two vector
+      // shuffle / shift pipes of Zen cores, which bf16 kernels keep
+      // busiest (rmsnorm widens its input twice and packs its output).
+      if (!z() && v.isYMM() && !few_loads) {
+        vbroadcasti128(Ymm(v.getIdx()), ptr[e]);
+        vpshufb(v, v, fc(kFWidenBf16));
+        break;
+      }
       vpmovzxwd(t, ptr[e]);
       vpslld(v, v, 16);
       break;
