@@ -239,8 +239,9 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     const Reg64 &lines = arm ? r8 : r10, &along = arm ? r10 : r8;
     const int64_t es = dtype_bytes(at.elem), line_bytes = arm ? si : sk;
     Label ln, ln_done, el, next;
-    mm_table(in, at, true, r8, oRA, kNone, sva != kNone ? oSt : -1);
-    mm_table(in, at, false, r10, oCA);
+    // Only the lines' offsets: along a line the values are es apart.
+    if (arm) mm_table(in, at, true, r8, oRA, kNone, sva != kNone ? oSt : -1);
+    else mm_table(in, at, false, r10, oCA);
     mov(rbx, base(0));
     lea(rdi, ptr[rsp + bl.o_aw]);
     xor_(r12d, r12d);
