@@ -18,9 +18,10 @@
 //   1. the interpreter on the program is the reference;
 //   2. opt::optimize -O2, interpreted: bit for bit the reference;
 //   3. the avx2 JIT of the -O0 and of the -O2 module (when the CPU has
-//      avx2): each within DESIGN §6's summation bound of the reference,
-//      and the two bit for bit equal to each other (the in-place paths move
-//      no arithmetic).
+//      avx2), and the avx512 JIT of both (when it has AVX-512: its own
+//      micro-kernel shape and register assignment): each within DESIGN
+//      §6's summation bound of the reference, and a target's two bit for
+//      bit equal to each other (the in-place paths move no arithmetic).
 //
 //   opt_random_gemm [--seeds N] [--start S] [--out DIR] [-v] [--print]
 // On a mismatch: the seed, the first differing element and the program
@@ -270,13 +271,13 @@ bool interpret(const Program& p, const Module& m, Bufs& bufs, std::string& err) 
   return true;
 }
 
-bool jit_run(const Program& p, const Parsed& pm, Bufs& bufs, std::string& err) {
+bool jit_run(const Program& p, const Parsed& pm, const char* target, Bufs& bufs, std::string& err) {
   const Module& m = *pm.m;
   rt::JitKernel jit;
   Diag d(pm.src.get());
   rt::Interpreter finder(m);
   InstId fn = finder.find_function("", err);
-  if (fn == kNone || !jit.load(m, fn, "avx2", d, err)) {
+  if (fn == kNone || !jit.load(m, fn, target, d, err)) {
     err += " " + d.text();
     return false;
   }
@@ -315,10 +316,13 @@ std::string compare(const Program& p, const Bufs& ref, const Bufs& got, bool bou
 }
 
 struct Stats {
-  size_t programs = 0, jit_runs = 0, failed = 0;
+  size_t programs = 0, jit_runs[2] = {0, 0}, failed = 0;
 };
 
-bool run_seed(uint64_t seed, const std::string& out_dir, bool jit, bool verbose, bool print, Stats& st) {
+constexpr const char* kTargets[2] = {"avx2", "avx512"};
+
+bool run_seed(uint64_t seed, const std::string& out_dir, const bool (&jit)[2], bool verbose, bool print,
+              Stats& st) {
   Program p = generate(seed);
   ++st.programs;
   if (print) std::printf("%s\n", p.text.c_str());
@@ -345,14 +349,17 @@ bool run_seed(uint64_t seed, const std::string& out_dir, bool jit, bool verbose,
   Bufs i2 = p.bufs;
   if (!interpret(p, *o2.m, i2, err)) return fail("interpreter on the -O2 module: " + err);
   if (std::string d = compare(p, ref, i2, false); !d.empty()) return fail("-O2 interpreter differs: " + d);
-  if (!jit) return true;
-  Bufs j0 = p.bufs, j2 = p.bufs;
-  if (!jit_run(p, o0, j0, err)) return fail("avx2 refused the -O0 module: " + err);
-  if (!jit_run(p, o2, j2, err)) return fail("avx2 refused the -O2 module: " + err);
-  ++st.jit_runs;
-  if (std::string d = compare(p, ref, j0, true); !d.empty()) return fail("avx2 -O0 differs: " + d);
-  if (std::string d = compare(p, ref, j2, true); !d.empty()) return fail("avx2 -O2 differs: " + d);
-  if (std::string d = compare(p, j0, j2, false); !d.empty()) return fail("avx2 -O2 differs from avx2 -O0: " + d);
+  for (int t = 0; t < 2; ++t) {
+    if (!jit[t]) continue;
+    const std::string tn = kTargets[t];
+    Bufs j0 = p.bufs, j2 = p.bufs;
+    if (!jit_run(p, o0, kTargets[t], j0, err)) return fail(tn + " refused the -O0 module: " + err);
+    if (!jit_run(p, o2, kTargets[t], j2, err)) return fail(tn + " refused the -O2 module: " + err);
+    ++st.jit_runs[t];
+    if (std::string d = compare(p, ref, j0, true); !d.empty()) return fail(tn + " -O0 differs: " + d);
+    if (std::string d = compare(p, ref, j2, true); !d.empty()) return fail(tn + " -O2 differs: " + d);
+    if (std::string d = compare(p, j0, j2, false); !d.empty()) return fail(tn + " -O2 differs from -O0: " + d);
+  }
   return true;
 }
 
@@ -375,11 +382,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  bool jit = rt::cpu_supports("avx2");
-  if (!jit) std::printf("this CPU cannot run avx2 code: the JIT legs are skipped\n");
+  bool jit[2];
+  for (int t = 0; t < 2; ++t)
+    if (!(jit[t] = rt::cpu_supports(kTargets[t])))
+      std::printf("this CPU cannot run %s code: its JIT legs are skipped\n", kTargets[t]);
   Stats st;
   for (uint64_t s = start; s < start + seeds; ++s) run_seed(s, out_dir, jit, verbose, print, st);
-  std::printf("opt_random_gemm: seeds %" PRIu64 "..%" PRIu64 ": %zu programs, avx2 ran %zu; %zu failed\n", start,
-              start + seeds - 1, st.programs, st.jit_runs, st.failed);
+  std::printf("opt_random_gemm: seeds %" PRIu64 "..%" PRIu64 ": %zu programs, avx2 ran %zu, avx512 %zu; %zu failed\n",
+              start, start + seeds - 1, st.programs, st.jit_runs[0], st.jit_runs[1], st.failed);
   return st.failed ? 1 : 0;
 }
