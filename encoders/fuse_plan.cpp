@@ -308,9 +308,9 @@ bool plan_fuse(const FuseCtx& cx, const Inst& fin, size_t max_streams, FusePlan&
 // of each element and one-column tile and view (one-row tiles and scalars
 // are only read), and fuse_guard lets a stored view overlap another only
 // on the same rows. So stage s of row r - stage_lag(s) may run inside the
-// column loop of the lead stage on row r (its one-column ops a row later
-// than the stage before it finished that row, its column work a row later
-// still): what it reads of its row, the stages before it wrote in earlier
+// column loop of the lead stage on row r (its one-column ops two rows
+// later than the stage before it finished that row, its column work a row
+// later still): what it reads of its row, the stages before it wrote in earlier
 // iterations. Taken when each of those stages has column ops. A view's
 // row stride is known only at run time, so a lagging stage cannot reach
 // its row from another stage's pointer: a view gets a stream per lag its
