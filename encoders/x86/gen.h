@@ -363,6 +363,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   struct MmBlocking {
     int mr, nr, rem_s;
     int64_t si, sk, sb, size, micro_tiles;
+    int64_t kg;  // direct A whose k values come in runs of 8 (NZ): bytes from run to run; else 0
     bool direct, direct_b, tr, trb, pc, pi, pz, cin_own;
     bool widen;  // 16-bit float A widened into scratch (o_aw) as an f32 tile, then read in place
     int o_aw, o_ap, o_bp, o_ra, o_ca, o_rb, o_cb, o_rc, o_cc, o_ri, o_ci, o_cz, o_sp, o_row, o_st, o_pf;
