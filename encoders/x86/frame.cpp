@@ -27,6 +27,7 @@ bool Gen::run(FuncCode& out) {
     std::map<ValueId, int> uses = tile_uses(addr);
     if (!addr) {
       plan_mm_loads(uses);
+      plan_mm_movs(uses);
       plan_acc_stores(uses);
     }
   }

@@ -92,6 +92,94 @@ void Gen::plan_mm_loads(std::map<ValueId, int>& uses) {
   std::sort(mm_elided_.begin(), mm_elided_.end());
 }
 
+// A tmov into an operand tile of the tmatmul after it, in the same block,
+// the tile named by nothing else: the tmatmul reads the tmov's source
+// instead (Gen::matmul), and the tmov is not emitted. The NPU way of a
+// GEMM moves each mat tile into a left / right tile of another layout
+// (gemm_nz_128: B's ZN right tile, transposed from its NZ mat tile, then
+// packed by transposes again); read from the mat tile, A is read in place
+// and B's panels are copies of its runs. The source must hold what the
+// tmatmul would read: the same element type and shape, every element
+// valid (no padding), a plain arena tile; and stay so until the tmatmul:
+// in between only tile allocations and tloads / tmovs into tiles whose
+// bytes do not overlap it. Not at -O0.
+void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
+  auto whole = [&](ValueId v) {
+    const ptoas::Type& t = ty(v);
+    InstId def = m_.values[v].def;
+    return t.kind == TypeKind::TileBuf && t.rows > 0 && t.cols > 0 && t.vrow == t.rows && t.vcol == t.cols &&
+           def != kNone && m_.inst(def).op == Op::AllocTile && p_.alloc_offset[def] != kNone;
+  };
+  auto range = [&](ValueId v) {
+    uint64_t at = p_.alloc_offset[m_.values[v].def];
+    return std::pair<uint64_t, uint64_t>(at, at + tile_storage_bytes(ty(v)));
+  };
+  auto scan = [&](const Region& r, auto&& self) -> void {
+    for (unsigned j = 0; j < r.inst_count; ++j) {
+      InstId mid = m_.region_inst(r, j);
+      const Inst& mm = m_.inst(mid);
+      for (unsigned k = 0; k < mm.n_regions; ++k) self(m_.region(mm, k), self);
+      if (mm.op != Op::TMatmul && mm.op != Op::TMatmulAcc && mm.op != Op::TMatmulBias) continue;
+      if (mm_loads_.count(mid)) continue;  // its operands come from GM, in place
+      MatmulPlan pl;
+      Refusal why;
+      if (!plan_matmul(m_, mm, pl, why)) continue;
+      std::vector<std::pair<ValueId, ValueId>> fwd;
+      for (ValueId t : {pl.a, pl.b}) {
+        if (t == pl.c || t == pl.cin || t == pl.bias || pl.a == pl.b || uses[t] != 2 || !whole(t)) continue;
+        // The tmov writing t, and what lies between it and the tmatmul.
+        unsigned i = j;
+        while (i > 0) {
+          const Inst& x = m_.inst(m_.region_inst(r, i - 1));
+          if (x.op == Op::TMov && x.n_ins == 1 && x.n_outs == 1 && op(x, 1) == t) break;
+          if (x.op != Op::AllocTile && x.op != Op::TLoad && x.op != Op::TMov) {
+            i = 0;
+            break;
+          }
+          --i;
+        }
+        if (i == 0) continue;
+        InstId mov_id = m_.region_inst(r, i - 1);
+        const Inst& mv = m_.inst(mov_id);
+        ValueId src = op(mv, 0);
+        const ptoas::Type &st = ty(src), &tt = ty(t);
+        if (mv.n_attrs || !whole(src) || st.elem != tt.elem || st.rows != tt.rows || st.cols != tt.cols ||
+            src == pl.a || src == pl.b || src == pl.c || src == pl.cin || src == pl.bias)
+          continue;
+        // B only where its panels are copied a vector run at a time
+        // (matmul_blocked's packing): avx512 packed an NZ mat tile's runs
+        // of 8 element by element, slower than the tmov and transposes
+        // (gemm_f32_nz.pto at 512^3: 3.81 -> 4.12 ms).
+        if (t == pl.b && !tile_runs(st, lanes(), false)) continue;
+        auto [lo, hi] = range(src);
+        auto apart = [&](ValueId w) {  // w's bytes clear of src's (true: w not in the arena)
+          InstId wd = w == kNone ? kNone : m_.values[w].def;
+          if (wd == kNone || m_.inst(wd).op != Op::AllocTile || p_.alloc_offset[wd] == kNone) return true;
+          auto [wlo, whi] = range(w);
+          return whi <= lo || wlo >= hi;
+        };
+        bool clear = apart(pl.c);
+        for (unsigned b = i; b < j && clear; ++b) {
+          const Inst& x = m_.inst(m_.region_inst(r, b));
+          if (x.op == Op::AllocTile) continue;
+          ValueId w = op(x, x.n_ins);  // the tile it writes
+          if (w == src || ty(w).kind != TypeKind::TileBuf) {
+            clear = false;
+            break;
+          }
+          clear = apart(w);
+        }
+        if (!clear) continue;
+        fwd.emplace_back(t, src);
+        mm_elided_.push_back(mov_id);
+      }
+      if (!fwd.empty()) mm_movs_[&mm] = fwd;
+    }
+  };
+  scan(m_.region(m_.inst(fn_), 0), scan);
+  std::sort(mm_elided_.begin(), mm_elided_.end());
+}
+
 // Jumps to `no` unless view v, at run time, covers tile type tt (at
 // least its shape) with column stride 1 and a row stride that keeps every
 // row's offset below 2^31 (matmul_blocked's tables are 32-bit).

@@ -379,6 +379,12 @@ class Gen : public CodeGenerator, public CpuLowering {
   bool slot_may_take_view(ValueId t, ValueId v) const;
   void unless_tile_layout(ValueId v, const ptoas::Type& tt, bool exact, Label& no);
   void plan_mm_loads(std::map<ValueId, int>& uses);
+  // tmovs whose tile only the tmatmul after them reads, from a tile of
+  // the same shape, type and whole valid region: by tmatmul, the operand
+  // tiles it reads from the tmov's source instead (the tmov is elided,
+  // in mm_elided_).
+  std::map<const Inst*, std::vector<std::pair<ValueId, ValueId>>> mm_movs_;
+  void plan_mm_movs(std::map<ValueId, int>& uses);
   void matmul_in_place(const Inst& in, const std::vector<InstId>& loads);
   // Operand tiles of the tmatmul being emitted whose slot may point into
   // their tload's view at its own row stride (matmul_in_place), with the

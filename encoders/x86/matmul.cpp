@@ -187,7 +187,10 @@ void Gen::tci(const Inst& in, unsigned es, bool desc) {
 // after the k-sum. Register-blocked micro-kernels (matmul_blocked) unless
 // their scratch would not fit, then one vector of columns at a time
 // (matmul_gather).
-void Gen::matmul(const Inst& in, const MatmulPlan& pl) {
+void Gen::matmul(const Inst& in, const MatmulPlan& plan) {
+  MatmulPlan pl = plan;
+  if (auto f = mm_movs_.find(&in); f != mm_movs_.end())
+    for (auto [t, src] : f->second) (pl.a == t ? pl.a : pl.b) = src;
   mov(r8, q(pl.a, 1));
   clamp(r8, pl.cap_m);
   mov(r10, q(pl.a, 2));
