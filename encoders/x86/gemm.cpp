@@ -131,6 +131,14 @@ bool Gen::mm_blocking(const MmOps& o, MmBlocking& bl) const {
   return size_t(size) <= kMaxTileArenaBytes;
 }
 
+int64_t Gen::mm_b_halves(const ptoas::Type& bt) const {
+  AxisMap ac;
+  if (!z() || bt.elem != DType::F32 || tile_runs(bt, lanes(), false) || !tile_runs(bt, lanes() / 2, false) ||
+      !axis_map(bt, false, ac) || ac.shift != 3 || ac.mask != 7 || ac.unit != 1 || ac.box <= 0)
+    return 0;
+  return ac.box * 4;
+}
+
 bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   MmBlocking bl;
   if (!mm_blocking(o, bl)) return false;
@@ -370,6 +378,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
   // ---- pack B: per NR-column panel, per k, the panel's NR values ----
   if (!direct_b) {
     bool adj = tile_runs(bt, LN, false);
+    const int64_t halves = pair ? 0 : mm_b_halves(bt);
     Label pb, pb_done, pk, pk_done, same_panel;
     mov(rbx, base(1));
     lea(rsi, ptr[rsp + oBp]);
@@ -383,7 +392,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
     and_(rdi, NR - 1);
     lea(rdi, ptr[rsi + rdi * 4]);
     Label part;
-    if (adj && !trb && !pair) {
+    if ((adj || halves) && !trb && !pair) {
       // Whole panels (j0 + W NR <= n) as NR values per k, two k a step:
       // the per-vector loop below spent a table load, a mask and a loop
       // test on every 8 values (gemm_bf16_1024 avx2: B's packing 5 % of
@@ -407,7 +416,13 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
         add(rcx, rbx);
       }
       // Vector v of the W panels' row at k: its source and its place.
+      // `halves`: two runs of LN / 2, that many bytes apart.
       auto src = [&](int v) { return contiguous ? rdx + rax + int(v * LN * es) : (v ? rcx : rdx) + rax; };
+      auto load = [&](int i, int v) {
+        if (!halves) return vld_e(o.ae, V(i), src(v), false, true);
+        vmovups(Ymm(i), ptr[src(v)]);
+        vinsertf64x4(Zmm(i), Zmm(i), ptr[src(v) + int(halves)], 1);
+      };
       auto dst = [&](int v, int u) {
         int disp = u * NR * 4 + v % NV * LN * 4;
         return v / NV ? ptr[rdi + r13 + disp] : ptr[rdi + disp];
@@ -419,7 +434,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       jge(k1, T_NEAR);
       for (int u = 0; u < 2; ++u) {
         mov(eax, dword[rsp + oRB + r11 * 4 + 4 * u]);
-        for (int v = 0; v < NVW; ++v) vld_e(o.ae, V(u * NVW + v), src(v), false, true);
+        for (int v = 0; v < NVW; ++v) load(u * NVW + v, v);
       }
       for (int u = 0; u < 2; ++u)
         for (int v = 0; v < NVW; ++v) vmovups(dst(v, u), V(u * NVW + v));
@@ -430,7 +445,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       cmp(r11, r10);
       jge(kdone, T_NEAR);
       mov(eax, dword[rsp + oRB + r11 * 4]);
-      for (int v = 0; v < NVW; ++v) vld_e(o.ae, V(v), src(v), false, true);
+      for (int v = 0; v < NVW; ++v) load(v, v);
       for (int v = 0; v < NVW; ++v) vmovups(dst(v, 0), V(v));
       L(kdone);
       for (int w = 0; w < W; ++w) add(rsi, r13);

@@ -146,11 +146,11 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
         if (mv.n_attrs || !whole(src) || st.elem != tt.elem || st.rows != tt.rows || st.cols != tt.cols ||
             src == pl.a || src == pl.b || src == pl.c || src == pl.cin || src == pl.bias)
           continue;
-        // B only where its panels are copied a vector run at a time
-        // (matmul_blocked's packing): avx512 packed an NZ mat tile's runs
-        // of 8 element by element, slower than the tmov and transposes
-        // (gemm_f32_nz.pto at 512^3: 3.81 -> 4.12 ms).
-        if (t == pl.b && !tile_runs(st, lanes(), false)) continue;
+        // B only where its panels are copied a vector (or two half vector)
+        // runs at a time (matmul_blocked's packing): element by element,
+        // avx512 packed an NZ mat tile's runs of 8 slower than the tmov
+        // and transposes did (gemm_f32_nz.pto at 512^3: 3.81 -> 4.12 ms).
+        if (t == pl.b && !tile_runs(st, lanes(), false) && (pl.i32 || !mm_b_halves(st))) continue;
         auto [lo, hi] = range(src);
         auto apart = [&](ValueId w) {  // w's bytes clear of src's (true: w not in the arena)
           InstId wd = w == kNone ? kNone : m_.values[w].def;

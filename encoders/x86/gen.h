@@ -369,6 +369,10 @@ class Gen : public CodeGenerator, public CpuLowering {
     int o_aw, o_ap, o_bp, o_ra, o_ca, o_rb, o_cb, o_rc, o_cc, o_ri, o_ci, o_cz, o_sp, o_row, o_st, o_pf;
   };
   bool mm_blocking(const MmOps& o, MmBlocking& bl) const;  // false: the scratch would not fit
+  // Bytes from a B column run of LN / 2 to the next (avx512 f32 B whose
+  // columns lie in runs of 8, evenly spaced: an NZ mat tile), which the
+  // packing copies as two halves of a vector; 0 where it does not.
+  int64_t mm_b_halves(const ptoas::Type& bt) const;
   bool matmul_blocked(const Inst& in, const MmOps& o);
   // GEMM operands in GM (x86/gemm_io.cpp). tloads whose tile only a
   // following tmatmul reads: by tmatmul, the tloads it may read in place;
