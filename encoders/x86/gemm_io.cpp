@@ -101,8 +101,9 @@ void Gen::plan_mm_loads(std::map<ValueId, int>& uses) {
 // and B's panels are copies of its runs. The source must hold what the
 // tmatmul would read: the same element type and shape, every element
 // valid (no padding), a plain arena tile; and stay so until the tmatmul:
-// in between only tile allocations and tloads / tmovs into tiles whose
-// bytes do not overlap it. Not at -O0.
+// in between only tile allocations and tloads / tmovs into arena tiles
+// whose bytes do not overlap it (not into subviews, which may alias it),
+// and the tmatmul's C an arena tile clear of it too. Not at -O0.
 void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
   auto whole = [&](ValueId v) {
     const ptoas::Type& t = ty(v);
@@ -152,9 +153,13 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
         // and transposes did (gemm_f32_nz.pto at 512^3: 3.81 -> 4.12 ms).
         if (t == pl.b && !tile_runs(st, lanes(), false) && (pl.i32 || !mm_b_halves(st))) continue;
         auto [lo, hi] = range(src);
-        auto apart = [&](ValueId w) {  // w's bytes clear of src's (true: w not in the arena)
+        // Whether tile w's bytes are clear of src's: an arena tile of its
+        // own elsewhere. A subview (or a block argument) may be src's own
+        // bytes under another name: a tload into a subview of the mat tile
+        // between the tmov and the tmatmul rewrote what the tmatmul read.
+        auto apart = [&](ValueId w) {
           InstId wd = w == kNone ? kNone : m_.values[w].def;
-          if (wd == kNone || m_.inst(wd).op != Op::AllocTile || p_.alloc_offset[wd] == kNone) return true;
+          if (wd == kNone || m_.inst(wd).op != Op::AllocTile || p_.alloc_offset[wd] == kNone) return false;
           auto [wlo, whi] = range(w);
           return whi <= lo || wlo >= hi;
         };
