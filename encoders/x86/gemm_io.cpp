@@ -101,9 +101,10 @@ void Gen::plan_mm_loads(std::map<ValueId, int>& uses) {
 // and B's panels are copies of its runs. The source must hold what the
 // tmatmul would read: the same element type and shape, every element
 // valid (no padding), a plain arena tile; and stay so until the tmatmul:
-// in between only tile allocations and tloads / tmovs into arena tiles
-// whose bytes do not overlap it (not into subviews, which may alias it),
-// and the tmatmul's C an arena tile clear of it too. Not at -O0.
+// in between only tile allocations and tloads / tmovs into tiles whose
+// every possible storage (opt/tile_alias.h) is arena bytes clear of it,
+// the tmatmul's C too; and no other name for it (subview, treshape)
+// anywhere. Not at -O0.
 void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
   auto whole = [&](ValueId v) {
     const ptoas::Type& t = ty(v);
@@ -144,8 +145,12 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
         const Inst& mv = m_.inst(mov_id);
         ValueId src = op(mv, 0);
         const ptoas::Type &st = ty(src), &tt = ty(t);
+        // src named by its allocation alone (no subview or treshape of it
+        // anywhere), so only its own name or another tile's arena bytes
+        // could change it.
         if (mv.n_attrs || !whole(src) || st.elem != tt.elem || st.rows != tt.rows || st.cols != tt.cols ||
-            src == pl.a || src == pl.b || src == pl.c || src == pl.cin || src == pl.bias)
+            src == pl.a || src == pl.b || src == pl.c || src == pl.cin || src == pl.bias ||
+            alias_.cls(src) == kNone || !alias_.single(alias_.cls(src)))
           continue;
         // B only where its panels are copied a vector (or two half vector)
         // runs at a time (matmul_blocked's packing): element by element,
@@ -153,15 +158,19 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
         // and transposes did (gemm_f32_nz.pto at 512^3: 3.81 -> 4.12 ms).
         if (t == pl.b && !tile_runs(st, lanes(), false) && (pl.i32 || !mm_b_halves(st))) continue;
         auto [lo, hi] = range(src);
-        // Whether tile w's bytes are clear of src's: an arena tile of its
-        // own elsewhere. A subview (or a block argument) may be src's own
-        // bytes under another name: a tload into a subview of the mat tile
-        // between the tmov and the tmatmul rewrote what the tmatmul read.
+        // Whether tile w's bytes are clear of src's: every allocation w
+        // may name (a subview or treshape names its source's) an arena
+        // tile elsewhere. A tload into a subview or a treshape of the mat
+        // tile between the tmov and the tmatmul rewrote what it read.
         auto apart = [&](ValueId w) {
-          InstId wd = w == kNone ? kNone : m_.values[w].def;
-          if (wd == kNone || m_.inst(wd).op != Op::AllocTile || p_.alloc_offset[wd] == kNone) return false;
-          auto [wlo, whi] = range(w);
-          return whi <= lo || wlo >= hi;
+          uint32_t c = w == kNone ? kNone : alias_.cls(w);
+          if (c == kNone || alias_.allocs(c).empty()) return false;
+          for (InstId a : alias_.allocs(c)) {
+            if (p_.alloc_offset[a] == kNone) return false;
+            uint64_t wlo = p_.alloc_offset[a], whi = wlo + tile_storage_bytes(m_.type_of(m_.inst(a).res));
+            if (whi > lo && wlo < hi) return false;
+          }
+          return true;
         };
         bool clear = apart(pl.c);
         for (unsigned b = i; b < j && clear; ++b) {
