@@ -157,6 +157,18 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
         // avx512 packed an NZ mat tile's runs of 8 slower than the tmov
         // and transposes did (gemm_f32_nz.pto at 512^3: 3.81 -> 4.12 ms).
         if (t == pl.b && !tile_runs(st, lanes(), false) && (pl.i32 || !mm_b_halves(st))) continue;
+        // A only where the micro-kernels read it the same way (direct or
+        // packed, its runs, its partial panel): those decide the order of
+        // the k sums, and forwarding moves no arithmetic. An a3 left tile
+        // is zZ, its NZ mat tile direct (opt_random_gemm: -O2 differed
+        // from -O0 in the last bit).
+        if (t == pl.a) {
+          MmOps o = mm_ops(pl), f = o;
+          f.a = src;
+          MmBlocking x, y;
+          if (!mm_blocking(o, x) || !mm_blocking(f, y) || x.direct != y.direct || x.kg != y.kg || x.rem_s != y.rem_s)
+            continue;
+        }
         auto [lo, hi] = range(src);
         // Whether tile w's bytes are clear of src's: every allocation w
         // may name (a subview or treshape names its source's) an arena
