@@ -14,7 +14,11 @@
 // another tensor view into a second output, or a second tstore of the acc
 // tile. A and B are f32, bf16 or f16 (C f32), on a3 (left tiles row-major)
 // or a5 (left tiles column-major): each reaches its own way of reading A
-// (direct, a widened copy, packed). Then:
+// (direct, a widened copy, packed). Or f32 the NPU way: tload into NZ mat
+// tiles, tmov into NZ left / ZN right tiles (the x86 tmatmul reads the mat
+// tiles and drops the tmovs where nothing rewrites them), with A's mat
+// tile then loaded again from A's next row block, directly, through a
+// subview or through a treshape of it (where it must not). Then:
 //   1. the interpreter on the program is the reference;
 //   2. opt::optimize -O2, interpreted: bit for bit the reference;
 //   3. the avx2 JIT of the -O0 and of the -O2 module (when the CPU has
@@ -70,12 +74,16 @@ struct Rng {
 enum { kA, kB, kC, kD, kBufs };
 enum class Alias { None, COnA, BOnC };
 enum class Between { Nothing, ReadC, StoreTwice };
+// The NPU way's reload of A's mat tile after its tmov.
+enum class Clobber { None, Direct, Subview, Reshape };
 
 struct Program {
   int TM, TN, TK, tm, tn, ks, M, N, K, lda, ldb, ldc, blocks;
   bool acc_once, c_early, dyn_valid;
   DType in = DType::F32;  // A's and B's element type (16-bit: two to a float of bufs)
   bool a5 = false;
+  bool via_mat = false;  // tload -> mat -> tmov -> left / right (f32)
+  Clobber clobber = Clobber::None;
   bool narrow(int buf) const { return (buf == kA || buf == kB) && in != DType::F32; }
   Alias alias;
   Between between;
@@ -101,6 +109,13 @@ Program generate(uint64_t seed) {
   auto up16 = [](int v) { return (v + 15) / 16 * 16; };
   if (p.in != DType::F32) p.TM = up16(p.TM), p.TN = up16(p.TN), p.TK = up16(p.TK);
   if (p.a5) p.TM = up16(p.TM);
+  // The NPU way, drawn apart too: 16 x 8 (NZ) and 8 x 16 (ZN) boxes, and
+  // a second row block of A to reload its mat tile from.
+  Rng w(seed ^ 0x4E5Aull);
+  p.via_mat = p.in == DType::F32 && w.chance(0.25);
+  p.clobber = w.pick({Clobber::None, Clobber::None, Clobber::Direct, Clobber::Subview, Clobber::Reshape});
+  if (!p.via_mat) p.clobber = Clobber::None;
+  if (p.via_mat) p.TM = up16(p.TM), p.TN = up16(p.TN), p.TK = up16(p.TK);
   p.tm = r.range(1, 3);
   p.tn = r.range(1, 2);
   p.ks = r.range(1, 3);
@@ -121,6 +136,11 @@ Program generate(uint64_t seed) {
   // tile would read what another stored, in an order the blocks decide.
   if (p.alias != Alias::None) p.tm = p.tn = p.blocks = 1, p.M = p.TM, p.N = p.TN;
   if (p.alias != Alias::None) p.ldc = std::max(p.ldc, p.N), p.ldb = std::max(p.ldb, p.N);
+  if (p.via_mat) {  // whole tiles (a mat tile's source must be wholly valid), A's other row block
+    p.dyn_valid = false;
+    if (p.alias == Alias::None) p.tm = std::max(p.tm, 2), p.M = p.tm * p.TM;
+    else p.clobber = Clobber::None;
+  }
   int bw = r.range(0, 9);
   p.between = bw == 0 ? Between::ReadC : bw == 1 ? Between::StoreTwice : Between::Nothing;
 
@@ -147,19 +167,63 @@ Program generate(uint64_t seed) {
     line(ind, res + " = pto.partition_view " + src + ", offsets = [" + r0 + ", " + c0 + "], sizes = [%" + rows +
                   ", %" + cols + "] : " + (operand ? tvi : tv) + " -> " + (operand ? pvi : pv));
   };
+  // The NPU way: A's and B's step into mat tiles, tmov'd into the left /
+  // right tiles; A's mat tile then reloaded from its other row block
+  // (p.clobber), after the tmov and before the tmatmul.
+  auto box = [&](const char* loc, int rows, int cols, bool zn) {
+    return std::string("!pto.tile_buf<") + loc + ", " + num(rows) + "x" + num(cols) + "xf32, " +
+           (zn ? "blayout=row_major, slayout=col_major>" : "blayout=col_major, slayout=row_major>");
+  };
+  const std::string am = box("mat", p.TM, p.TK, false), bm = box("mat", p.TK, p.TN, false),
+                    ln = box("left", p.TM, p.TK, false), rz = box("right", p.TK, p.TN, true);
+  auto via_mat = [&](int ind, const std::string& sfx, const std::string& k0) {
+    const std::string a = "%am" + sfx, b = "%bm" + sfx, pa = "%ap" + sfx, pb = "%bp" + sfx;
+    alloc(ind, a, am, "", "");
+    alloc(ind, b, bm, "", "");
+    std::string again = a;  // the name the reload writes A's mat tile by
+    if (p.clobber == Clobber::Subview) {
+      again = "%as" + sfx;
+      line(ind, again + " = pto.subview " + a + "[%c0, %c0] sizes [" + num(p.TM) + ", " + num(p.TK) + "] : " + am +
+                    " -> " + am);
+    } else if (p.clobber == Clobber::Reshape) {
+      again = "%ar" + sfx;
+      alloc(ind, again, am, "", "");
+      line(ind, "pto.treshape ins(" + a + " : " + am + ") outs(" + again + " : " + am + ")");
+    }
+    alloc(ind, "%al" + sfx, ln, "", "");
+    alloc(ind, "%br" + sfx, rz, "", "");
+    line(ind, "pto.tload ins(" + pa + " : " + pvi + ") outs(" + a + " : " + am + ")");
+    line(ind, "pto.tload ins(" + pb + " : " + pvi + ") outs(" + b + " : " + bm + ")");
+    // The reload's view first: between the tmov and the tmatmul only tile
+    // moves, as the NPU way's kernels have them.
+    if (p.clobber != Clobber::None) {
+      line(ind, "%rn" + sfx + " = arith.addi %r0, %TM : index");
+      line(ind, "%rw" + sfx + " = arith.remui %rn" + sfx + ", %M : index");
+      part(ind, "%aq" + sfx, "%av", "%rw" + sfx, k0, "TM", "TK", true);
+    }
+    line(ind, "pto.tmov ins(" + a + " : " + am + ") outs(%al" + sfx + " : " + ln + ")");
+    if (p.clobber != Clobber::None)
+      line(ind, "pto.tload ins(%aq" + sfx + " : " + pvi + ") outs(" + again + " : " + am + ")");
+    line(ind, "pto.tmov ins(" + b + " : " + bm + ") outs(%br" + sfx + " : " + rz + ")");
+  };
   // tload A's and B's step at k0 into fresh tiles, then tmatmul(.acc).
   auto step = [&](int ind, const std::string& sfx, const std::string& k0, bool acc) {
     part(ind, "%ap" + sfx, "%av", "%r0", k0, "TM", "TK", true);
     part(ind, "%bp" + sfx, "%bv", k0, "%n0", "TK", "TN", true);
-    alloc(ind, "%al" + sfx, lt, "TM", "TK");
-    alloc(ind, "%br" + sfx, rt_, "TK", "TN");
-    line(ind, "pto.tload ins(%ap" + sfx + " : " + pvi + ") outs(%al" + sfx + " : " + lt + ")");
-    line(ind, "pto.tload ins(%bp" + sfx + " : " + pvi + ") outs(%br" + sfx + " : " + rt_ + ")");
+    const std::string &L = p.via_mat ? ln : lt, &R = p.via_mat ? rz : rt_;
+    if (p.via_mat) {
+      via_mat(ind, sfx, k0);
+    } else {
+      alloc(ind, "%al" + sfx, lt, "TM", "TK");
+      alloc(ind, "%br" + sfx, rt_, "TK", "TN");
+      line(ind, "pto.tload ins(%ap" + sfx + " : " + pvi + ") outs(%al" + sfx + " : " + lt + ")");
+      line(ind, "pto.tload ins(%bp" + sfx + " : " + pvi + ") outs(%br" + sfx + " : " + rt_ + ")");
+    }
     if (acc)
-      line(ind, "pto.tmatmul.acc ins(%acc, %al" + sfx + ", %br" + sfx + " : " + at + ", " + lt + ", " + rt_ +
+      line(ind, "pto.tmatmul.acc ins(%acc, %al" + sfx + ", %br" + sfx + " : " + at + ", " + L + ", " + R +
                     ") outs(%acc : " + at + ")");
     else
-      line(ind, "pto.tmatmul ins(%al" + sfx + ", %br" + sfx + " : " + lt + ", " + rt_ + ") outs(%acc : " + at + ")");
+      line(ind, "pto.tmatmul ins(%al" + sfx + ", %br" + sfx + " : " + L + ", " + R + ") outs(%acc : " + at + ")");
   };
 
   k += "// opt_random_gemm seed " + num(int64_t(seed)) + "\n";
