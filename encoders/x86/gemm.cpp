@@ -689,7 +689,7 @@ bool Gen::matmul_blocked(const Inst& in, const MmOps& o) {
       for (int u = 0; u < U; ++u) step(u, packed, mr, sets);
     });
     add(rax, uint32_t(U == 8 ? bl.kg : 4 * ak));
-    if (dyn_a && !packed) add(z() ? r10 : r11, uint32_t(4 * ak));
+    if (dyn_a && !packed) add(z() ? r10 : r11, uint32_t(U * ak));
     add(rdx, uint32_t(U * bk));
     sub(rcx, U);
     cmp(rcx, U);
