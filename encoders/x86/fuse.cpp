@@ -713,6 +713,7 @@ void Gen::fuse_finish(const Fuse& f, size_t si) {
       L(end);
       if (!sum) vaddps(xmm0, xmm0, Xmm(3));  // quiet a signalling NaN (f32 -> double)
     }
+    reload_held_consts(7, 14);  // the scratch registers (held ones are among V7-V14)
     L(done);
     vmovss(ptr[fuse_at(f, o.dst, false)], xmm0);
   }

@@ -296,20 +296,32 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
 }
 
 // The f32-table constants the loop's helpers read for every vector
-// (exp's fast path 14 loads, the bf16 rounding 2) are read from
-// registers instead: exp's abs mask and 1.0 from the loop constants V4
-// and V5 (LOOP_CONSTANTS, which no plan takes), and on avx512 the rest
-// from the zmm registers the plan leaves free (above V15: V0-V15 are the
-// ops', helpers' and loop constants'), exp's first. Zen 4 loads one zmm
-// a cycle, and the softmax loop read 18 a vector. fused_region clears
-// them after the loops (the region's slow path is plain code).
+// (exp's fast path 9 loads, the bf16 rounding 2) are read from registers
+// instead: exp's abs mask and 1.0 from the loop constants V4 and V5
+// (LOOP_CONSTANTS, which no plan takes); on avx512 the rest from the zmm
+// registers the plan leaves free (above V15: V0-V15 are the ops',
+// helpers' and loop constants'), exp's first. Zen 4 loads one zmm a
+// cycle, and the softmax loop read 18 a vector. On avx2, three of exp's
+// in V10, V11 and V13: the plan leaves V8-V13 to the math helpers, and
+// exp's fast path leaves those three alone; so only where exp is the
+// loop's one math helper, nothing is f16 / bf16 (whose loads and stores
+// use V12-V14) and no stage without exp planned them. Its general path and a reduction's sequential
+// recomputation (fuse_finish) load them again (reload_held_consts). The
+// loop reads two ymm a cycle, and the avx2 softmax loop read 14 a vector:
+// 0.047 -> 0.043 ms for 1024 rows in cache. fused_region clears them after
+// the loops (the region's slow path is plain code).
 void Gen::fuse_hold_consts(const Fuse& f) {
   fconst_reg_ = filled_fconst_regs();
-  bool exp = false, bf16 = false;
+  bool exp = false, other_math = false, bf16 = false, narrow = false;
   std::vector<int> busy;
   for (const Fuse::FOp& o : f.ops) {
     exp |= o.op == Op::TExp && m_.opt_level >= 2;
-    for (ValueId t : {o.dst, o.a, o.b, o.view}) bf16 |= t != kNone && ty(t).elem == DType::BF16;
+    other_math |= is_math(o.op) && !(o.op == Op::TExp && m_.opt_level >= 2);
+    for (ValueId t : {o.dst, o.a, o.b, o.view})
+      if (t != kNone) {
+        bf16 |= ty(t).elem == DType::BF16;
+        narrow |= narrow_float(ty(t).elem);
+      }
     busy.insert(busy.end(), {o.acc, o.acc2, o.flag});
   }
   for (const Fuse::Stage& st : f.stages)
@@ -318,15 +330,26 @@ void Gen::fuse_hold_consts(const Fuse& f) {
     fconst_reg_[kFAbsMask] = 4;   // 0x7fffffff
     fconst_reg_[kFExpC + 7] = 5;  // 1 / 0!
   }
-  if (!z()) return;
+  auto is_busy = [&](int r) { return std::find(busy.begin(), busy.end(), r) != busy.end(); };
+  if (!z()) {
+    if (!exp || other_math || narrow) return;
+    const int held[] = {kFExpMagic, kFExpLog2eN, kFExpU + 1};
+    size_t next = 0;
+    for (int r : {11, 10, 13})
+      if (!is_busy(r)) {  // a stage without exp may plan it
+        fconst_reg_[size_t(held[next])] = int8_t(r);
+        vmovups(V(r), fc(held[next++]));
+      }
+    return;
+  }
   std::vector<int> wanted;
-  if (exp)
-    wanted = {kFExpMagic, kFLog2e, kFLn2Hi, kFLn2Lo, kFExpP + 4, kFExpP + 3,
-              kFExpP + 2, kFExpP + 1, kFExpP, kFExpFastMax};
+  if (exp) {
+    wanted = {kFExpMagic, kFExpLog2eN, kFLn2NHi, kFLn2NLo, kFExpTable, kFExpU, kFExpU + 1, kFExpFastMax};
+  }
   if (bf16) wanted.insert(wanted.end(), {kFBf16Bias, kFBf16Quiet, kFHigh16});
   size_t next = 0;
   for (int r = 31; r >= 16 && next < wanted.size(); --r) {
-    if (std::find(busy.begin(), busy.end(), r) != busy.end()) continue;
+    if (is_busy(r)) continue;
     fconst_reg_[size_t(wanted[next])] = int8_t(r);
     vmovups(Zmm(r), fc(wanted[next++]));
   }

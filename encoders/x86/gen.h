@@ -67,8 +67,11 @@ enum FConst : int {
   kFExpC,                  // 8 Taylor coefficients 1/7! .. 1/0!
   kI32Bias = kFExpC + 8,   // int32 127
   kFExpFastMax, kFExpMagic, kFAbsMask,
-  kFExpP,                  // exp's fast path: 5 coefficients of r^2 .. r^6
-  kFBf16Bias = kFExpP + 5,  // int32 0x7fff: bf16 rounding to nearest even
+  kFExpLog2eN,             // exp's fast path (x86/math.cpp): 8 log2e,
+  kFLn2NHi, kFLn2NLo,      // ln2 / 8 in two parts,
+  kFExpU,                  // u's coefficients of r and r^2 (its r^0 is 1),
+  kFExpTable = kFExpU + 2,  // 2^(j/8) less j << 20, j = 0..7, twice (not a splat)
+  kFBf16Bias,              // int32 0x7fff: bf16 rounding to nearest even
   kFBf16Quiet,             // the f32 quiet bit
   kFLow8,                  // 0xff
   kFHigh16,                // 0xffff0000: a bf16 value's f32 bits
@@ -482,6 +485,12 @@ class Gen : public CodeGenerator, public CpuLowering {
     FConstOperand k = fk(i);
     if (k.held) vmovaps(v, k.reg);
     else vmovups(v, k.mem);
+  }
+  // Constants held in V(lo) .. V(hi) loaded again, after code that used
+  // those registers as scratch.
+  void reload_held_consts(int lo, int hi) {
+    for (int i = 0; i < kFConstCount; ++i)
+      if (int r = fconst_reg_[size_t(i)]; r >= lo && r <= hi) vmovups(V(r), fc(i));
   }
   // r = min(r, cap), signed; clobbers rcx (or, for r = rcx, nothing).
   void clamp(const Reg64& r, int64_t cap) {

@@ -67,23 +67,27 @@ void Gen::log_pd(const Xmm& x) {
 // (DESIGN §6 allows exp 2 ULP; tests/x86/x86_ulp -O2 measures it).
 //
 // Common case, every lane with |x| <= 86: the result and 2^n are normal
-// numbers, so no clamp is needed. k = x log2e + 1.5 2^23 rounds n =
-// round(x log2e) into k's low mantissa bits: k - 1.5 2^23 is n exactly,
-// and k << 23 is n << 23 (the magic's own bits shift out). r = x - n ln2
-// in two exact-enough steps (Cody-Waite). e^r = 1 + r u(r) with u of
-// degree 5 fitted at Chebyshev nodes on |r| <= ln2/2 (relative error
-// 2^-26.5 with the coefficients in f32), mostly in Estrin's order: four
-// multiply-adds deep where Horner's is seven, and u's rounding errors are
-// scaled down by r before the last step rounds once. 2^n goes into the
-// exponent field with an integer add, exact for a normal result. 10
-// multiply-adds per vector where the general path has 18.
+// numbers, so no clamp is needed. k = 8 x log2e + 1.5 2^23 rounds n =
+// round(8 x log2e) into k's low mantissa bits: k - 1.5 2^23 is n exactly.
+// r = x - n ln2/8 in two exact-enough steps (Cody-Waite), |r| <= ln2/16.
+// With n = 8m + j, 2^(n/8) = 2^(j/8) 2^m: vpermps indexes a table of the
+// eight 2^(j/8) by k's low bits, and adding k << 20 (n << 20, the magic's
+// bits shift out) to an entry stored less j << 20 adds m to its exponent
+// field, exact for a normal result. e^r = 1 + r u(r), u of degree 2
+// fitted at Chebyshev nodes (relative error 2^-25 with the coefficients
+// in f32), and s e^r = s + (s r) u rounds once. 7 multiply-adds per vector
+// (the general path has 18); the table's own rounding (2^-25) keeps the
+// result within 1 ULP of the interpreter's (x86_ulp -O2 --full: every
+// f32 input), 19 % of them not bit-identical.
 //
 // A vector with a lane outside (or NaN) takes the same path with the
 // lanes below -104 (+0, as exp_ps_general gives them) masked to zero when
 // every other lane is inside: a causal mask's -1e30 scores. Else, or with
 // a NaN, it goes to exp_ps_general.
 void Gen::exp_ps_fast() {
-  Xmm x = V(0), k = V(8), r = V(9), p = V(10), q = V(11), w = V(12), r2 = V(13);
+  // V10, V11 and V13 are left alone but by exp_ps_general: a fused loop
+  // holds constants there (fuse_hold_consts).
+  Xmm x = V(0), k = V(8), r = V(9), w = V(12);
   Label beyond, general, done;
   vandps(w, x, fk(kFAbsMask));
   if (z()) {
@@ -98,26 +102,22 @@ void Gen::exp_ps_fast() {
   // x >= -104 computed into w, free by then).
   auto fast = [&](bool tiny) {
     fk_load(k, kFExpMagic);
-    vfmadd231ps(k, x, fk(kFLog2e));
+    vfmadd231ps(k, x, fk(kFExpLog2eN));
     vsubps(w, k, fk(kFExpMagic));  // n
     vmovaps(r, x);
-    vfnmadd231ps(r, w, fk(kFLn2Hi));
-    vfnmadd231ps(r, w, fk(kFLn2Lo));
-    auto ci = [](int j) { return j == 1 ? kFExpC + 7 : kFExpP + j - 2; };  // the constant of r^j
-    auto c = [&](int j) { return fk(ci(j)); };
-    vmulps(r2, r, r);
-    fk_load(p, ci(6));
-    vfmadd213ps(p, r, c(5));
-    fk_load(q, ci(4));
-    vfmadd213ps(q, r, c(3));
-    fk_load(w, ci(2));
-    vfmadd213ps(w, r, c(1));
-    vfmadd213ps(p, r2, q);
-    vfmadd213ps(p, r2, w);     // u
-    vfmadd213ps(p, r, c(1));   // 1 + r u
+    vfnmadd231ps(r, w, fk(kFLn2NHi));
+    vfnmadd231ps(r, w, fk(kFLn2NLo));
     if (tiny && !z()) vcmpps(w, x, fc(kFExpMin), 0x15);  // NLT_UQ
-    vpslld(k, k, 23);
-    vpaddd(x, p, k);
+    auto y = [](const Xmm& v) { return Ymm(v.getIdx(), v.getKind(), v.getBit()); };  // ymm or zmm
+    vpermps(y(x), y(k), fk(kFExpTable));  // 2^(j/8) less j << 20
+    vpslld(k, k, 20);
+    vpaddd(x, x, k);  // s = 2^(n/8)
+    Xmm u = k;
+    fk_load(u, kFExpU + 1);
+    vfmadd213ps(u, r, fk(kFExpU));
+    vfmadd213ps(u, r, fk(kFExpC + 7));
+    vmulps(r, r, x);
+    vfmadd231ps(x, r, u);  // s + s r u
     if (tiny) z() ? vmovaps(x | k6 | T_z, x) : vandps(x, x, w);
     jmp(done, T_NEAR);
   };
@@ -130,14 +130,15 @@ void Gen::exp_ps_fast() {
     kandw(k7, k7, k6);
     kortestw(k7, k7);
   } else {
-    vcmpps(r2, x, fc(kFExpMin), 0x15);
-    vandps(w, w, r2);
+    vcmpps(r, x, fc(kFExpMin), 0x15);
+    vandps(w, w, r);
     vptest(w, w);
   }
   jnz(general, T_NEAR);
   fast(true);
   L(general);
   exp_ps_general();
+  reload_held_consts(8, 13);
   L(done);
 }
 
