@@ -582,7 +582,7 @@ class Gen : public CodeGenerator, public CpuLowering {
   // bf16 lane's low 16 bits are left as they are, for a value that is only
   // stored (its top half).
   void round_lane(DType d, const Xmm& v, bool exact = true);
-  void bf16_bits(const Xmm& v);            // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14)
+  Xmm bf16_bits(const Xmm& v);             // f32 lanes -> bf16 bits in the high halves, rounded (V12-V14), in the register returned
   // The interpreter's NaN rule; scratch V(t), V(m), V(o) (default V2, V4, V5).
   void minmax_step(bool mx, const Xmm& acc, const Xmm& x, int t = 2, int m = 4, int o = 5);
 };

@@ -67,9 +67,9 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64
   if (es == 4) return nt ? vmovntps(ptr[e], v) : vst(ptr[e], v, masked);
   Xmm s = v;  // the lanes to narrow
   if (d == DType::BF16) {
-    if (!exact) bf16_bits(v);
+    Xmm b = exact ? v : bf16_bits(v);
     if (z()) {  // avx512 narrows the high halves shifted down; avx2 picks them below
-      vpsrld(V(14), v, 16);
+      vpsrld(V(14), b, 16);
       s = V(14);
     }
   }
@@ -155,17 +155,16 @@ void Gen::vst_e(DType d, const RegExp& e, const Xmm& v, bool masked, const Reg64
 
 // Round to nearest even on the bits: x + 0x7fff + bit 16; a NaN keeps its
 // top bits and is quieted (the interpreter's f32_to_bf16_bits).
-void Gen::bf16_bits(const Xmm& v) {
+Xmm Gen::bf16_bits(const Xmm& v) {
   Xmm r = V(13), t = V(14), m = V(12);
   if (z()) {  // the NaN lanes merged in under an opmask: no mask vector, no blend
     vcmpps(k7, v, v, 3);  // unordered
     vpslld(r, v, 15);
     vpsrld(r, r, 31);
     vpaddd(r, r, fk(kFBf16Bias));
-    vpord(t, v, fk(kFBf16Quiet));
-    vpaddd(v, r, v);
-    vmovdqa32(v | k7, t);
-    return;
+    vpaddd(r, r, v);
+    vpord(r | k7, v, fk(kFBf16Quiet));
+    return r;
   }
   vpslld(r, v, 15);
   vpsrld(r, r, 31);
@@ -174,6 +173,7 @@ void Gen::bf16_bits(const Xmm& v) {
   vlogic(Bin::Or, t, v, fc(kFBf16Quiet));
   cmp_ps(m, v, v, 3);  // unordered
   blend_ps(v, r, t, m);
+  return v;
 }
 
 void Gen::round_lane(DType d, const Xmm& v, bool exact) {
@@ -181,8 +181,9 @@ void Gen::round_lane(DType d, const Xmm& v, bool exact) {
     vcvtps2ph(H(13), v, 0);
     vcvtph2ps(v, H(13));
   } else if (d == DType::BF16) {
-    bf16_bits(v);
-    if (exact) vlogic(Bin::And, v, v, fk(kFHigh16));
+    Xmm b = bf16_bits(v);
+    if (exact) vlogic(Bin::And, v, b, fk(kFHigh16));
+    else if (b.getIdx() != v.getIdx()) vmovaps(v, b);
   }
 }
 
