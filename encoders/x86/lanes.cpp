@@ -163,7 +163,9 @@ Xmm Gen::bf16_bits(const Xmm& v) {
     vpsrld(r, r, 31);
     vpaddd(r, r, fk(kFBf16Bias));
     vpaddd(r, r, v);
-    vpord(r | k7, v, fk(kFBf16Quiet));
+    FConstOperand q = fk(kFBf16Quiet);  // from a register: a merge-masked load can be 60x slower on Zen 4 (tests/x86/forms)
+    if (!q.held) vmovups(t, q.mem);
+    vpord(r | k7, v, q.held ? q.reg : t);
     return r;
   }
   vpslld(r, v, 15);
