@@ -15,7 +15,9 @@
 // region) before anything can read it: it needs no zeroing, and only such a
 // tile may take over the memory of tiles whose intervals ended before its
 // own begins. Every other tile gets memory nothing else used, zeroed on
-// entry, exactly what the interpreter gives it.
+// entry, exactly what the interpreter gives it; but for one whose first use
+// writes every byte of it without reading it (`overwrites`): it keeps its
+// own memory, not zeroed.
 #include "mem_plan.h"
 
 #include <algorithm>
@@ -34,6 +36,7 @@ struct Tile {
   uint64_t bytes;
   uint32_t first, last;
   bool fresh;  // wholly written by a tload before any read
+  bool written;  // wholly written by its first use (overwrites), tload or not
 };
 
 struct Block {
@@ -41,6 +44,43 @@ struct Block {
 };
 
 uint64_t round_up(uint64_t b, uint64_t a) { return (b + a - 1) & ~(a - 1); }
+
+bool full(const Type& t) {
+  return t.kind == TypeKind::TileBuf && t.rows > 0 && t.cols > 0 && t.vrow == t.rows && t.vcol == t.cols;
+}
+
+// Whether `in`, with a tile as operand i at its first use, writes every
+// byte of its storage and reads none: the tile is its one output, its
+// valid region is its whole static shape and covers its storage (no box
+// padding), and the op writes the whole valid region of its output (the
+// interpreter's domain: docs/semantics.md; a source not covering it is a
+// run-time failure). tmatmul's domain is A's valid rows by
+// B's valid columns instead: their static valid shapes must be C's, and no
+// pto.set_validshape may change them (`reshaped`: the function has one).
+bool overwrites(const Module& m, const Inst& in, unsigned i, bool reshaped) {
+  // The walk meets the op's inputs first: as an input too, the tile's
+  // first use is that input.
+  if (in.n_outs != 1 || i != in.n_ins) return false;
+  const Type& t = m.type_of(m.operand(in, i));
+  if (!full(t) || tile_storage_bytes(t) != size_t(t.rows) * size_t(t.cols) * std::max(1u, dtype_bytes(t.elem)))
+    return false;
+  switch (in.op) {
+    case Op::TAdd: case Op::TSub: case Op::TMul: case Op::TDiv: case Op::TMax: case Op::TMin:
+    case Op::TAddS: case Op::TSubS: case Op::TMulS: case Op::TDivS: case Op::TMaxS: case Op::TMinS:
+    case Op::TNeg: case Op::TAbs: case Op::TRelu: case Op::TSqrt: case Op::TRecip: case Op::TExp:
+    case Op::TLog: case Op::TRsqrt: case Op::TExpandS: case Op::TTri: case Op::TMov:
+    case Op::TRowExpand: case Op::TRowExpandAdd: case Op::TRowExpandSub: case Op::TRowExpandMul:
+    case Op::TRowExpandDiv: case Op::TRowExpandMax: case Op::TRowExpandMin:
+      return true;
+    case Op::TMatmul: {
+      if (reshaped || in.n_ins != 2) return false;
+      const Type &a = m.type_of(m.operand(in, 0)), &b = m.type_of(m.operand(in, 1));
+      return full(a) && full(b) && a.rows == t.rows && b.cols == t.cols;
+    }
+    default:
+      return false;
+  }
+}
 
 }  // namespace
 
@@ -108,12 +148,14 @@ TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* pa
     const Type& t = m.type_of(in.res);
     if (size_t(t.loc) >= kLocCount || t.rows <= 0 || t.cols <= 0 || alias.cls(in.res) == kNone) continue;
     tiles_of_class[alias.cls(in.res)].push_back(tiles.size());
-    tiles.push_back(Tile{id, unsigned(t.loc), round_up(tile_storage_bytes(t), params ? params->align[unsigned(t.loc)] : 64), index[id], index[id], false});
+    tiles.push_back(Tile{id, unsigned(t.loc), round_up(tile_storage_bytes(t), params ? params->align[unsigned(t.loc)] : 64), index[id], index[id], false, false});
   }
   // First and last use of each tile, through any of its aliases. Only a
   // tile named by its allocation alone can be fresh: a write through an
   // alias may cover a part of it.
   std::vector<uint8_t> seen(tiles.size(), 0);
+  bool reshaped = false;
+  for (InstId id : order) reshaped |= m.insts[id].op == Op::SetValidShape;
   for (InstId id : order) {
     const Inst& in = m.insts[id];
     if (in.op == Op::Func) continue;
@@ -126,8 +168,9 @@ TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* pa
         if (!seen[ti]) {
           seen[ti] = 1;
           t.first = index[id];
-          t.fresh = alias.single(c) && in.op == Op::TLoad && in.n_ins == 1 && in.n_outs == 1 && i == 1 &&
-                    home[id] == home[t.alloc];
+          bool own = alias.single(c) && home[id] == home[t.alloc];
+          t.fresh = own && in.op == Op::TLoad && in.n_ins == 1 && in.n_outs == 1 && i == 1;
+          t.written = t.fresh || (own && overwrites(m, in, i, reshaped));
         }
         t.last = std::max(t.last, index[id]);
       }
@@ -161,7 +204,7 @@ TilePlan plan_tiles(const Module& m, InstId fn, bool reuse, const PlanParams* pa
     Tile& t = tiles[ti];
     unsigned L = t.loc;
     p.unshared_bytes[L] += t.bytes;
-    p.needs_zero[t.alloc] = !t.fresh;
+    p.needs_zero[t.alloc] = !t.written;
     // Retire the tiles whose intervals are over.
     auto& act = active[L];
     for (size_t k = 0; k < act.size();) {

@@ -15,7 +15,7 @@ const char* kTile = "!pto.tile_buf<vec, 8x16xf32>";
 const char* kView = "!pto.partition_tensor_view<8x16xf32>";
 const char* kTv = "!pto.tensor_view<8x16xf32>";
 
-std::string kernel(const std::string& body) {
+std::string kernel(const std::string& body, const std::string& consts = "") {
   std::string head = R"(module {
   func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %n: index) attributes {pto.entry} {
     %c0 = arith.constant 0 : index
@@ -27,7 +27,7 @@ std::string kernel(const std::string& body) {
     %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c8, %c16] : TV -> PV
     %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c8, %c16] : TV -> PV
 )";
-  std::string s = head + body + "    return\n  }\n}\n";
+  std::string s = head + consts + body + "    return\n  }\n}\n";
   for (auto [from, to] : {std::pair<std::string, std::string>{"TV", kTv}, {"PV", kView}, {"T!", kTile}}) {
     for (size_t at; (at = s.find(from)) != std::string::npos;) s.replace(at, from.size(), to);
   }
@@ -87,6 +87,46 @@ TEST_CASE("mem_plan: a tile read before it is written keeps its own zeroed memor
   CHECK(p.plan.offset[a] != p.plan.offset[b]);
   CHECK(p.plan.needs_zero[b]);
   CHECK(p.plan.shared == 0);
+}
+
+TEST_CASE("mem_plan: a tile its first op wholly writes without reading it is not zeroed, and keeps its memory") {
+  Planned p(kernel(R"(    %a = pto.alloc_tile : T!
+    %b = pto.alloc_tile : T!
+    %c = pto.alloc_tile : T!
+    %d = pto.alloc_tile : T!
+    pto.tload ins(%xp : PV) outs(%a : T!)
+    pto.texp ins(%a : T!) outs(%b : T!)
+    pto.tstore ins(%b : T!) outs(%yp : PV)
+    pto.tmuls ins(%a, %f : T!, f32) outs(%c : T!)
+    pto.tadd ins(%c, %d : T!, T!) outs(%d : T!)
+    pto.tstore ins(%d : T!) outs(%xp : PV)
+)", "    %f = arith.constant 2.0 : f32\n"));
+  InstId a = p.alloc("a"), b = p.alloc("b"), c = p.alloc("c"), d = p.alloc("d");
+  CHECK_FALSE(p.plan.needs_zero[b]);
+  CHECK_FALSE(p.plan.needs_zero[c]);
+  CHECK(p.plan.needs_zero[d]);  // tadd reads d before writing it
+  // Only a tload's tile takes over dead tiles' memory: b's interval ends
+  // before c's starts, yet c has memory of its own.
+  CHECK(p.plan.offset[c] != p.plan.offset[b]);
+  CHECK(p.plan.offset[b] != p.plan.offset[a]);
+}
+
+TEST_CASE("mem_plan: a partly valid tile, or a tmatmul whose operands a set_validshape may shrink, is zeroed") {
+  const std::string L = "!pto.tile_buf<left, 16x16xf32, blayout=col_major, slayout=row_major>",
+                    R = "!pto.tile_buf<right, 16x16xf32, blayout=row_major, slayout=col_major>",
+                    A = "!pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>";
+  std::string mm = "    %ma = pto.alloc_tile : " + L + "\n    %mb = pto.alloc_tile : " + R +
+                   "\n    %mc = pto.alloc_tile : " + A + "\n";
+  std::string mul = "    pto.tmatmul ins(%ma, %mb : " + L + ", " + R + ") outs(%mc : " + A + ")\n";
+  Planned p(kernel(R"(    %h = pto.alloc_tile : !pto.tile_buf<vec, 8x16xf32, valid=4x16>
+    %b = pto.alloc_tile : !pto.tile_buf<vec, 8x16xf32, valid=4x16>
+    pto.texp ins(%h : !pto.tile_buf<vec, 8x16xf32, valid=4x16>) outs(%b : !pto.tile_buf<vec, 8x16xf32, valid=4x16>)
+)" + mm + "    pto.set_validshape %ma, %c8, %c16 : " + L + "\n" + mul));
+  CHECK(p.plan.needs_zero[p.alloc("b")]);
+  CHECK(p.plan.needs_zero[p.alloc("mc")]);
+  Planned q(kernel(mm + mul));  // no set_validshape: C is all written
+  CHECK_FALSE(q.plan.needs_zero[q.alloc("mc")]);
+  CHECK(q.plan.needs_zero[q.alloc("ma")]);  // read first
 }
 
 TEST_CASE("mem_plan: overlapping tiles never share") {
