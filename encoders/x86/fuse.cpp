@@ -365,14 +365,27 @@ void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool m
   }
 }
 
-// A streaming loop (nt: its views are large or of unknown size) reads its
-// views' newest rows a page ahead of their loads, one prefetch per 64 bytes
-// (the first of a pair of narrower vectors). The hardware's stream
-// prefetchers stop at page boundaries and did not keep the row kernels fed:
-// bench/kernels/softmax.pto avx512, 65536 rows, 3.44 -> 2.61 ms (docs/bench.md).
+// A streaming loop (nt: its views are large or of unknown size) whose
+// elements each take more than a few vector ops (an exp or log, or an f16
+// / bf16 conversion) reads its views' newest rows a page ahead of their
+// loads, one prefetch per 64 bytes (the first of a pair of narrower
+// vectors). The hardware's stream prefetchers stop at page boundaries and
+// did not keep such loops fed: bench/kernels/softmax.pto avx512, 65536
+// rows, 3.44 -> 2.61 ms (docs/bench.md); bf16 RMSNorm 3-5 % too. A loop
+// that runs at memory speed does better without them: its prefetches
+// compete with its own loads and streaming stores, and the hardware keeps
+// up. LayerNorm (f32, its one 1/sqrt per row) went from 0.70-0.73 of the
+// stream limit to 0.96-0.99 without them (avx512 0.79-0.82 -> 0.89-0.93),
+// the f32 vadd and fused chain 0.86-0.95 -> 0.89-1.00.
 void Gen::fuse_prefetch(const Fuse& f, ValueId view, bool masked, bool nt, bool odd) {
   constexpr int kAhead = 4096;
   if (!nt || masked || fuse_lag_ != 0) return;
+  bool heavy = false;  // per-element work beyond a few vector ops: see above
+  for (const Fuse::FOp& o : f.ops) {
+    heavy |= o.k == FK::Elt && is_math(o.op);
+    for (ValueId t : {o.dst, o.a, o.b, o.view}) heavy |= t != kNone && narrow_float(ty(t).elem);
+  }
+  if (!heavy) return;
   if (odd && lanes() * dtype_bytes(ty(view).elem) < 64) return;
   prefetcht0(ptr[fuse_at(f, view, true) + kAhead]);
 }
