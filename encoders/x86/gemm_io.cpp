@@ -200,10 +200,59 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
         mm_elided_.push_back(mov_id);
       }
       if (!fwd.empty()) mm_movs_[&mm] = fwd;
+      plan_mm_c(r, j, pl, fwd, uses, whole, range);
     }
   };
   scan(m_.region(m_.inst(fn_), 0), scan);
   std::sort(mm_elided_.begin(), mm_elided_.end());
+}
+
+// The other side: a tmatmul's C (an acc tile) that only a tmov right
+// after it reads (tile allocations between them), into a tile of the same
+// shape and element type, every element valid, no other name for either:
+// the tmatmul writes that tile (Gen::matmul, which sets the tile's slot
+// first: its alloc_tile may lie between) and the tmov is not emitted.
+// The micro-kernels' blocking and k order do not depend on C's layout,
+// only its addressing (a row-major C by its row stride, an acc tile's
+// fractal through offset tables), so the sums are the same bits.
+// attention: the 64 x 128 scores go straight into the vec tile that the
+// softmax reads.
+template <class Whole, class Range>
+void Gen::plan_mm_c(const Region& r, unsigned j, const MatmulPlan& pl,
+                    const std::vector<std::pair<ValueId, ValueId>>& fwd, std::map<ValueId, int>& uses,
+                    const Whole& whole, const Range& range) {
+  const Inst& mm = m_.inst(m_.region_inst(r, j));
+  ValueId c = pl.c;
+  if (mm.op != Op::TMatmul || pl.cin != kNone || pl.bias != kNone || uses[c] != 2 || !whole(c) ||
+      alias_.cls(c) == kNone || !alias_.single(alias_.cls(c)))
+    return;
+  unsigned i = j + 1;
+  while (i < r.inst_count && m_.inst(m_.region_inst(r, i)).op == Op::AllocTile) ++i;
+  if (i == r.inst_count) return;
+  InstId mov_id = m_.region_inst(r, i);
+  const Inst& mv = m_.inst(mov_id);
+  if (mv.op != Op::TMov || mv.n_ins != 1 || mv.n_outs != 1 || mv.n_attrs || op(mv, 0) != c) return;
+  ValueId d = op(mv, 1);
+  const ptoas::Type &dt = ty(d), &ct = ty(c);
+  if (!whole(d) || dt.elem != ct.elem || dt.rows != ct.rows || dt.cols != ct.cols || d == pl.a || d == pl.b ||
+      alias_.cls(d) == kNone || !alias_.single(alias_.cls(d)))
+    return;
+  // d's bytes apart from every tile the tmatmul reads A and B from (the
+  // tmovs' sources where they are forwarded) may name.
+  auto [lo, hi] = range(d);
+  std::vector<ValueId> read = {pl.a, pl.b};
+  for (auto [t, src] : fwd) read.push_back(src);
+  for (ValueId t : read) {
+    uint32_t cl = alias_.cls(t);
+    if (cl == kNone || alias_.allocs(cl).empty()) return;
+    for (InstId a : alias_.allocs(cl)) {
+      if (p_.alloc_offset[a] == kNone) return;
+      uint64_t wlo = p_.alloc_offset[a], whi = wlo + tile_storage_bytes(m_.type_of(m_.inst(a).res));
+      if (whi > lo && wlo < hi) return;
+    }
+  }
+  mm_c_[&mm] = d;
+  mm_elided_.push_back(mov_id);
 }
 
 // Jumps to `no` unless view v, at run time, covers tile type tt (at

@@ -392,6 +392,13 @@ class Gen : public CodeGenerator, public CpuLowering {
   // in mm_elided_).
   std::map<const Inst*, std::vector<std::pair<ValueId, ValueId>>> mm_movs_;
   void plan_mm_movs(std::map<ValueId, int>& uses);
+  // A tmov of a tmatmul's C, right after it, into a tile of the same shape
+  // and type: by tmatmul, the tile it writes instead (the tmov elided).
+  std::map<const Inst*, ValueId> mm_c_;
+  template <class Whole, class Range>
+  void plan_mm_c(const Region& r, unsigned j, const MatmulPlan& pl,
+                 const std::vector<std::pair<ValueId, ValueId>>& fwd, std::map<ValueId, int>& uses,
+                 const Whole& whole, const Range& range);
   void matmul_in_place(const Inst& in, const std::vector<InstId>& loads);
   // Operand tiles of the tmatmul being emitted whose slot may point into
   // their tload's view at its own row stride (matmul_in_place), with the

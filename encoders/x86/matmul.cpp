@@ -191,6 +191,13 @@ void Gen::matmul(const Inst& in, const MatmulPlan& plan) {
   MatmulPlan pl = plan;
   if (auto f = mm_movs_.find(&in); f != mm_movs_.end())
     for (auto [t, src] : f->second) (pl.a == t ? pl.a : pl.b) = src;
+  if (auto f = mm_c_.find(&in); f != mm_c_.end()) {
+    // The tile's allocation may come between the tmatmul and its tmov:
+    // its slot is set here first (setting it again there is harmless).
+    pl.c = f->second;
+    InstId def = m_.values[pl.c].def;
+    lower_inst(m_.inst(def), def);
+  }
   mov(r8, q(pl.a, 1));
   clamp(r8, pl.cap_m);
   mov(r10, q(pl.a, 2));

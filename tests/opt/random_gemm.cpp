@@ -84,6 +84,8 @@ struct Program {
   bool a5 = false;
   bool via_mat = false;  // tload -> mat -> tmov -> left / right (f32)
   Clobber clobber = Clobber::None;
+  bool via_vec = false;   // acc -> tmov -> vec -> tstore
+  bool vec_read = false;  // the vec tile's old contents read between the tmatmul and the tmov
   bool narrow(int buf) const { return (buf == kA || buf == kB) && in != DType::F32; }
   Alias alias;
   Between between;
@@ -143,6 +145,15 @@ Program generate(uint64_t seed) {
   }
   int bw = r.range(0, 9);
   p.between = bw == 0 ? Between::ReadC : bw == 1 ? Between::StoreTwice : Between::Nothing;
+  // C moved into a vec tile and stored from there (attention's scores),
+  // drawn apart too; with one k step the tmov follows the tmatmul, which
+  // x86 then has write the vec tile (plan_mm_c). Some load the vec tile
+  // first (C's old contents) and store it to D between the two: that must
+  // see the old contents.
+  Rng u(seed ^ 0xACC5ull);
+  p.via_vec = !p.dyn_valid && u.chance(0.3);
+  p.vec_read = p.via_vec && p.alias == Alias::None && u.chance(0.4);
+  if (p.vec_read) p.between = Between::Nothing;
 
   const std::string et(dtype_name(p.in));
   const std::string tv = "!pto.tensor_view<?x?xf32>", pv = "!pto.partition_tensor_view<?x?xf32>";
@@ -255,11 +266,26 @@ Program generate(uint64_t seed) {
   line(2, "%n0 = arith.muli %tj, %TN : index");
   if (!p.acc_once) alloc(2, "%acc", at, "TM", "TN");
   if (p.c_early) part(2, "%cp", "%cv", "%r0", "%n0", "TM", "TN");
+  if (p.vec_read) {
+    alloc(2, "%cvt", vt, "TM", "TN");
+    part(2, "%cr", "%cw", "%r0", "%n0", "TM", "TN");
+    line(2, "pto.tload ins(%cr : " + pv + ") outs(%cvt : " + vt + ")");
+  }
   step(2, "0", "%c0", false);
-  line(2, "scf.for %kk = %c1 to %ks step %c1 {");
-  line(3, "%k0 = arith.muli %kk, %TK : index");
-  step(3, "1", "%k0", true);
-  line(2, "}");
+  if (!p.via_vec || p.ks > 1) {
+    line(2, "scf.for %kk = %c1 to %ks step %c1 {");
+    line(3, "%k0 = arith.muli %kk, %TK : index");
+    step(3, "1", "%k0", true);
+    line(2, "}");
+  }
+  if (p.vec_read) {
+    part(2, "%dq", "%dv", "%r0", "%n0", "TM", "TN");
+    line(2, "pto.tstore ins(%cvt : " + vt + ") outs(%dq : " + pv + ")");
+  }
+  if (p.via_vec) {
+    if (!p.vec_read) alloc(2, "%cvt", vt, "TM", "TN");  // between the tmatmul and the tmov, as attention's
+    line(2, "pto.tmov ins(%acc : " + at + ") outs(%cvt : " + vt + ")");
+  }
   if (p.between == Between::ReadC) {  // C's old contents, through another tensor view
     part(2, "%cq", "%cw", "%r0", "%n0", "TM", "TN");
     part(2, "%dp", "%dv", "%r0", "%n0", "TM", "TN");
@@ -274,7 +300,8 @@ Program generate(uint64_t seed) {
     line(2, "%r0b = arith.divui %r2, %c2 : index");
     part(2, "%cp", "%cv", "%r0b", "%n0", "TM", "TN");
   }
-  line(2, "pto.tstore ins(%acc : " + at + ") outs(%cp : " + pv + ")");
+  if (p.via_vec) line(2, "pto.tstore ins(%cvt : " + vt + ") outs(%cp : " + pv + ")");
+  else line(2, "pto.tstore ins(%acc : " + at + ") outs(%cp : " + pv + ")");
   if (p.between == Between::StoreTwice) {
     part(2, "%dp2", "%dv", "%r0", "%n0", "TM", "TN");
     line(2, "pto.tstore ins(%acc : " + at + ") outs(%dp2 : " + pv + ")");
