@@ -379,13 +379,7 @@ void Gen::fuse_recompute(const Fuse& f, const std::vector<size_t>& chain, bool m
 // the f32 vadd and fused chain 0.86-0.95 -> 0.89-1.00.
 void Gen::fuse_prefetch(const Fuse& f, ValueId view, bool masked, bool nt, bool odd) {
   constexpr int kAhead = 4096;
-  if (!nt || masked || fuse_lag_ != 0) return;
-  bool heavy = false;  // per-element work beyond a few vector ops: see above
-  for (const Fuse::FOp& o : f.ops) {
-    heavy |= o.k == FK::Elt && is_math(o.op);
-    for (ValueId t : {o.dst, o.a, o.b, o.view}) heavy |= t != kNone && narrow_float(ty(t).elem);
-  }
-  if (!heavy) return;
+  if (!nt || masked || fuse_lag_ != 0 || !fuse_heavy_) return;
   if (odd && lanes() * dtype_bytes(ty(view).elem) < 64) return;
   prefetcht0(ptr[fuse_at(f, view, true) + kAhead]);
 }
@@ -900,6 +894,8 @@ bool Gen::fused_region(const Inst& in) {
   vec_bounds(done);
   LOOP_CONSTANTS();
   fuse_hold_consts(f);
+  fuse_heavy_ = fuse_has_elem(f, narrow_float) ||
+                std::any_of(f.ops.begin(), f.ops.end(), [](const Fuse::FOp& o) { return o.k == FK::Elt && is_math(o.op); });
   fuse_nt_check(f, nt);
   fuse_rows(f, false);
   jmp(done, T_NEAR);

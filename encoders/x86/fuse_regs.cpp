@@ -295,6 +295,15 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
   return true;
 }
 
+// Whether some tile or view of the region's ops has an element type pred
+// holds for.
+bool Gen::fuse_has_elem(const Fuse& f, bool (*pred)(DType)) const {
+  for (const Fuse::FOp& o : f.ops)
+    for (ValueId t : {o.dst, o.a, o.b, o.view})
+      if (t != kNone && pred(ty(t).elem)) return true;
+  return false;
+}
+
 // The f32-table constants the loop's helpers read for every vector
 // (exp's fast path 9 loads, the bf16 rounding 2) are read from registers
 // instead: exp's abs mask and 1.0 from the loop constants V4 and V5
@@ -305,23 +314,20 @@ bool Gen::fuse_stage_regs(Fuse& f, size_t si) {
 // in V10, V11 and V13: the plan leaves V8-V13 to the math helpers, and
 // exp's fast path leaves those three alone; so only where exp is the
 // loop's one math helper, nothing is f16 / bf16 (whose loads and stores
-// use V12-V14) and no stage without exp planned them. Its general path and a reduction's sequential
-// recomputation (fuse_finish) load them again (reload_held_consts). The
+// use V12-V14) and no stage without exp planned them. Its general path
+// and a reduction's sequential recomputation (fuse_finish) load them
+// again (reload_held_consts). The
 // loop reads two ymm a cycle, and the avx2 softmax loop read 14 a vector:
 // 0.047 -> 0.043 ms for 1024 rows in cache. fused_region clears them after
 // the loops (the region's slow path is plain code).
 void Gen::fuse_hold_consts(const Fuse& f) {
   fconst_reg_ = filled_fconst_regs();
-  bool exp = false, other_math = false, bf16 = false, narrow = false;
+  bool exp = false, other_math = false;
+  const bool bf16 = fuse_has_elem(f, [](DType d) { return d == DType::BF16; }), narrow = fuse_has_elem(f, narrow_float);
   std::vector<int> busy;
   for (const Fuse::FOp& o : f.ops) {
     exp |= o.op == Op::TExp && m_.opt_level >= 2;
     other_math |= is_math(o.op) && !(o.op == Op::TExp && m_.opt_level >= 2);
-    for (ValueId t : {o.dst, o.a, o.b, o.view})
-      if (t != kNone) {
-        bf16 |= ty(t).elem == DType::BF16;
-        narrow |= narrow_float(ty(t).elem);
-      }
     busy.insert(busy.end(), {o.acc, o.acc2, o.flag});
   }
   for (const Fuse::Stage& st : f.stages)

@@ -105,17 +105,30 @@ void Gen::plan_mm_loads(std::map<ValueId, int>& uses) {
 // every possible storage (opt/tile_alias.h) is arena bytes clear of it,
 // the tmatmul's C too; and no other name for it (subview, treshape)
 // anywhere. Not at -O0.
+// Tile v is a whole arena tile: every element valid, its own allocation
+// with arena bytes.
+bool Gen::mm_whole(ValueId v) const {
+  const ptoas::Type& t = ty(v);
+  InstId def = m_.values[v].def;
+  return t.kind == TypeKind::TileBuf && t.rows > 0 && t.cols > 0 && t.vrow == t.rows && t.vcol == t.cols &&
+         def != kNone && m_.inst(def).op == Op::AllocTile && p_.alloc_offset[def] != kNone;
+}
+
+// Whether every allocation tile w may name (a subview or treshape names
+// its source's, opt/tile_alias.h) is arena bytes clear of whole tile v's.
+bool Gen::mm_apart(ValueId w, ValueId v) const {
+  const uint64_t lo = p_.alloc_offset[m_.values[v].def], hi = lo + tile_storage_bytes(ty(v));
+  uint32_t c = w == kNone ? kNone : alias_.cls(w);
+  if (c == kNone || alias_.allocs(c).empty()) return false;
+  for (InstId a : alias_.allocs(c)) {
+    if (p_.alloc_offset[a] == kNone) return false;
+    uint64_t wlo = p_.alloc_offset[a], whi = wlo + tile_storage_bytes(m_.type_of(m_.inst(a).res));
+    if (whi > lo && wlo < hi) return false;
+  }
+  return true;
+}
+
 void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
-  auto whole = [&](ValueId v) {
-    const ptoas::Type& t = ty(v);
-    InstId def = m_.values[v].def;
-    return t.kind == TypeKind::TileBuf && t.rows > 0 && t.cols > 0 && t.vrow == t.rows && t.vcol == t.cols &&
-           def != kNone && m_.inst(def).op == Op::AllocTile && p_.alloc_offset[def] != kNone;
-  };
-  auto range = [&](ValueId v) {
-    uint64_t at = p_.alloc_offset[m_.values[v].def];
-    return std::pair<uint64_t, uint64_t>(at, at + tile_storage_bytes(ty(v)));
-  };
   auto scan = [&](const Region& r, auto&& self) -> void {
     for (unsigned j = 0; j < r.inst_count; ++j) {
       InstId mid = m_.region_inst(r, j);
@@ -128,7 +141,7 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
       if (!plan_matmul(m_, mm, pl, why)) continue;
       std::vector<std::pair<ValueId, ValueId>> fwd;
       for (ValueId t : {pl.a, pl.b}) {
-        if (t == pl.c || t == pl.cin || t == pl.bias || pl.a == pl.b || uses[t] != 2 || !whole(t)) continue;
+        if (t == pl.c || t == pl.cin || t == pl.bias || pl.a == pl.b || uses[t] != 2 || !mm_whole(t)) continue;
         // The tmov writing t, and what lies between it and the tmatmul.
         unsigned i = j;
         while (i > 0) {
@@ -148,7 +161,7 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
         // src named by its allocation alone (no subview or treshape of it
         // anywhere), so only its own name or another tile's arena bytes
         // could change it.
-        if (mv.n_attrs || !whole(src) || st.elem != tt.elem || st.rows != tt.rows || st.cols != tt.cols ||
+        if (mv.n_attrs || !mm_whole(src) || st.elem != tt.elem || st.rows != tt.rows || st.cols != tt.cols ||
             src == pl.a || src == pl.b || src == pl.c || src == pl.cin || src == pl.bias ||
             alias_.cls(src) == kNone || !alias_.single(alias_.cls(src)))
           continue;
@@ -169,22 +182,10 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
           if (!mm_blocking(o, x) || !mm_blocking(f, y) || x.direct != y.direct || x.kg != y.kg || x.rem_s != y.rem_s)
             continue;
         }
-        auto [lo, hi] = range(src);
-        // Whether tile w's bytes are clear of src's: every allocation w
-        // may name (a subview or treshape names its source's) an arena
-        // tile elsewhere. A tload into a subview or a treshape of the mat
-        // tile between the tmov and the tmatmul rewrote what it read.
-        auto apart = [&](ValueId w) {
-          uint32_t c = w == kNone ? kNone : alias_.cls(w);
-          if (c == kNone || alias_.allocs(c).empty()) return false;
-          for (InstId a : alias_.allocs(c)) {
-            if (p_.alloc_offset[a] == kNone) return false;
-            uint64_t wlo = p_.alloc_offset[a], whi = wlo + tile_storage_bytes(m_.type_of(m_.inst(a).res));
-            if (whi > lo && wlo < hi) return false;
-          }
-          return true;
-        };
-        bool clear = apart(pl.c);
+        // The tiles written in between, by every allocation they may name:
+        // a tload into a subview or a treshape of the mat tile between
+        // the tmov and the tmatmul rewrote what it read.
+        bool clear = mm_apart(pl.c, src);
         for (unsigned b = i; b < j && clear; ++b) {
           const Inst& x = m_.inst(m_.region_inst(r, b));
           if (x.op == Op::AllocTile) continue;
@@ -193,14 +194,14 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
             clear = false;
             break;
           }
-          clear = apart(w);
+          clear = mm_apart(w, src);
         }
         if (!clear) continue;
         fwd.emplace_back(t, src);
         mm_elided_.push_back(mov_id);
       }
       if (!fwd.empty()) mm_movs_[&mm] = fwd;
-      plan_mm_c(r, j, pl, fwd, uses, whole, range);
+      plan_mm_c(r, j, pl, fwd, uses);
     }
   };
   scan(m_.region(m_.inst(fn_), 0), scan);
@@ -217,13 +218,11 @@ void Gen::plan_mm_movs(std::map<ValueId, int>& uses) {
 // fractal through offset tables), so the sums are the same bits.
 // attention: the 64 x 128 scores go straight into the vec tile that the
 // softmax reads.
-template <class Whole, class Range>
 void Gen::plan_mm_c(const Region& r, unsigned j, const MatmulPlan& pl,
-                    const std::vector<std::pair<ValueId, ValueId>>& fwd, std::map<ValueId, int>& uses,
-                    const Whole& whole, const Range& range) {
+                    const std::vector<std::pair<ValueId, ValueId>>& fwd, std::map<ValueId, int>& uses) {
   const Inst& mm = m_.inst(m_.region_inst(r, j));
   ValueId c = pl.c;
-  if (mm.op != Op::TMatmul || pl.cin != kNone || pl.bias != kNone || uses[c] != 2 || !whole(c) ||
+  if (mm.op != Op::TMatmul || pl.cin != kNone || pl.bias != kNone || uses[c] != 2 || !mm_whole(c) ||
       alias_.cls(c) == kNone || !alias_.single(alias_.cls(c)))
     return;
   unsigned i = j + 1;
@@ -234,23 +233,14 @@ void Gen::plan_mm_c(const Region& r, unsigned j, const MatmulPlan& pl,
   if (mv.op != Op::TMov || mv.n_ins != 1 || mv.n_outs != 1 || mv.n_attrs || op(mv, 0) != c) return;
   ValueId d = op(mv, 1);
   const ptoas::Type &dt = ty(d), &ct = ty(c);
-  if (!whole(d) || dt.elem != ct.elem || dt.rows != ct.rows || dt.cols != ct.cols || d == pl.a || d == pl.b ||
+  if (!mm_whole(d) || dt.elem != ct.elem || dt.rows != ct.rows || dt.cols != ct.cols || d == pl.a || d == pl.b ||
       alias_.cls(d) == kNone || !alias_.single(alias_.cls(d)))
     return;
   // d's bytes apart from every tile the tmatmul reads A and B from (the
   // tmovs' sources where they are forwarded) may name.
-  auto [lo, hi] = range(d);
-  std::vector<ValueId> read = {pl.a, pl.b};
-  for (auto [t, src] : fwd) read.push_back(src);
-  for (ValueId t : read) {
-    uint32_t cl = alias_.cls(t);
-    if (cl == kNone || alias_.allocs(cl).empty()) return;
-    for (InstId a : alias_.allocs(cl)) {
-      if (p_.alloc_offset[a] == kNone) return;
-      uint64_t wlo = p_.alloc_offset[a], whi = wlo + tile_storage_bytes(m_.type_of(m_.inst(a).res));
-      if (whi > lo && wlo < hi) return;
-    }
-  }
+  if (!mm_apart(pl.a, d) || !mm_apart(pl.b, d)) return;
+  for (auto [t, src] : fwd)
+    if (!mm_apart(src, d)) return;
   mm_c_[&mm] = d;
   mm_elided_.push_back(mov_id);
 }

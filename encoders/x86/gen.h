@@ -395,10 +395,10 @@ class Gen : public CodeGenerator, public CpuLowering {
   // A tmov of a tmatmul's C, right after it, into a tile of the same shape
   // and type: by tmatmul, the tile it writes instead (the tmov elided).
   std::map<const Inst*, ValueId> mm_c_;
-  template <class Whole, class Range>
   void plan_mm_c(const Region& r, unsigned j, const MatmulPlan& pl,
-                 const std::vector<std::pair<ValueId, ValueId>>& fwd, std::map<ValueId, int>& uses,
-                 const Whole& whole, const Range& range);
+                 const std::vector<std::pair<ValueId, ValueId>>& fwd, std::map<ValueId, int>& uses);
+  bool mm_whole(ValueId v) const;              // every element valid, its own arena allocation
+  bool mm_apart(ValueId w, ValueId v) const;   // all tile w may name clear of whole tile v's bytes
   void matmul_in_place(const Inst& in, const std::vector<InstId>& loads);
   // Operand tiles of the tmatmul being emitted whose slot may point into
   // their tload's view at its own row stride (matmul_in_place), with the
@@ -565,6 +565,8 @@ class Gen : public CodeGenerator, public CpuLowering {
   bool fuse_nt_views(const Fuse& f);                    // any tstore (the streaming loop exists)
   void fuse_rows(const Fuse& f, bool nt);               // the loop nest over the rows
   void fuse_hold_consts(const Fuse& f);                 // constants into zmm the plan leaves free (fk)
+  bool fuse_has_elem(const Fuse& f, bool (*pred)(DType)) const;  // a tile or view of that element type
+  bool fuse_heavy_ = false;  // the region's elements take an exp / log or a 16-bit conversion (fuse_prefetch)
   void fuse_col_op(const Fuse& f, size_t i);            // an op on one-column tiles, once per row
   // One column vector of stage s (odd: into the second accumulators).
   void fuse_chunk(const Fuse& f, size_t s, bool masked, bool nt, bool odd = false);

@@ -76,9 +76,10 @@ void Gen::log_pd(const Xmm& x) {
 // field, exact for a normal result. e^r = 1 + r u(r), u of degree 2
 // fitted at Chebyshev nodes (relative error 2^-25 with the coefficients
 // in f32), and s e^r = s + (s r) u rounds once. 7 multiply-adds per vector
-// (the general path has 18); the table's own rounding (2^-25) keeps the
-// result within 1 ULP of the interpreter's (x86_ulp -O2 --full: every
-// f32 input), 19 % of them not bit-identical.
+// (the general path has 18). The table's own rounding (2^-25) dominates
+// the error: within 1 ULP of the interpreter's on every f32 input
+// (x86_ulp -O2 --full), 1.2 % of them not bit-identical (19 % of the
+// ctest sample, which dwells on the fast path's range).
 //
 // A vector with a lane outside (or NaN) takes the same path with the
 // lanes below -104 (+0, as exp_ps_general gives them) masked to zero when
